@@ -1,0 +1,1 @@
+"""One module per check; each exposes NAME and run(ctx) -> Report."""

@@ -1,0 +1,114 @@
+"""Thin typer layer: parse, call, render, exit. Heavy modules load lazily so
+``icm --help`` imports neither gitpython nor markdown-it."""
+
+from __future__ import annotations
+
+import enum
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import typer
+
+from icm.errors import UsageError
+
+app = typer.Typer(
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    help="Keep a repository's agent-facing context healthy.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Format(str, enum.Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+RootOpt = typer.Option(None, "--root", help="Repository root (default: found "
+                       "from the working directory).", file_okay=False)
+FormatOpt = typer.Option(Format.text, "--format", help="Output format.")
+DebugOpt = typer.Option(False, "--debug", help="Show tracebacks of internal errors.")
+
+
+def _color(stream: Any) -> bool:
+    return (not os.environ.get("NO_COLOR")) and hasattr(stream, "isatty") \
+        and stream.isatty()
+
+
+def _guard(debug: bool, body: Callable[[], int]) -> int:
+    """Turn every failure into one line on stderr and an exit code."""
+    try:
+        return body()
+    except UsageError as exc:
+        typer.echo(f"icm: {exc}", err=True)
+        return 2
+    except KeyboardInterrupt:
+        typer.echo("icm: interrupted", err=True)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one place that catches all
+        if debug:
+            traceback.print_exc()
+        else:
+            typer.echo(f"icm: internal error: {type(exc).__name__}: {exc} "
+                       "(rerun with --debug for the traceback)", err=True)
+        return 2
+
+
+def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
+    from icm import config, context
+
+    base = Path(root) if root is not None else context.find_root(Path.cwd())
+    if root is not None and not base.is_dir():
+        raise UsageError(f"--root {root}: not a folder")
+    cfg = config.load(base)
+    return context.build(base.resolve(), cfg, options=options)
+
+
+def _checks(names: Sequence[str], root: Optional[Path], fmt: Format, debug: bool,
+            **options: object) -> None:
+    def body() -> int:
+        from icm import engine, report
+
+        ctx = _context(root, options)
+        reports = engine.run(ctx, names)
+        report.render(reports, fmt.value, sys.stdout, color=_color(sys.stdout),
+                      root=str(ctx.root))
+        return 1 if any(r.failed for r in reports) else 0
+
+    raise typer.Exit(_guard(debug, body))
+
+
+@app.command("check")
+def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+          debug: bool = DebugOpt) -> None:
+    """Run every check; exit 1 if any finds a problem."""
+    _checks((), root, fmt, debug)
+
+
+@app.command("check-journal")
+def check_journal(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                  debug: bool = DebugOpt) -> None:
+    """Every journal entry has the four slots, each with content."""
+    _checks(("journal",), root, fmt, debug)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run icm with ``argv``; return the exit code (never raises SystemExit)."""
+    try:
+        app(args=argv, prog_name="icm", standalone_mode=True)
+    except SystemExit as exc:
+        code = exc.code
+        if code is None:
+            return 0
+        return code if isinstance(code, int) else 1
+    return 0

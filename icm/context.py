@@ -1,0 +1,178 @@
+"""Context: the root, its configuration, the file set and the clock, built once
+per run and handed to every check."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, Optional, Pattern, Tuple
+
+from icm import config as config_mod
+from icm import git
+from icm.config import Config
+from icm.errors import UsageError
+
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+
+
+class Unreadable(Exception):
+    """A file in the set that cannot be read as UTF-8 text; becomes a finding."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: cannot read: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Context:
+    root: Path
+    config: Config
+    files: Tuple[str, ...]  # root-relative posix paths, sorted, exclude applied
+    tracked: FrozenSet[str]  # the subset git tracks (empty outside git)
+    in_git: bool
+    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    options: Dict[str, object] = field(default_factory=dict)
+
+    @property
+    def file_set(self) -> FrozenSet[str]:
+        return _frozen(self.files)
+
+    def abspath(self, rel: str) -> Path:
+        return self.root / rel
+
+    def read_bytes(self, rel: str) -> bytes:
+        path = self.abspath(rel)
+        try:
+            if path.is_dir():
+                raise Unreadable(rel, "is a directory")
+            return path.read_bytes()
+        except PermissionError:
+            raise Unreadable(rel, "permission denied") from None
+        except FileNotFoundError:
+            raise Unreadable(rel, "no such file (dangling symlink?)") from None
+        except OSError as exc:
+            raise Unreadable(rel, exc.strerror or str(exc)) from None
+
+    def read_text(self, rel: str) -> str:
+        """UTF-8 text with a BOM accepted; raise Unreadable otherwise."""
+        return decode(rel, self.read_bytes(rel))
+
+    def notes(self) -> Tuple[str, ...]:
+        name = self.config.note_name
+        return tuple(f for f in self.files if f.rsplit("/", 1)[-1] == name)
+
+    def markdown_files(self) -> Tuple[str, ...]:
+        return tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
+
+
+@lru_cache(maxsize=4)
+def _frozen(files: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset(files)
+
+
+def decode(rel: str, data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise Unreadable(rel, "UTF-16 text; icm reads UTF-8 only")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise Unreadable(
+            rel, f"not valid UTF-8 (line {line}, byte offset {exc.start})") from None
+    if "\0" in text:
+        raise Unreadable(rel, "contains NUL bytes; not a text file")
+    return text
+
+
+def find_root(start: Path) -> Path:
+    """The nearest ancestor holding a handbook or icm config, else the git top
+    level, else ``start``."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / "AGENTS.md").is_file() or config_mod.find_config(folder):
+            return folder
+    top = git.toplevel(start)
+    return top if top is not None else start
+
+
+def compile_globs(patterns: Iterable[str]) -> Optional[Pattern[str]]:
+    """One regex for a list of globs. ``**`` spans folders, ``*`` and ``?``
+    stay inside one; a pattern without ``/`` matches a name at any depth."""
+    parts = [_glob_regex(p) for p in patterns if p.strip()]
+    return re.compile("|".join(parts)) if parts else None
+
+
+def _glob_regex(pattern: str) -> str:
+    pattern = pattern.strip().lstrip("/") if pattern.startswith("/") else pattern.strip()
+    anywhere = "/" not in pattern.rstrip("/")
+    if pattern.endswith("/"):
+        pattern += "**"
+    out = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif ch == "*":
+            out.append("[^/]*")
+            i += 1
+        elif ch == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(ch))
+            i += 1
+    body = "".join(out)
+    prefix = "(?:.*/)?" if anywhere else ""
+    # A pattern naming a folder also covers everything under it.
+    return f"(?:{prefix}{body}(?:/.*)?)\\Z"
+
+
+def walk(root: Path) -> Tuple[str, ...]:
+    """Files under ``root`` outside git: skip ``.git``, never follow symlinked
+    folders (a symlink to a file is listed; reading it is checked later)."""
+    found = []
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d != ".git"
+                         and not os.path.islink(os.path.join(folder, d)))
+        rel = os.path.relpath(folder, root)
+        for name in files:
+            found.append(name if rel == "." else f"{rel}/{name}".replace(os.sep, "/"))
+    return tuple(found)
+
+
+def build(root: Path, cfg: Config, now: Optional[datetime] = None,
+          options: Optional[Dict[str, object]] = None) -> Context:
+    """Collect the file set once: git's tracked plus untracked-not-ignored
+    files (outside git, a walk), minus ``exclude``."""
+    if not root.is_dir():
+        raise UsageError(f"root {root} is not a folder")
+    in_git = git.toplevel(root) is not None
+    if in_git:
+        tracked_list, untracked = git.list_files(root)
+        # The index can list files deleted from the work tree: skip them.
+        tracked_list = [f for f in tracked_list if os.path.lexists(root / f)]
+        all_files = set(tracked_list) | set(untracked)
+    else:
+        tracked_list = []
+        all_files = set(walk(root))
+    excluded = compile_globs(cfg.exclude)
+    if excluded is not None:
+        all_files = {f for f in all_files if not excluded.match(f)}
+    tracked = frozenset(f for f in tracked_list if f in all_files)
+    return Context(
+        root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,
+        in_git=in_git, now=now or datetime.now(timezone.utc),
+        options=dict(options or {}),
+    )

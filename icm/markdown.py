@@ -1,0 +1,337 @@
+"""The only module that imports markdown_it: one parser, made in one place.
+
+Coordinates are converted here, once: markdown-it line maps are 0-based and
+exist only on block tokens, so inline positions are found by counting line
+breaks inside the block. Callers see 1-based lines only.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from markdown_it import MarkdownIt
+from markdown_it.helpers import parseLinkLabel
+from markdown_it.token import Token
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str  # plain text as GitHub renders it (code and emphasis reduced)
+    line: int  # 1-based
+    body: bool  # the section up to the next heading of any level has content
+
+
+@dataclass(frozen=True)
+class Link:
+    line: int  # 1-based
+    raw: str  # destination as written (angle brackets removed)
+    href: str  # destination as markdown-it normalised it (percent-encoded)
+    kind: str  # link, image, reference, definition, autolink, html
+
+
+def _mark_references(md: MarkdownIt, rule_name: str, token_type: str) -> None:
+    """Wrap an inline rule so reference-style uses are told from inline ones.
+
+    A definition is checked once where it is written; its uses share its
+    destination and would only repeat the finding.
+    """
+    rules = md.inline.ruler.__rules__
+    for rule in rules:
+        if rule.name == rule_name:
+            original = rule.fn
+            break
+    else:  # pragma: no cover - markdown-it always has both rules
+        return
+
+    def wrapped(state: Any, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        ok = original(state, silent)
+        if ok and not silent:
+            segment = state.src[start:state.pos]
+            is_ref = not segment.endswith(")")
+            raw = "" if is_ref else _raw_destination(state.src, start, rule_name)
+            for tok in state.tokens[count:]:
+                if tok.type == token_type:
+                    tok.meta = dict(tok.meta or {}, ref=is_ref, raw=raw)
+                    break
+        return ok
+
+    md.inline.ruler.at(rule_name, wrapped)
+
+
+def _raw_destination(src: str, start: int, rule_name: str) -> str:
+    """The destination of an inline link exactly as written in the source."""
+
+    label_start = start + (2 if rule_name == "image" else 1)
+    try:
+        end = parseLinkLabel(_FakeState(src), label_start, True)
+    except Exception:  # pragma: no cover - defensive: fall back to href
+        return ""
+    if end < 0:
+        return ""
+    pos = end + 2  # past "]("
+    while pos < len(src) and src[pos] in " \t\n":
+        pos += 1
+    if pos < len(src) and src[pos] == "<":
+        close = src.find(">", pos + 1)
+        return src[pos + 1:close] if close > 0 else ""
+    depth, out = 0, []
+    while pos < len(src):
+        ch = src[pos]
+        if ch == "\\" and pos + 1 < len(src):
+            out.append(src[pos:pos + 2])
+            pos += 2
+            continue
+        if ch in " \t\n":
+            break
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        out.append(ch)
+        pos += 1
+    return "".join(out)
+
+
+class _FakeState:
+    """Just enough of StateInline for parseLinkLabel on a plain string."""
+
+    def __init__(self, src: str) -> None:
+        self.src = src
+        self.pos = 0
+        self.posMax = len(src)
+        self.level = 0
+        self.pending = ""
+        self.tokens: List[Token] = []
+        self.md = _MD
+
+    def push(self, *_: Any) -> Any:  # pragma: no cover - not reached
+        raise RuntimeError
+
+
+def _make() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"inline_definitions": True})
+    md.enable(["table", "strikethrough"])
+    # The inline stage runs only where it can matter; see parse().
+    md.core.ruler.disable("inline")
+    return md
+
+
+_MD = _make()
+_mark_references(_MD, "link", "link_open")
+_mark_references(_MD, "image", "image")
+
+_LINKISH = re.compile(r"[\[<@]")
+
+
+def parse(text: str, inline: Optional[Callable[[str], bool]] = None) -> List[Token]:
+    """Block-parse ``text``; run the inline stage on headings and on blocks that
+    ``inline`` accepts (default: those that could hold a link or an anchor).
+
+    The inline stage is most of markdown-it's cost and most paragraphs hold no
+    ``[`` or ``<``, so skipping it there changes no answer and saves the time.
+    """
+    accept = inline or (lambda content: _LINKISH.search(content) is not None)
+    env: Dict[str, Any] = {}
+    tokens = _MD.parse(text, env)
+    prev: Optional[Token] = None
+    for tok in tokens:
+        if tok.type == "inline" and (
+            (prev is not None and prev.type == "heading_open") or accept(tok.content)
+        ):
+            children: List[Token] = []
+            _MD.inline.parse(tok.content, _MD, env, children)
+            tok.children = children
+        prev = tok
+    return tokens
+
+
+def inline_text(tok: Token) -> str:
+    """Plain text of an inline token as GitHub's textContent sees it."""
+    parts = []
+    for child in tok.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts)
+
+
+_CONTENT_BLOCKS = {"fence", "code_block", "hr", "definition", "table_open"}
+
+
+def headings(tokens: Sequence[Token]) -> List[Heading]:
+    """Every heading, with whether its section (up to the next heading of any
+    level) has content: text, code, a rule, a table or HTML that is not only a
+    comment."""
+    found: List[Tuple[int, str, int]] = []
+    body: List[bool] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok.type == "heading_open":
+            line = (tok.map[0] + 1) if tok.map else 0
+            found.append((int(tok.tag[1]), inline_text(tokens[i + 1]).strip(), line))
+            body.append(False)
+            i += 3  # heading_open, inline, heading_close
+            continue
+        if found and not body[-1]:
+            if tok.type == "inline":
+                body[-1] = bool(tok.content.strip())
+            elif tok.type == "html_block":
+                body[-1] = not _is_comment(tok.content)
+            elif tok.type in _CONTENT_BLOCKS:
+                body[-1] = True
+        i += 1
+    return [Heading(lv, tx, ln, b) for (lv, tx, ln), b in zip(found, body)]
+
+
+def _is_comment(html: str) -> bool:
+    s = html.strip()
+    return s.startswith("<!--") and s.endswith("-->")
+
+
+# -- GitHub anchors ---------------------------------------------------------
+
+_KEEP_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Nd", "Mn", "Mc", "Pc"}
+
+
+def slug(text: str) -> str:
+    """One heading's anchor as github-slugger makes it (before deduplication):
+    lower-case, drop everything but letters, marks, digits, connector
+    punctuation, spaces and hyphens, then spaces to hyphens."""
+    out = []
+    for ch in text.lower():
+        if ch == " " or ch == "-" or unicodedata.category(ch) in _KEEP_CATEGORIES:
+            out.append(ch)
+    return "".join(out).replace(" ", "-")
+
+
+class Slugger:
+    """Deduplicating slugger: ``a``, ``a``, ``a-1`` give ``a``, ``a-1``,
+    ``a-1-1``, numbered against every slug seen so far."""
+
+    def __init__(self) -> None:
+        self.seen: Dict[str, int] = {}
+
+    def slug(self, text: str) -> str:
+        base = result = slug(text)
+        while result in self.seen:
+            self.seen[base] += 1
+            result = f"{base}-{self.seen[base]}"
+        self.seen[result] = 0
+        return result
+
+
+# -- links and anchors --------------------------------------------------------
+
+
+class _HtmlScan(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: List[Tuple[int, str, str]] = []  # (line offset, attr, value)
+
+    def handle_starttag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
+        offset = self.getpos()[0] - 1
+        for name, value in attrs:
+            if value is None:
+                continue
+            if (name == "href" and tag == "a") or (name == "src" and tag == "img"):
+                self.found.append((offset, "link", value))
+            elif name == "id" or (name == "name" and tag == "a"):
+                self.found.append((offset, "anchor", value))
+
+    handle_startendtag = handle_starttag
+
+
+def _scan_html(html: str) -> List[Tuple[int, str, str]]:
+    scanner = _HtmlScan()
+    try:
+        scanner.feed(html)
+        scanner.close()
+    except Exception:  # pragma: no cover - html.parser is lenient; be safe
+        pass
+    return scanner.found
+
+
+@dataclass(frozen=True)
+class Extract:
+    links: Tuple[Link, ...]
+    anchors: Tuple[str, ...]  # GitHub heading slugs and explicit ids, as written
+    headings: Tuple[Heading, ...]
+
+
+_DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
+
+
+def extract(text: str) -> Extract:
+    """Links (with 1-based lines), anchors and headings of one document."""
+    tokens = parse(text)
+    lines = text.splitlines()
+    links: List[Link] = []
+    anchors: List[str] = []
+    slugger = Slugger()
+    prev: Optional[Token] = None
+    for tok in tokens:
+        base = (tok.map[0] + 1) if tok.map else 0
+        if tok.type == "inline" and tok.children is not None:
+            if prev is not None and prev.type == "heading_open":
+                anchors.append(slugger.slug(inline_text(tok)))
+            _inline_links(tok.children, base, links, anchors)
+        elif tok.type == "html_block":
+            for offset, what, value in _scan_html(tok.content):
+                if what == "link":
+                    links.append(Link(base + offset, value, value, "html"))
+                else:
+                    anchors.append(value)
+        elif tok.type == "definition":
+            raw = tok.meta.get("url", "")
+            if tok.map:
+                chunk = "\n".join(lines[tok.map[0]:tok.map[1]])
+                m = _DEF_DEST.search(chunk)
+                if m:
+                    raw = m.group(1)
+                    if raw.startswith("<") and raw.endswith(">"):
+                        raw = raw[1:-1]
+            links.append(Link(base, raw, tok.meta.get("url", ""), "definition"))
+        prev = tok
+    heads = tuple(headings(tokens))
+    return Extract(tuple(links), tuple(anchors), heads)
+
+
+def _inline_links(
+    children: Sequence[Token], base: int, links: List[Link], anchors: List[str]
+) -> None:
+    line = base
+    for child in children:
+        if child.type in ("softbreak", "hardbreak"):
+            line += 1
+            continue
+        if child.type == "link_open":
+            href = str(child.attrs.get("href", ""))
+            meta = child.meta or {}
+            if child.markup in ("autolink", "linkify"):
+                links.append(Link(line, href, href, "autolink"))
+            elif not meta.get("ref"):
+                links.append(Link(line, meta.get("raw") or href, href, "link"))
+        elif child.type == "image":
+            meta = child.meta or {}
+            if not meta.get("ref"):
+                src = str(child.attrs.get("src", ""))
+                links.append(Link(line, meta.get("raw") or src, src, "image"))
+        elif child.type == "html_inline":
+            for offset, what, value in _scan_html(child.content):
+                if what == "link":
+                    links.append(Link(line + offset, value, value, "html"))
+                else:
+                    anchors.append(value)
+            line += child.content.count("\n")
+        elif child.type == "text":
+            line += child.content.count("\n")

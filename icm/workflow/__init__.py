@@ -1,0 +1,1 @@
+"""Commands that change files: new-queue, new-journal, init."""

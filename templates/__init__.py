@@ -1,0 +1,1 @@
+"""Templates shipped with icm; installed as the ``icm.templates`` package."""

@@ -1,0 +1,105 @@
+"""Shared fixtures: throw-away repositories with pinned dates, and the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Dict, Iterable, Optional, Tuple, Union
+
+import pytest
+
+from icm.cli import main
+
+Content = Union[str, bytes]
+
+
+def write(root: Path, files: Dict[str, Content]) -> None:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", newline="")
+
+
+def git_env(when: Optional[str] = None) -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
+               GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    if when:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when
+    return env
+
+
+def git(root: Path, *args: str, when: Optional[str] = None,
+        author_date: Optional[str] = None) -> str:
+    env = git_env(when)
+    if author_date:
+        env["GIT_AUTHOR_DATE"] = author_date
+    out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args],
+                         cwd=root, env=env, check=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return out.stdout.decode()
+
+
+def commit(root: Path, files: Dict[str, Content], when: str,
+           message: str = "change", author_date: Optional[str] = None) -> None:
+    write(root, files)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", message, when=when,
+        author_date=author_date)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty git repository; git config isolated from the user's."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    return root
+
+
+@pytest.fixture
+def icm(capsys: pytest.CaptureFixture[str]):
+    """Call icm's main() and return (exit code, stdout, stderr)."""
+
+    def call(*argv: str) -> Tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call
+
+
+SLOTS_OK = """# Title
+
+## Decision
+We did it.
+
+## Rejected alternative
+Not that.
+
+## Invariant
+It holds.
+
+## Verify command
+`true`
+"""
+
+
+def entry(*skip: str, extra: str = "") -> str:
+    """A journal entry with every slot except those named in ``skip``."""
+    parts = ["# Entry\n"]
+    for slot in ("Decision", "Rejected alternative", "Invariant", "Verify command"):
+        if slot not in skip:
+            parts.append(f"\n## {slot}\nSome text.\n")
+    return "".join(parts) + extra
+
+
+def lines(text: str) -> Iterable[str]:
+    return text.splitlines()

@@ -1,0 +1,31 @@
+"""Keep documents honest: README quickstart vs .ci/run, commands vs the CLI."""
+
+import re
+from pathlib import Path
+
+from icm.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def quickstart() -> list:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_quickstart_is_two_commands_run_verbatim_by_ci() -> None:
+    commands = quickstart()
+    assert len(commands) == 2
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    for command in commands:
+        assert command in ci
+
+
+def test_readme_lists_every_command() -> None:
+    text = (ROOT / "README.md").read_text()
+    listed = set(re.findall(r"^\| `icm ([a-z-]+)", text, re.M))
+    registered = {c.name for c in app.registered_commands}
+    assert listed == registered

@@ -1,0 +1,138 @@
+from pathlib import Path
+
+from tests.conftest import SLOTS_OK, entry, write
+
+J = "journal/2026-10-29_summary-line-to-stderr.md"
+
+
+def test_seed_lines_byte_for_byte(repo: Path, icm) -> None:
+    write(repo, {J: "# Summary\n\nCheerful prose.\n\n## Decision\nx\n\n"
+                    "## Rejected alternative\ny\n"})
+    code, out, err = icm("check-journal", "--root", str(repo))
+    assert (code, err) == (1, "")
+    assert out == (f"{J}: missing slot 'Invariant'\n"
+                   f"{J}: missing slot 'Verify command'\n")
+
+
+def test_ok(repo: Path, icm) -> None:
+    write(repo, {"journal/2026-01-02_a.md": SLOTS_OK})
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+
+
+def test_files_sorted_and_slots_in_slot_order(repo: Path, icm) -> None:
+    write(repo, {
+        "journal/2026-02-01_b.md": entry("Verify command", "Decision"),
+        "journal/2026-01-01_a.md": entry("Invariant"),
+    })
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert code == 1
+    assert out.splitlines() == [
+        "journal/2026-01-01_a.md: missing slot 'Invariant'",
+        "journal/2026-02-01_b.md: missing slot 'Decision'",
+        "journal/2026-02-01_b.md: missing slot 'Verify command'",
+    ]
+
+
+def test_heading_in_fence_is_not_a_slot(repo: Path, icm) -> None:
+    text = entry("Invariant", extra="\n```\n## Invariant\n```\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert (code, out) == (1, "journal/2026-01-01_a.md: missing slot 'Invariant'\n")
+
+
+def test_setext_heading_counts(repo: Path, icm) -> None:
+    text = entry("Invariant", extra="\nInvariant\n---------\nHolds.\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
+
+
+def test_level_three_and_near_names_do_not_count(repo: Path, icm) -> None:
+    text = entry("Invariant", "Decision",
+                 extra="\n### Invariant\nx\n\n## Decision:\ny\n\n## decision\nz\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    _, out, _ = icm("check-journal", "--root", str(repo))
+    assert out.splitlines() == [
+        "journal/2026-01-01_a.md: missing slot 'Decision'",
+        "journal/2026-01-01_a.md: missing slot 'Invariant'",
+    ]
+
+
+def test_empty_slot(repo: Path, icm) -> None:
+    text = ("## Decision\nx\n\n## Rejected alternative\n\n<!-- todo -->\n\n"
+            "## Invariant\n### Detail\nholds\n\n## Verify command\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert code == 1
+    assert out.splitlines() == [
+        "journal/2026-01-01_a.md: empty slot 'Rejected alternative'",
+        "journal/2026-01-01_a.md: empty slot 'Verify command'",
+    ]
+
+
+def test_bad_names(repo: Path, icm) -> None:
+    write(repo, {"journal/notes.md": SLOTS_OK, "journal/2026-13-01_x.md": SLOTS_OK,
+                 "journal/README.md": "about the journal", "journal/.gitkeep": ""})
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert code == 1
+    assert out.splitlines() == [
+        "journal/2026-13-01_x.md: name does not match YYYY-MM-DD_slug.md",
+        "journal/notes.md: name does not match YYYY-MM-DD_slug.md",
+    ]
+
+
+def test_exempt_ratchet(repo: Path, icm) -> None:
+    write(repo, {
+        "pyproject.toml": "[tool.icm]\njournal_exempt = [\n"
+                          "  'journal/2026-01-01_old.md',\n"
+                          "  'journal/2026-01-02_done.md',\n"
+                          "  'journal/2026-01-03_gone.md',\n]\n",
+        "journal/2026-01-01_old.md": "prose only\n",
+        "journal/2026-01-02_done.md": SLOTS_OK,
+    })
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert code == 1
+    assert out.splitlines() == [
+        "journal/2026-01-02_done.md: exempt but complete, remove it from "
+        "journal_exempt",
+        "journal/2026-01-03_gone.md: exempt but missing, remove it from "
+        "journal_exempt",
+    ]
+
+
+def test_bom_and_crlf_accepted(repo: Path, icm) -> None:
+    write(repo, {"journal/2026-01-01_a.md":
+                 b"\xef\xbb\xbf" + SLOTS_OK.replace("\n", "\r\n").encode()})
+    assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
+
+
+def test_non_utf8_is_a_finding(repo: Path, icm) -> None:
+    write(repo, {"journal/2026-01-01_a.md": "## Decision\n".encode("utf-16")})
+    code, out, err = icm("check-journal", "--root", str(repo))
+    assert (code, err) == (1, "")
+    assert out == "journal/2026-01-01_a.md: cannot read: UTF-16 text; icm reads " \
+                  "UTF-8 only\n"
+    write(repo, {"journal/2026-01-01_a.md": b"## Decision\ncaf\xe9\n"})
+    assert icm("check-journal", "--root", str(repo))[1] == \
+        "journal/2026-01-01_a.md: cannot read: not valid UTF-8 (line 2, byte offset 15)\n"
+
+
+def test_custom_slots_and_dir(repo: Path, icm) -> None:
+    write(repo, {"icm.toml": "journal_dir = 'log'\nslots = ['Why', 'Check']\n",
+                 "log/2026-01-01_a.md": "## Why\nx\n",
+                 "journal/2026-01-01_b.md": "ignored\n"})
+    assert icm("check-journal", "--root", str(repo))[:2] == (
+        1, "log/2026-01-01_a.md: missing slot 'Check'\n")
+
+
+def test_gitignored_and_excluded_entries_are_skipped(repo: Path, icm) -> None:
+    write(repo, {".gitignore": "journal/2026-01-01_draft.md\n",
+                 "journal/2026-01-01_draft.md": "draft\n",
+                 "journal/2026-01-02_vendor.md": "x\n",
+                 "icm.toml": "exclude = ['journal/*vendor*']\n"})
+    assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
+
+
+def test_outside_git_walk(tmp_path: Path, icm) -> None:
+    write(tmp_path, {"journal/2026-01-01_a.md": entry("Decision")})
+    assert icm("check-journal", "--root", str(tmp_path))[:2] == (
+        1, "journal/2026-01-01_a.md: missing slot 'Decision'\n")

@@ -97,6 +97,29 @@ def check_journal(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
     _checks(("journal",), root, fmt, debug)
 
 
+@app.command("check-links")
+def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                fix: bool = typer.Option(False, "--fix", help="Write missing "
+                                         "notes into the handbook's index block."),
+                jobs: int = typer.Option(0, "--jobs", min=0, help="Parser "
+                                         "processes (0: one per core)."),
+                debug: bool = DebugOpt) -> None:
+    """Every relative link resolves; every note is linked from the handbook."""
+    if fix:
+        def body() -> int:
+            from icm.workflow import index
+
+            changes = index.fix(_context(root, {}))
+            for line in changes:
+                typer.echo(line, err=fmt is not Format.text)
+            return 0
+
+        code = _guard(debug, body)
+        if code:
+            raise typer.Exit(code)
+    _checks(("links",), root, fmt, debug, jobs=jobs)
+
+
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())

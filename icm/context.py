@@ -35,6 +35,7 @@ class Context:
     files: Tuple[str, ...]  # root-relative posix paths, sorted, exclude applied
     tracked: FrozenSet[str]  # the subset git tracks (empty outside git)
     in_git: bool
+    cache_dir: Optional[Path] = None  # under the git directory; None: no cache
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, object] = field(default_factory=dict)
 
@@ -171,8 +172,10 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     if excluded is not None:
         all_files = {f for f in all_files if not excluded.match(f)}
     tracked = frozenset(f for f in tracked_list if f in all_files)
+    gitdir = git.git_dir(root) if in_git else None
     return Context(
         root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,
-        in_git=in_git, now=now or datetime.now(timezone.utc),
+        in_git=in_git, cache_dir=gitdir / "icm" if gitdir else None,
+        now=now or datetime.now(timezone.utc),
         options=dict(options or {}),
     )

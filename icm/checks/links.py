@@ -1,0 +1,348 @@
+"""Link and index lint.
+
+Every relative link in every markdown file must resolve: inline and
+reference-style links, reference definitions (even unused ones), images,
+autolinks, and ``href``/``src`` in raw HTML. The target must exist inside the
+root with the same letter case, and a ``#fragment`` must match a heading
+anchor as GitHub renders it (or an explicit ``id``/``name``). External links
+(a URL scheme or ``//``) are skipped: this check never touches the network.
+Every note (``context.md`` below the root) must be linked from the handbook.
+
+Bad::
+
+    broken link: AGENTS.md -> src/context.md
+    note missing from handbook index: docs/context.md
+
+Good: ``[src](src/context.md)`` in ``AGENTS.md`` with ``src/context.md``
+present, and every note listed that way.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from urllib.parse import unquote
+
+from icm import cache as cache_mod
+from icm import markdown
+from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable, compile_globs, decode
+from icm.finding import Finding, Report
+
+NAME = "links"
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+# Below this many files to parse, a process pool costs more than it saves.
+PARALLEL_MIN = 48
+
+KIND_LABELS = {
+    "missing-file": "missing file",
+    "missing-anchor": "missing anchor",
+    "outside-root": "outside the root",
+    "case-mismatch": "case mismatch",
+    "unindexed-note": "unindexed note",
+    "missing-handbook": "missing handbook",
+    "unreadable": "unreadable file",
+}
+
+# (line, raw, href, kind) per link; anchors as written
+Parsed = Tuple[List[Tuple[int, str, str, str]], List[str]]
+
+
+def _parse_text(text: str) -> Parsed:
+    ext = markdown.extract(text)
+    return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
+            list(ext.anchors))
+
+
+def _parse_path(job: Tuple[str, str]) -> Tuple[str, Optional[Parsed], str]:
+    """Worker: read and extract one file. Returns (rel, parsed, error)."""
+    root, rel = job
+    try:
+        with open(os.path.join(root, rel), "rb") as fh:
+            data = fh.read()
+        return rel, _parse_text(decode(rel, data)), ""
+    except Unreadable as exc:
+        return rel, None, exc.reason
+    except OSError as exc:
+        return rel, None, exc.strerror or str(exc)
+
+
+@dataclass
+class Corpus:
+    """Extraction results for a set of markdown files, cached and parallel."""
+
+    parsed: Dict[str, Parsed]
+    errors: Dict[str, str]
+
+
+def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
+    from markdown_it import __version__ as mdit_version
+
+    store = cache_mod.Cache(ctx.cache_dir, f"mdit {mdit_version}")
+    parsed: Dict[str, Parsed] = {}
+    errors: Dict[str, str] = {}
+    todo: List[Tuple[str, bytes, str]] = []
+    for rel in paths:
+        try:
+            data = ctx.read_bytes(rel)
+        except Unreadable as exc:
+            errors[rel] = exc.reason
+            continue
+        hashed = cache_mod.digest(data)
+        hit = store.get(rel, hashed)
+        if hit is not None:
+            parsed[rel] = (hit[0], hit[1])
+        else:
+            todo.append((rel, data, hashed))
+    jobs = jobs or (os.cpu_count() or 1)
+    if len(todo) >= PARALLEL_MIN and jobs > 1:
+        results = _parse_parallel(ctx.root, [t[0] for t in todo], jobs)
+    else:
+        results = []
+        for rel, data, _ in todo:
+            try:
+                results.append((rel, _parse_text(decode(rel, data)), ""))
+            except Unreadable as exc:
+                results.append((rel, None, exc.reason))
+    hashes = {rel: hashed for rel, _, hashed in todo}
+    for rel, result, error in results:
+        if result is None:
+            errors[rel] = error
+        else:
+            parsed[rel] = result
+            store.put(rel, hashes[rel], [result[0], result[1]])
+    store.save()
+    return Corpus(parsed, errors)
+
+
+def _parse_parallel(root: Path, rels: List[str], jobs: int) -> list:
+    import multiprocessing
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    mp = multiprocessing.get_context(method)
+    chunk = max(8, len(rels) // (jobs * 8))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp) as pool:
+        return list(pool.map(_parse_path, [(str(root), r) for r in rels],
+                             chunksize=chunk))
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # root-relative, normalised ("" for the root itself)
+    fragment: Optional[str]  # decoded, None when absent
+    problem: str = ""  # outside-root when it escapes the root
+
+
+def is_external(href: str) -> bool:
+    return href.startswith("//") or bool(_SCHEME.match(href))
+
+
+def resolve(source: str, href: str) -> Optional[Target]:
+    """Where ``href`` written in ``source`` points, or None for external and
+    empty destinations."""
+    if not href or is_external(href):
+        return None
+    path, _, fragment = href.partition("#")
+    has_fragment = "#" in href
+    path = path.split("?", 1)[0]
+    path = unquote(path)
+    if not path:
+        return Target(source, unquote(fragment) if has_fragment else None)
+    if path.startswith("/"):
+        joined = path.lstrip("/")
+    else:
+        folder = posixpath.dirname(source)
+        joined = posixpath.join(folder, path) if folder else path
+    norm = posixpath.normpath(joined) if joined else "."
+    frag = unquote(fragment) if has_fragment else None
+    if norm == ".." or norm.startswith("../"):
+        return Target(norm, frag, "outside-root")
+    return Target("" if norm == "." else norm, frag)
+
+
+class Tree:
+    """Existence, case and folder facts about the file set, computed once."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.files: FrozenSet[str] = ctx.file_set
+        dirs = {""}
+        for f in self.files:
+            parts = f.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                dirs.add("/".join(parts[:i]))
+        self.dirs: FrozenSet[str] = frozenset(dirs)
+        self._folded: Optional[Dict[str, str]] = None
+
+    def kind(self, path: str) -> str:
+        """'file', 'dir', or '' when absent (with exact letter case)."""
+        if path in self.files:
+            return "file"
+        if path in self.dirs:
+            return "dir"
+        return self._on_disk(path)
+
+    def _on_disk(self, path: str) -> str:
+        """Ignored or excluded files still exist; confirm case and that the
+        path does not leave the root through a symlink."""
+        full = self.ctx.root / path
+        if not os.path.lexists(full):
+            return ""
+        parent, name = os.path.split(full)
+        try:
+            if name not in os.listdir(parent):
+                return ""
+        except OSError:
+            return ""
+        real = os.path.realpath(full)
+        root = os.path.realpath(self.ctx.root)
+        if real != root and not real.startswith(root + os.sep):
+            return ""
+        return "dir" if os.path.isdir(full) else "file"
+
+    def other_case(self, path: str) -> Optional[str]:
+        if self._folded is None:
+            self._folded = {}
+            for p in (*self.files, *self.dirs):
+                self._folded.setdefault(p.casefold(), p)
+        hit = self._folded.get(path.casefold())
+        return hit if hit is not None and hit != path else None
+
+
+def run(ctx: Context) -> Report:
+    cfg = ctx.config
+    md_files = ctx.markdown_files()
+    corpus = extract_all(ctx, md_files, jobs=int(ctx.options.get("jobs", 0) or 0))
+    tree = Tree(ctx)
+    ignored = compile_globs(cfg.links_ignore)
+    anchors: Dict[str, FrozenSet[str]] = {
+        rel: frozenset(a.casefold() for a in parsed[1])
+        for rel, parsed in corpus.parsed.items()
+    }
+
+    def anchors_of(rel: str) -> Optional[FrozenSet[str]]:
+        if rel not in anchors:
+            try:
+                anchors[rel] = frozenset(
+                    a.casefold() for a in _parse_text(ctx.read_text(rel))[1])
+            except Unreadable:
+                return None
+        return anchors[rel]
+
+    broken: List[Finding] = []
+    counts: Counter = Counter()
+    for rel in md_files:
+        if rel in corpus.errors:
+            broken.append(_finding(rel, 0, 0, f"{rel}: cannot read: "
+                                   f"{corpus.errors[rel]}", "unreadable"))
+            continue
+        for rank, (line, raw, href, _kind) in enumerate(corpus.parsed[rel][0]):
+            target = resolve(rel, href)
+            if target is None:
+                continue
+            if ignored is not None and (ignored.match(target.path)
+                                        or ignored.match(raw)):
+                continue
+            code, reason = _verdict(rel, target, tree, anchors_of)
+            if code:
+                text = f"broken link: {rel} -> {raw}" + (f" ({reason})" if reason
+                                                          else "")
+                broken.append(_finding(rel, line, rank, text, code,
+                                       detail=f"{raw}: {reason or 'no such file'}"))
+    index = index_findings(ctx, corpus, tree)
+    findings = tuple(sorted(broken)) + tuple(sorted(index))
+    counts.update(f.code for f in findings)
+    if findings:
+        parts = ", ".join(f"{KIND_LABELS.get(k, k)} {n}"
+                          for k, n in sorted(counts.items(),
+                                             key=lambda kv: list(KIND_LABELS).index(kv[0])))
+        noun = "problem" if len(findings) == 1 else "problems"
+        tail: Tuple[str, ...] = (f"links: {len(findings)} {noun} ({parts})",)
+    else:
+        tail = ("links ok",)
+    links_total = sum(len(p[0]) for p in corpus.parsed.values())
+    return Report(NAME, findings, tail=tail,
+                  data={"files": len(md_files), "links": links_total,
+                        "by_kind": dict(counts)})
+
+
+def _finding(path: str, line: int, rank: int, text: str, code: str,
+             detail: str = "") -> Finding:
+    fixes = {
+        "missing-file": "fix the path or restore the file",
+        "missing-anchor": "link to an existing heading (GitHub slug) or add one",
+        "outside-root": "link inside the repository, or use a full URL",
+        "case-mismatch": "match the file name's letter case exactly",
+        "unindexed-note": "run 'icm check-links --fix' or link the note from "
+                          "the handbook",
+        "missing-handbook": "create the handbook ('icm init') or set 'handbook'",
+        "unreadable": "save the file as UTF-8",
+    }
+    return Finding(path=path, line=line, rank=rank, message=text, check=NAME,
+                   code=code, detail=detail or text, fix=fixes.get(code, ""))
+
+
+def _verdict(source: str, target: Target, tree: Tree,
+             anchors_of) -> Tuple[str, str]:
+    if target.problem == "outside-root":
+        return "outside-root", "outside the repository root"
+    kind = tree.kind(target.path)
+    if not kind:
+        other = tree.other_case(target.path)
+        if other is not None:
+            return "case-mismatch", f"exists as {other}"
+        return "missing-file", ""
+    frag = target.fragment
+    if frag is None or frag == "" or frag.casefold() == "top":
+        return "", ""
+    doc = target.path
+    if kind == "dir":
+        doc = posixpath.join(target.path, "README.md") if target.path else "README.md"
+        if tree.kind(doc) != "file":
+            return "missing-anchor", f"no README.md in {target.path or '.'} for #{frag}"
+    if not doc.lower().endswith(MARKDOWN_SUFFIXES):
+        return "", ""  # #L10 and friends on code files are GitHub's business
+    found = anchors_of(doc)
+    if found is None or frag.casefold() not in found:
+        where = "" if doc == source else f" in {doc}"
+        return "missing-anchor", f"no heading or anchor #{frag}{where}"
+    return "", ""
+
+
+def indexed_notes(ctx: Context, parsed: Parsed) -> FrozenSet[str]:
+    """Notes the handbook links to (any link kind that names the file)."""
+    handbook = ctx.config.handbook
+    hits = set()
+    for _line, _raw, href, _kind in parsed[0]:
+        target = resolve(handbook, href)
+        if target is not None and not target.problem:
+            hits.add(target.path)
+    return frozenset(hits)
+
+
+def notes_below_root(ctx: Context) -> List[str]:
+    return [n for n in ctx.notes() if "/" in n]
+
+
+def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
+    handbook = ctx.config.handbook
+    notes = notes_below_root(ctx)
+    if handbook in corpus.parsed:
+        linked = indexed_notes(ctx, corpus.parsed[handbook])
+    else:
+        linked = frozenset()
+        if notes and handbook not in corpus.errors:
+            return [_finding(handbook, 0, 0, f"handbook not found: {handbook}",
+                             "missing-handbook")] + [
+                _finding(n, 0, 0, f"note missing from handbook index: {n}",
+                         "unindexed-note") for n in notes]
+    return [_finding(n, 0, 0, f"note missing from handbook index: {n}",
+                     "unindexed-note") for n in notes if n not in linked]
+
+

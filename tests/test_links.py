@@ -1,0 +1,329 @@
+"""Golden tests for the link and index lint."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from icm import markdown
+from icm.checks.links import resolve
+from tests.conftest import git, write
+
+HB = "# Handbook\n\n- [src](src/context.md)\n"
+
+
+def run(icm, repo: Path, *extra: str):
+    return icm("check-links", "--root", str(repo), *extra)
+
+
+def out_lines(icm, repo: Path, *extra: str):
+    code, out, err = run(icm, repo, *extra)
+    assert err == ""
+    return code, out.splitlines()
+
+
+def test_seed_broken_link_lines(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, "README.md": "See [notes](src/context.md).\n"})
+    code, out, err = run(icm, repo)
+    assert (code, err) == (1, "")
+    assert out == ("broken link: AGENTS.md -> src/context.md\n"
+                   "broken link: README.md -> src/context.md\n"
+                   "links: 2 problems (missing file 2)\n")
+
+
+def test_seed_unindexed_note_line(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, "src/context.md": "x\n",
+                 "docs/context.md": "y\n"})
+    assert out_lines(icm, repo) == (1, [
+        "note missing from handbook index: docs/context.md",
+        "links: 1 problem (unindexed note 1)"])
+
+
+def test_ok(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, "src/context.md": "x\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+@pytest.mark.parametrize("markdown_text", [
+    "[a](target.md)",
+    "[a][r]\n\n[r]: target.md",
+    "[a][]\n\n[a]: target.md",
+    "[a]\n\n[a]: target.md",
+    "![img](target.md)",
+    "![img][r]\n\n[r]: target.md",
+    '<a href="target.md">x</a>',
+    '<div>\n<img src="target.md">\n</div>',
+    "[a](<target.md>)",
+    '[a](target.md "title")',
+    "[a](./target.md)",
+    "[a](/target.md)",
+    "[a](target.md?plain=1)",
+])
+def test_every_link_kind_fine_and_broken(repo: Path, icm, markdown_text: str) -> None:
+    write(repo, {"doc.md": markdown_text + "\n", "target.md": "# T\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+    os.remove(repo / "target.md")
+    code, out, _ = run(icm, repo)
+    assert code == 1
+    assert out.splitlines()[0].startswith("broken link: doc.md -> ")
+    assert out.splitlines()[-1] == "links: 1 problem (missing file 1)"
+
+
+def test_definition_broken_even_when_unused_and_reported_once(repo: Path, icm) -> None:
+    write(repo, {"doc.md": "[a][r] and [b][r]\n\n[r]: gone.md\n[unused]: gone2.md\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: doc.md -> gone.md",
+        "broken link: doc.md -> gone2.md",
+        "links: 2 problems (missing file 2)"])
+
+
+def test_lines_and_sorting(repo: Path, icm) -> None:
+    write(repo, {"b.md": "x\n\n[a](one.md) [b](two.md)\nline\n[c](three.md)\n",
+                 "a.md": "para with\nsoft break [x](four.md)\n"})
+    code, out, _ = run(icm, repo, "--format", "json")
+    found = [(f["path"], f["line"], f["message"])
+             for f in json.loads(out)["checks"][0]["findings"]]
+    assert found == [
+        ("a.md", 2, "four.md: no such file"),
+        ("b.md", 3, "one.md: no such file"),
+        ("b.md", 3, "two.md: no such file"),
+        ("b.md", 5, "three.md: no such file"),
+    ]
+
+
+def test_code_is_never_a_link(repo: Path, icm) -> None:
+    write(repo, {"doc.md": "`[a](gone.md)`\n\n```\n[a](gone.md)\n```\n\n"
+                           "    [a](gone.md)\n\n<!-- [a](gone.md) -->\n\n"
+                           "\\[a\\](gone.md)\n\n[t](my file.md)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_external_links_skipped(repo: Path, icm) -> None:
+    write(repo, {"doc.md": "[a](https://example.com/x) [b](mailto:a@b.c) "
+                           "[c](//cdn.example.com/x) <https://x.y/z> [d](ftp://h/f)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_percent_encoding_angle_brackets_and_escapes(repo: Path, icm) -> None:
+    write(repo, {"my file.md": "x", "a_b.md": "x", "doc.md":
+                 "[a](my%20file.md) [b](<my file.md>) [c](a\\_b.md)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+    write(repo, {"doc.md": "[a](my%20fil.md)\n"})
+    assert out_lines(icm, repo)[1][0] == "broken link: doc.md -> my%20fil.md"
+
+
+def test_case_mismatch(repo: Path, icm) -> None:
+    write(repo, {"docs/guide.md": "x", "README.md": "[g](docs/Guide.md)\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: README.md -> docs/Guide.md (exists as docs/guide.md)",
+        "links: 1 problem (case mismatch 1)"])
+
+
+def test_outside_root_even_when_it_exists(tmp_path: Path, icm) -> None:
+    root = tmp_path / "inner"
+    write(tmp_path, {"outside.md": "x", "inner/doc.md": "[o](../outside.md)\n"})
+    git(root, "init", "-q")
+    assert out_lines(icm, root) == (1, [
+        "broken link: doc.md -> ../outside.md (outside the repository root)",
+        "links: 1 problem (outside the root 1)"])
+
+
+def test_folder_targets(repo: Path, icm) -> None:
+    write(repo, {"docs/README.md": "# Setup\n", "doc.md":
+                 "[d](docs) [e](docs/) [f](docs#setup) [g](docs/#setup)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+    write(repo, {"doc.md": "[f](docs#nope)\n"})
+    assert out_lines(icm, repo)[1][0] == (
+        "broken link: doc.md -> docs#nope (no heading or anchor #nope in "
+        "docs/README.md)")
+
+
+def test_no_extension_guessing(repo: Path, icm) -> None:
+    write(repo, {"target.md": "x", "doc.md": "[t](target)\n"})
+    assert out_lines(icm, repo)[1][0] == "broken link: doc.md -> target"
+
+
+def test_fragments_same_and_other_file(repo: Path, icm) -> None:
+    write(repo, {
+        "other.md": "# Hello, World!\n## Hello, World!\n## a-1\n",
+        "doc.md": "# Intro `code` *em*\n\n[s](#intro-code-em) [t](#top) "
+                  "[o](other.md#hello-world) [p](other.md#hello-world-1) "
+                  "[q](other.md#a-1) [r](other.md#HELLO-WORLD) [u](#)\n",
+    })
+    assert run(icm, repo) == (0, "links ok\n", "")
+    write(repo, {"doc.md": "# Intro\n\n[s](#intr) [o](other.md#hello-world-2)\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: doc.md -> #intr (no heading or anchor #intr)",
+        "broken link: doc.md -> other.md#hello-world-2 (no heading or anchor "
+        "#hello-world-2 in other.md)",
+        "links: 2 problems (missing anchor 2)"])
+
+
+def test_duplicate_slugs_against_every_slug_seen() -> None:
+    s = markdown.Slugger()
+    assert [s.slug(t) for t in ("a", "a", "a-1")] == ["a", "a-1", "a-1-1"]
+
+
+@pytest.mark.parametrize("heading,expected", [
+    ("Hello, World!", "hello-world"),
+    ("Über Straße", "über-straße"),
+    ("日本語 テスト", "日本語-テスト"),
+    ("🎉 Party", "-party"),
+    ("snake_case and-dash", "snake_case-and-dash"),
+    ("C++ & Rust?", "c--rust"),
+    ("  spaced  out ", "--spaced--out-"),
+    ("Version 1.2.3", "version-123"),
+])
+def test_github_slug_cases(heading: str, expected: str) -> None:
+    assert markdown.slug(heading) == expected
+
+
+def test_explicit_anchors_and_custom_ids(repo: Path, icm) -> None:
+    write(repo, {"doc.md": '<a name="here"></a>\n\n<span id="there">t</span>\n\n'
+                           "# Title {#custom}\n\n[a](#here) [b](#there) "
+                           "[c](#title-custom)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+    write(repo, {"doc.md": "# Title {#custom}\n\n[c](#custom)\n"})
+    assert out_lines(icm, repo)[0] == 1
+
+
+def test_percent_encoded_fragment(repo: Path, icm) -> None:
+    write(repo, {"doc.md": "# Über\n\n[a](#%C3%BCber)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_line_fragments_on_code_files(repo: Path, icm) -> None:
+    write(repo, {"x.py": "pass\n", "doc.md": "[a](x.py#L10) [b](x.py#L1-L2)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_gitignored_files_skipped_but_exist_as_targets(repo: Path, icm) -> None:
+    write(repo, {".gitignore": "build/\n", "build/bad.md": "[x](gone.md)\n",
+                 "build/out.md": "# Out\n", "doc.md": "[o](build/out.md#out)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_exclude_and_links_ignore(repo: Path, icm) -> None:
+    write(repo, {"icm.toml": "exclude = ['vendor/**']\n"
+                             "links_ignore = ['generated/**', '*.gen.md']\n",
+                 "vendor/x.md": "[x](gone.md)\n",
+                 "doc.md": "[a](generated/api.md) [b](docs/x.gen.md)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_non_utf8_markdown_is_reported(repo: Path, icm) -> None:
+    write(repo, {"bad.md": b"caf\xe9\n"})
+    assert out_lines(icm, repo) == (1, [
+        "bad.md: cannot read: not valid UTF-8 (line 1, byte offset 3)",
+        "links: 1 problem (unreadable file 1)"])
+
+
+def test_index_rules(repo: Path, icm) -> None:
+    write(repo, {
+        "AGENTS.md": "# H\n\n- [a](./a/context.md#why)\n- [b][b]\n"
+                     "- [folder only](c/)\n- `d/context.md`\n- e/context.md\n\n"
+                     "[b]: b/context.md\n",
+        "a/context.md": "# Why\n", "b/context.md": "x", "c/context.md": "x",
+        "d/context.md": "x", "e/context.md": "[f](../f/context.md)",
+        "f/context.md": "x", "context.md": "root note needs no index",
+    })
+    assert out_lines(icm, repo) == (1, [
+        "note missing from handbook index: c/context.md",
+        "note missing from handbook index: d/context.md",
+        "note missing from handbook index: e/context.md",
+        "note missing from handbook index: f/context.md",
+        "links: 4 problems (unindexed note 4)"])
+
+
+def test_gone_note_is_reported_once(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "- [a](a/context.md)\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: AGENTS.md -> a/context.md",
+        "links: 1 problem (missing file 1)"])
+
+
+def test_missing_handbook(repo: Path, icm) -> None:
+    write(repo, {"a/context.md": "x"})
+    assert out_lines(icm, repo) == (1, [
+        "handbook not found: AGENTS.md",
+        "note missing from handbook index: a/context.md",
+        "links: 2 problems (unindexed note 1, missing handbook 1)"])
+
+
+def test_cache_is_used_and_safe(repo: Path, icm) -> None:
+    write(repo, {"doc.md": "[a](gone.md)\n"})
+    first = run(icm, repo)
+    cache = repo / ".git" / "icm" / "links-cache.json"
+    assert cache.is_file()
+    assert run(icm, repo) == first
+    cache.write_text("{not json")
+    assert run(icm, repo) == first
+    write(repo, {"doc.md": "[a](doc.md)\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_parallel_matches_serial(repo: Path, icm) -> None:
+    files = {f"d{i}/n{i}.md": f"# H{i}\n[a](../d{(i + 1) % 60}/n{(i + 1) % 60}.md#h"
+                              f"{(i + 1) % 60}) [b](gone{i % 3}.md)\n"
+             for i in range(60)}
+    write(repo, files)
+    serial = run(icm, repo, "--jobs", "1")
+    (repo / ".git" / "icm" / "links-cache.json").unlink()
+    parallel = run(icm, repo, "--jobs", "2")
+    assert serial == parallel and serial[0] == 1
+    assert serial[1].splitlines()[-1] == "links: 60 problems (missing file 60)"
+
+
+def test_resolve() -> None:
+    assert resolve("a/b.md", "../c.md#x").path == "c.md"
+    assert resolve("a/b.md", "/c.md").path == "c.md"
+    assert resolve("a/b.md", "#x").path == "a/b.md"
+    assert resolve("a/b.md", "https://x") is None
+    assert resolve("b.md", "../../c.md").problem == "outside-root"
+
+
+FIX_HB = "# Handbook\r\n\r\nIntro with [src](src/context.md).\r\n"
+
+
+def test_fix_creates_block_and_is_idempotent(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": b"\xef\xbb\xbf" + FIX_HB.encode(),
+                 "src/context.md": "x", "docs/api/context.md": "x",
+                 "b/context.md": "x"})
+    code, out, err = run(icm, repo, "--fix")
+    assert (code, err) == (0, "")
+    assert out == ("added to AGENTS.md index: b/context.md\n"
+                   "added to AGENTS.md index: docs/api/context.md\n"
+                   "links ok\n")
+    data = (repo / "AGENTS.md").read_bytes()
+    assert data == (b"\xef\xbb\xbf" + FIX_HB.encode() +
+                    b"\r\n<!-- icm:index -->\r\n- [b](b/context.md)\r\n"
+                    b"- [docs/api](docs/api/context.md)\r\n<!-- /icm:index -->\r\n")
+    assert run(icm, repo, "--fix") == (0, "links ok\n", "")
+    assert (repo / "AGENTS.md").read_bytes() == data
+
+
+def test_fix_updates_block_and_leaves_the_rest_byte_identical(repo: Path, icm) -> None:
+    head = "# H\n\ntext  with trailing spaces  \n\n"
+    tail = "\n## After\n\nmore text, no final newline"
+    block = ("<!-- icm:index -->\n- [a](a/context.md): kept description\n"
+             "- [gone](gone/context.md)\n<!-- /icm:index -->")
+    write(repo, {"AGENTS.md": head + block + tail, "a/context.md": "x",
+                 "c/context.md": "x"})
+    code, out, _ = run(icm, repo, "--fix")
+    assert out.splitlines() == ["removed from AGENTS.md index: gone/context.md",
+                                "added to AGENTS.md index: c/context.md", "links ok"]
+    assert (repo / "AGENTS.md").read_text() == (
+        head + "<!-- icm:index -->\n- [a](a/context.md): kept description\n"
+        "- [c](c/context.md)\n<!-- /icm:index -->" + tail)
+
+
+def test_fix_handbook_in_subfolder_and_missing_handbook(repo: Path, icm) -> None:
+    write(repo, {"icm.toml": "handbook = 'docs/HANDBOOK.md'\n",
+                 "docs/HANDBOOK.md": "# H\n", "src/context.md": "x"})
+    assert run(icm, repo, "--fix")[0] == 0
+    assert "- [src](../src/context.md)" in (repo / "docs/HANDBOOK.md").read_text()
+    os.remove(repo / "docs/HANDBOOK.md")
+    assert run(icm, repo, "--fix") == (
+        2, "", "icm: handbook docs/HANDBOOK.md does not exist (create it, or run "
+               "'icm init')\n")

@@ -83,11 +83,18 @@ def _checks(names: Sequence[str], root: Optional[Path], fmt: Format, debug: bool
     raise typer.Exit(_guard(debug, body))
 
 
+StrictOpt = typer.Option(False, "--strict", help="Treat unknown staleness "
+                         "(never committed, shallow) as a failure.")
+ShallowOpt = typer.Option(False, "--allow-shallow", help="Run on a shallow clone; "
+                          "notes at the boundary are reported unknown.")
+
+
 @app.command("check")
 def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+          strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
           debug: bool = DebugOpt) -> None:
     """Run every check; exit 1 if any finds a problem."""
-    _checks((), root, fmt, debug)
+    _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow)
 
 
 @app.command("check-journal")
@@ -118,6 +125,14 @@ def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
         if code:
             raise typer.Exit(code)
     _checks(("links",), root, fmt, debug, jobs=jobs)
+
+
+@app.command("check-stale")
+def check_stale(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
+                debug: bool = DebugOpt) -> None:
+    """Flag notes whose folder's code was committed after them."""
+    _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow)
 
 
 def run() -> None:

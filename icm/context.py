@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, Optional, Pattern, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Optional, Pattern, Tuple
 
 from icm import config as config_mod
 from icm import git
@@ -38,6 +38,13 @@ class Context:
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, object] = field(default_factory=dict)
+    _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def history(self) -> "History":
+        """Git history facts, read once per run (one ``git log`` pass)."""
+        if "history" not in self._memo:
+            self._memo["history"] = read_history(self.root, self.config.stale_history)
+        return self._memo["history"]
 
     @property
     def file_set(self) -> FrozenSet[str]:
@@ -69,6 +76,26 @@ class Context:
 
     def markdown_files(self) -> Tuple[str, ...]:
         return tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
+
+
+@dataclass(frozen=True)
+class History:
+    has_commits: bool
+    times: Dict[bytes, Tuple[int, bytes]]  # path -> (committer time, commit)
+    boundary: FrozenSet[str]  # shallow-boundary commits (hex)
+    changed: FrozenSet[str]  # paths differing from HEAD
+
+    def last(self, rel: str) -> Optional[Tuple[int, str]]:
+        hit = self.times.get(rel.encode("utf-8", "surrogateescape"))
+        return (hit[0], hit[1].decode("ascii")) if hit else None
+
+
+def read_history(root: Path, mode: str) -> History:
+    repo = git.Repository(root)
+    if not repo.has_commits():
+        return History(False, {}, frozenset(), frozenset())
+    return History(True, git.last_changes(root, mode), repo.shallow_boundary(),
+                   git.changed_paths(root))
 
 
 @lru_cache(maxsize=4)

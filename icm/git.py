@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 from icm.errors import UsageError
 
@@ -142,3 +142,94 @@ def stream(args: Sequence[str], cwd: Path, chunk: int = 1 << 20) -> Iterator[byt
         code = proc.wait()
     if code != 0:
         raise UsageError(_explain(err, cwd))
+
+
+# -- history (check-stale) ---------------------------------------------------
+
+
+class Repository:
+    """The facts check-stale needs about the repository holding ``root``,
+    read through GitPython's handle (no history walk here)."""
+
+    def __init__(self, root: Path) -> None:
+        if not available():
+            raise UsageError("git is not installed or not on PATH")
+        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
+        import git as gitpython  # the only import of gitpython in icm
+
+        # Resolve the top level with raw git first: it reports dubious
+        # ownership and "not a repository" in git's own words.
+        if toplevel(root) is None:
+            raise UsageError(f"{root} is not inside a git repository "
+                             "(check-stale reads git history)")
+        try:
+            self.repo = gitpython.Repo(str(root), search_parent_directories=True)
+        except gitpython.exc.InvalidGitRepositoryError:
+            raise UsageError(f"{root} is not inside a git repository") from None
+        except gitpython.exc.NoSuchPathError:
+            raise UsageError(f"{root} does not exist") from None
+        self.root = root
+        self.common_dir = Path(self.repo.common_dir)
+
+    def has_commits(self) -> bool:
+        return bool(self.repo.head.is_valid())
+
+    def shallow_boundary(self) -> FrozenSet[str]:
+        """Commits whose parents this clone lacks; empty when not shallow."""
+        path = self.common_dir / "shallow"
+        try:
+            text = path.read_text(encoding="ascii")
+        except OSError:
+            return frozenset()
+        return frozenset(line.strip() for line in text.splitlines() if line.strip())
+
+
+HISTORY_ARGS = {
+    # A file's time is when its change arrived on this branch: merges are
+    # diffed against their first parent so merge-only changes are seen.
+    "first-parent": ("--first-parent", "--diff-merges=first-parent"),
+    "all": (),
+}
+
+
+def history_command(mode: str) -> List[str]:
+    """The one ``git log`` pass (also what the benchmark times as the floor)."""
+    return ["log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
+            "--format=%x00%H %ct", "--relative", "--", "."]
+
+
+def last_changes(root: Path, mode: str) -> Dict[bytes, Tuple[int, bytes]]:
+    """For every path under ``root`` in HEAD's history, (committer time, commit)
+    of the newest commit touching it, in one streamed pass. Paths are bytes
+    relative to ``root``, exactly as git wrote them (``-z``: no quoting)."""
+    seen: Dict[bytes, Tuple[int, bytes]] = {}
+    current: Tuple[int, bytes] = (0, b"")
+    expect_header = False
+    first_name = False
+    rest = b""
+    setdefault = seen.setdefault
+    for block in stream(history_command(mode), root):
+        tokens = (rest + block).split(b"\0")
+        rest = tokens.pop()
+        for token in tokens:
+            if not token:
+                expect_header = True
+            elif expect_header:
+                sha, _, ct = token.partition(b" ")
+                current = (int(ct), sha)
+                expect_header = False
+                first_name = True
+            else:
+                if first_name:
+                    token = token[1:]  # the newline git puts before the names
+                    first_name = False
+                setdefault(token, current)
+    return seen
+
+
+def changed_paths(root: Path) -> FrozenSet[str]:
+    """Paths under ``root`` whose content differs from HEAD (staged or not)."""
+    _, out, _ = run(["diff", "HEAD", "--name-only", "-z", "--relative", "--", "."],
+                    root)
+    return frozenset(p.decode("utf-8", "surrogateescape")
+                     for p in out.split(b"\0") if p)

@@ -254,10 +254,10 @@ def test_missing_handbook(repo: Path, icm) -> None:
 def test_cache_is_used_and_safe(repo: Path, icm) -> None:
     write(repo, {"doc.md": "[a](gone.md)\n"})
     first = run(icm, repo)
-    cache = repo / ".git" / "icm" / "links-cache.json"
+    cache = repo / ".git" / "icm" / "links-cache.marshal"
     assert cache.is_file()
     assert run(icm, repo) == first
-    cache.write_text("{not json")
+    cache.write_bytes(b"\x00garbage")
     assert run(icm, repo) == first
     write(repo, {"doc.md": "[a](doc.md)\n"})
     assert run(icm, repo) == (0, "links ok\n", "")
@@ -269,7 +269,7 @@ def test_parallel_matches_serial(repo: Path, icm) -> None:
              for i in range(60)}
     write(repo, files)
     serial = run(icm, repo, "--jobs", "1")
-    (repo / ".git" / "icm" / "links-cache.json").unlink()
+    (repo / ".git" / "icm" / "links-cache.marshal").unlink()
     parallel = run(icm, repo, "--jobs", "2")
     assert serial == parallel and serial[0] == 1
     assert serial[1].splitlines()[-1] == "links: 60 problems (missing file 60)"

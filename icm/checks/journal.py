@@ -21,7 +21,6 @@ import re
 from datetime import date
 from typing import List
 
-from icm import markdown
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report
 
@@ -59,6 +58,8 @@ def valid_name(filename: str) -> bool:
 
 def slot_problems(text: str, slots: tuple) -> List[tuple]:
     """(slot index, slot, 'missing'|'empty', line) for one entry's text."""
+    from icm import markdown  # loaded on first use: keeps other commands light
+
     heads = markdown.headings(markdown.parse(text, inline=lambda _c: False))
     problems = []
     for index, slot in enumerate(slots):

@@ -30,7 +30,6 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 from urllib.parse import unquote
 
 from icm import cache as cache_mod
-from icm import markdown
 from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable, compile_globs, decode
 from icm.finding import Finding, Report
 
@@ -55,6 +54,8 @@ Parsed = Tuple[List[Tuple[int, str, str, str]], List[str]]
 
 
 def _parse_text(text: str) -> Parsed:
+    from icm import markdown  # not needed at all when every file is cached
+
     ext = markdown.extract(text)
     return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
             list(ext.anchors))
@@ -82,43 +83,62 @@ class Corpus:
 
 
 def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
-    from markdown_it import __version__ as mdit_version
-
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {mdit_version}")
+    store = cache_mod.Cache(ctx.cache_dir, f"mdit {_mdit_version()}")
     parsed: Dict[str, Parsed] = {}
     errors: Dict[str, str] = {}
-    todo: List[Tuple[str, bytes, str]] = []
+    todo: List[Tuple[str, bytes, str, Tuple[int, int]]] = []
     for rel in paths:
+        full = os.path.join(ctx.root, rel)
+        try:
+            st = os.stat(full)
+            stamp = (st.st_size, st.st_mtime_ns)
+        except OSError:
+            stamp = (-1, -1)
+        hit = store.get_by_stamp(rel, stamp)
+        if hit is not None:
+            parsed[rel] = (hit[0], hit[1])
+            continue
         try:
             data = ctx.read_bytes(rel)
         except Unreadable as exc:
             errors[rel] = exc.reason
             continue
         hashed = cache_mod.digest(data)
-        hit = store.get(rel, hashed)
+        hit = store.get(rel, hashed, stamp)
         if hit is not None:
             parsed[rel] = (hit[0], hit[1])
         else:
-            todo.append((rel, data, hashed))
+            todo.append((rel, data, hashed, stamp))
     jobs = jobs or (os.cpu_count() or 1)
     if len(todo) >= PARALLEL_MIN and jobs > 1:
         results = _parse_parallel(ctx.root, [t[0] for t in todo], jobs)
     else:
         results = []
-        for rel, data, _ in todo:
+        for rel, data, _, _ in todo:
             try:
                 results.append((rel, _parse_text(decode(rel, data)), ""))
             except Unreadable as exc:
                 results.append((rel, None, exc.reason))
-    hashes = {rel: hashed for rel, _, hashed in todo}
+    keys = {rel: (hashed, stamp) for rel, _, hashed, stamp in todo}
     for rel, result, error in results:
         if result is None:
             errors[rel] = error
         else:
             parsed[rel] = result
-            store.put(rel, hashes[rel], [result[0], result[1]])
+            store.put(rel, keys[rel][0], [result[0], result[1]], keys[rel][1])
     store.save()
     return Corpus(parsed, errors)
+
+
+def _mdit_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("markdown-it-py")
+    except PackageNotFoundError:  # pragma: no cover - vendored installs
+        from markdown_it import __version__
+
+        return __version__
 
 
 def _parse_parallel(root: Path, rels: List[str], jobs: int) -> list:
@@ -140,7 +160,9 @@ class Target:
 
 
 def is_external(href: str) -> bool:
-    return href.startswith("//") or bool(_SCHEME.match(href))
+    if href.startswith(("https:", "http:", "mailto:", "//")):
+        return True  # the common cases, without the regex
+    return bool(_SCHEME.match(href))
 
 
 def resolve(source: str, href: str) -> Optional[Target]:

@@ -1,0 +1,78 @@
+"""Time icm check-links (cold and warm) against lychee and remark-validate-links
+on the same trees, in the same run. Prints a markdown table of medians.
+
+    python bench/run_links.py TREE [TREE ...] [--runs 5] [--lychee PATH]
+                              [--remark DIR] [--remark-runs 1]
+
+Cold: icm's cache deleted before each run. Warm: cache left from the run
+before. lychee runs offline with fragment checking; remark-validate-links
+runs through remark-cli (DIR holds its node_modules). A peer that is not
+given is left out of the table. Exit codes of peers are not judged: they
+disagree with icm and each other about what is broken (see the counts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+
+def timed(cmd: Sequence[str], cwd: Optional[Path] = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def median_of(runs: int, cmd: Sequence[str], before=None, cwd=None) -> float:
+    samples: List[float] = []
+    for _ in range(runs):
+        if before:
+            before()
+        samples.append(timed(cmd, cwd))
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("trees", nargs="+", type=Path)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--icm", default=str(Path(sys.executable).with_name("icm")))
+    parser.add_argument("--lychee")
+    parser.add_argument("--remark", type=Path)
+    parser.add_argument("--remark-runs", type=int, default=1)
+    args = parser.parse_args()
+    print("| tree | md files | icm cold | icm warm | lychee | remark-validate-links "
+          "| cold / lychee | warm / lychee |")
+    print("|---|---|---|---|---|---|---|---|")
+    for tree in args.trees:
+        tree = tree.resolve()
+        md = subprocess.run(["git", "ls-files", "*.md"], cwd=tree, capture_output=True,
+                            text=True).stdout.count("\n")
+        cache = tree / ".git" / "icm"
+        icm = [args.icm, "check-links", "--root", str(tree)]
+        cold = median_of(args.runs, icm, before=lambda: shutil.rmtree(cache, True))
+        warm = median_of(args.runs, icm)
+        lychee = remark = None
+        if args.lychee:
+            lychee = median_of(args.runs, [args.lychee, "--offline",
+                                           "--include-fragments", "--no-progress",
+                                           "--root-dir", str(tree), str(tree)])
+        if args.remark:
+            bin_ = str(args.remark / "node_modules" / ".bin" / "remark")
+            remark = median_of(args.remark_runs, [
+                bin_, "--quiet", "--frail", "--no-stdout", "--use",
+                "remark-validate-links", "."], cwd=tree)
+        fmt = lambda v: "n/a" if v is None else f"{v:.2f} s"  # noqa: E731
+        ratio = lambda v: "n/a" if not lychee else f"{v / lychee:.1f}x"  # noqa: E731
+        print(f"| {tree.name} | {md} | {fmt(cold)} | {fmt(warm)} | {fmt(lychee)} | "
+              f"{fmt(remark)} | {ratio(cold)} | {ratio(warm)} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

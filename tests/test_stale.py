@@ -1,0 +1,216 @@
+"""check-stale against real throw-away repositories with pinned dates."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from icm.checks.stale import describe
+from tests.conftest import commit, git, git_env, write
+
+D1 = "2026-10-01T12:00:00+00:00"
+D9 = "2026-10-09T12:00:00+00:00"
+
+
+def stale(icm, root: Path, *extra: str):
+    return icm("check-stale", "--root", str(root), *extra)
+
+
+def test_seed_lines(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "why", "src/cleaner.py": "v1",
+                  "tests/context.md": "why", "tests/test_x.py": "t"}, D1)
+    commit(repo, {"src/cleaner.py": "v2"}, D9)
+    assert stale(icm, repo) == (1, "src/context.md: STALE - code in src moved 8 "
+                                   "days after the note\ntests/context.md: ok\n", "")
+
+
+def test_same_commit_is_ok_and_older_code_is_ok(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    assert stale(icm, repo) == (0, "src/context.md: ok\n", "")
+    commit(repo, {"src/context.md": "b"}, D9)
+    assert stale(icm, repo) == (0, "src/context.md: ok\n", "")
+
+
+def test_markdown_siblings_are_prose(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    commit(repo, {"src/README.md": "r", "src/notes.markdown": "n",
+                  "src/page.mdx": "m"}, D9)
+    assert stale(icm, repo)[:2] == (0, "src/context.md: ok\n")
+
+
+@pytest.mark.parametrize("when,words", [
+    ("2026-10-02T12:00:00+00:00", "1 day"),
+    ("2026-10-03T11:59:59+00:00", "1 day"),
+    ("2026-10-01T13:00:00+00:00", "1 hour"),
+    ("2026-10-01T17:30:00+00:00", "5 hours"),
+    ("2026-10-01T12:59:59+00:00", "less than an hour"),
+    ("2026-10-01T12:00:01+00:00", "less than an hour"),
+])
+def test_wording(repo: Path, icm, when: str, words: str) -> None:
+    commit(repo, {"context.md": "a", "x.py": "1"}, D1)
+    commit(repo, {"x.py": "2"}, when)
+    assert stale(icm, repo)[1] == f"context.md: STALE - code in . moved {words} " \
+                                  "after the note\n"
+
+
+def test_describe() -> None:
+    assert [describe(s) for s in (0, 3599, 3600, 7200, 86399, 86400, 172800)] == [
+        "less than an hour", "less than an hour", "1 hour", "2 hours", "23 hours",
+        "1 day", "2 days"]
+
+
+def test_subfolders_folder_and_subtree_scope(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1", "src/sub/y.py": "1",
+                  "src/own/context.md": "o", "src/own/z.py": "1"}, D1)
+    commit(repo, {"src/sub/y.py": "2"}, D9)
+    assert stale(icm, repo)[1] == "src/context.md: ok\nsrc/own/context.md: ok\n"
+    write(repo, {"icm.toml": "stale_scope = 'subtree'\n"})
+    assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 8 days "
+                                   "after the note\nsrc/own/context.md: ok\n")
+    commit(repo, {"src/context.md": "b"}, D9)
+    commit(repo, {"src/own/z.py": "2"}, "2026-10-10T12:00:00+00:00")
+    assert stale(icm, repo)[1] == ("src/context.md: ok\nsrc/own/context.md: STALE - "
+                                   "code in src/own moved 9 days after the note\n")
+
+
+def test_unknown_never_committed_and_strict(repo: Path, icm) -> None:
+    commit(repo, {"src/x.py": "1"}, D1)
+    write(repo, {"src/context.md": "new"})
+    assert stale(icm, repo) == (0, "src/context.md: unknown - note never "
+                                   "committed\n", "")
+    assert stale(icm, repo, "--strict")[0] == 1
+
+
+def test_uncommitted_edits(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    commit(repo, {"src/x.py": "2"}, D9)
+    write(repo, {"src/context.md": "edited"})
+    assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 8 days "
+                                   "after the note (uncommitted changes)\n")
+
+
+def test_note_without_code_is_ok(repo: Path, icm) -> None:
+    commit(repo, {"docs/context.md": "a", "docs/guide.md": "g"}, D1)
+    assert stale(icm, repo)[1] == "docs/context.md: ok\n"
+
+
+def test_file_changed_only_by_a_merge(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, {"other.txt": "o"}, "2026-10-02T12:00:00+00:00")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"unrelated.txt": "u"}, "2026-10-03T12:00:00+00:00")
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "side")
+    write(repo, {"src/x.py": "changed in the merge only"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "merge", when=D9)
+    assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 8 days "
+                                   "after the note\n")
+
+
+def test_rebased_commit_uses_committer_time(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, "2026-10-05T12:00:00+00:00")
+    # Authored long before the note, but it arrived on this branch afterwards.
+    commit(repo, {"src/x.py": "2"}, D9, author_date="2026-09-01T00:00:00+00:00")
+    assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 4 days "
+                                   "after the note\n")
+
+
+def test_history_all_sees_side_branch_commits(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, {"src/x.py": "2"}, D9)
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"src/context.md": "b"}, "2026-10-10T12:00:00+00:00")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge", "side",
+        when="2026-10-11T12:00:00+00:00")
+    assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 1 day "
+                                   "after the note\n")
+    write(repo, {"icm.toml": "stale_history = 'all'\n"})
+    assert stale(icm, repo)[1] == "src/context.md: ok\n"
+
+
+def test_empty_repository(repo: Path, icm) -> None:
+    write(repo, {"src/context.md": "a", "src/x.py": "1"})
+    git(repo, "add", "-A")
+    assert stale(icm, repo) == (0, "src/context.md: unknown - note never "
+                                   "committed\n", "")
+
+
+def test_detached_head(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    commit(repo, {"src/x.py": "2"}, D9)
+    git(repo, "checkout", "-q", "--detach", "HEAD")
+    assert stale(icm, repo)[0] == 1
+
+
+def test_not_a_repository(tmp_path: Path, icm) -> None:
+    write(tmp_path, {"context.md": "a"})
+    code, out, err = stale(icm, tmp_path)
+    assert (code, out) == (2, "")
+    assert err == f"icm: {tmp_path} is not inside a git repository (check-stale " \
+                  "reads git history)\n"
+
+
+def test_git_missing(repo: Path, icm, monkeypatch) -> None:
+    commit(repo, {"context.md": "a"}, D1)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert stale(icm, repo) == (2, "", "icm: git is not installed or not on PATH\n")
+
+
+def test_root_as_subfolder(repo: Path, icm) -> None:
+    commit(repo, {"example/src/context.md": "a", "example/src/x.py": "1",
+                  "example/AGENTS.md": "h", "src/context.md": "outer"}, D1)
+    commit(repo, {"example/src/x.py": "2"}, D9)
+    assert stale(icm, repo / "example") == (
+        1, "src/context.md: STALE - code in src moved 8 days after the note\n", "")
+
+
+def test_odd_file_names(repo: Path, icm) -> None:
+    odd = "sp ace/qu\"ote/ünï/new\nline"
+    commit(repo, {f"{odd}/context.md": "a", f"{odd}/-dash 'x'.py": "1"}, D1)
+    commit(repo, {f"{odd}/-dash 'x'.py": "2"}, D9)
+    assert stale(icm, repo)[1] == (f"{odd}/context.md: STALE - code in {odd} moved "
+                                   "8 days after the note\n")
+
+
+def test_renames_are_not_followed(repo: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/old.py": "x" * 200}, D1)
+    git(repo, "mv", "src/old.py", "src/new.py")
+    git(repo, "commit", "-q", "-m", "rename", when=D9)
+    assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 8 days "
+                                   "after the note\n")
+
+
+def _shallow_clone(repo: Path, tmp_path: Path) -> Path:
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}",
+                    str(clone)], check=True, env=git_env())
+    return clone
+
+
+def test_shallow_clone_refused_and_override(repo: Path, tmp_path: Path, icm) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1", "lib/context.md": "l",
+                  "lib/y.py": "1"}, D1)
+    commit(repo, {"src/x.py": "2"}, D9)
+    clone = _shallow_clone(repo, tmp_path)
+    code, out, err = stale(icm, clone)
+    assert (code, out) == (2, "")
+    assert err == ("icm: shallow clone: history is cut, so every note would look "
+                   "fresh; fetch full history (actions/checkout 'fetch-depth: 0', or "
+                   "'git fetch --unshallow'), or pass --allow-shallow\n")
+    assert stale(icm, clone, "--allow-shallow") == (0, (
+        "lib/context.md: unknown (shallow) - history before the shallow boundary "
+        "is missing\nsrc/context.md: unknown (shallow) - history before the "
+        "shallow boundary is missing\n"), "")
+
+
+def test_hook_environment_is_scrubbed(repo: Path, icm, monkeypatch, tmp_path) -> None:
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    commit(repo, {"src/x.py": "2"}, D9)
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
+    assert stale(icm, repo)[0] == 1

@@ -18,6 +18,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
+    rich_markup_mode=None,
     help="Keep a repository's agent-facing context healthy.",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -89,12 +90,17 @@ ShallowOpt = typer.Option(False, "--allow-shallow", help="Run on a shallow clone
                           "notes at the boundary are reported unknown.")
 
 
+BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
+                         "cold-boot set (overrides the config).")
+
+
 @app.command("check")
 def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
           strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-          debug: bool = DebugOpt) -> None:
+          budget: Optional[int] = BudgetOpt, debug: bool = DebugOpt) -> None:
     """Run every check; exit 1 if any finds a problem."""
-    _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow)
+    _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
+            budget=budget)
 
 
 @app.command("check-journal")
@@ -133,6 +139,96 @@ def check_stale(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
                 debug: bool = DebugOpt) -> None:
     """Flag notes whose folder's code was committed after them."""
     _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow)
+
+
+@app.command("bootmap")
+def bootmap(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+            budget: Optional[int] = BudgetOpt,
+            verbose: bool = typer.Option(False, "--verbose", "-v", help="List the "
+                                         "boot files and the whole-tree cost."),
+            tokenizer: str = typer.Option("bytes", "--tokenizer", help="bytes "
+                                          "(bytes/4), cl100k or o200k (needs the "
+                                          "tokens extra)."),
+            debug: bool = DebugOpt) -> None:
+    """List notes by size and sum the cold-boot set against the budget."""
+    _checks(("bootmap",), root, fmt, debug, budget=budget, verbose=verbose,
+            tokenizer=tokenizer)
+
+
+@app.command("check-queue")
+def check_queue(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                debug: bool = DebugOpt) -> None:
+    """Queue items are named NN_slug.md and no number is used twice."""
+    _checks(("queue",), root, fmt, debug)
+
+
+def _write(debug: bool, body: Callable[[], List[str]]) -> None:
+    def run_body() -> int:
+        for line in body():
+            typer.echo(line)
+        return 0
+
+    raise typer.Exit(_guard(debug, run_body))
+
+
+@app.command("new-queue")
+def new_queue(title: str = typer.Argument(..., help="The item's title."),
+              root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Create queue/NN_slug.md with the next free number; print its path."""
+    def body() -> List[str]:
+        from icm.workflow import queue
+
+        return [queue.new_item(_context(root, {}), title)]
+
+    _write(debug, body)
+
+
+@app.command("new-journal")
+def new_journal(item: str = typer.Argument(..., help="Queue number (07), slug "
+                                           "or path."),
+                day: Optional[str] = typer.Option(None, "--date", metavar=
+                                                  "YYYY-MM-DD", help="Entry date "
+                                                  "(default: today)."),
+                root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Turn a queue item into journal/DATE_slug.md; print its path."""
+    def body() -> List[str]:
+        from datetime import date
+
+        from icm.workflow import journal
+
+        when = None
+        if day is not None:
+            try:
+                when = date.fromisoformat(day)
+            except ValueError:
+                raise UsageError(f"--date must be YYYY-MM-DD, not '{day}'") from None
+        return [journal.new_entry(_context(root, {}), item, when)]
+
+    _write(debug, body)
+
+
+@app.command("init")
+def init(root: Optional[Path] = typer.Option(None, "--root", help="Folder to "
+                                             "set up (default: here).",
+                                             file_okay=False),
+         debug: bool = DebugOpt) -> None:
+    """Scaffold handbook, journal/, queue/, Makefile and [tool.icm]; never
+    overwrite."""
+    def body() -> List[str]:
+        from icm.workflow import init as init_mod
+
+        return init_mod.init(_context(root or Path.cwd(), {}))
+
+    _write(debug, body)
+
+
+@app.command("makefile")
+def makefile() -> None:
+    """Print the path of icm's Makefile.inc, for: include $(shell icm makefile)."""
+    from icm.workflow.files import template_dir
+
+    typer.echo(str(template_dir() / "Makefile.inc"))
+    raise typer.Exit(0)
 
 
 def run() -> None:

@@ -91,11 +91,18 @@ class History:
 
 
 def read_history(root: Path, mode: str) -> History:
-    repo = git.Repository(root)
-    if not repo.has_commits():
-        return History(False, {}, frozenset(), frozenset())
-    return History(True, git.last_changes(root, mode), repo.shallow_boundary(),
-                   git.changed_paths(root))
+    # Start the long pass first; the other facts are gathered while it runs.
+    pending = git.HistoryPass(root, mode)
+    try:
+        repo = git.Repository(root)  # raises UsageError outside git
+        if not repo.has_commits():
+            pending.discard()
+            return History(False, {}, frozenset(), frozenset())
+        boundary, changed = repo.shallow_boundary(), git.changed_paths(root)
+    except BaseException:
+        pending.discard()
+        raise
+    return History(True, pending.result(), boundary, changed)
 
 
 @lru_cache(maxsize=4)

@@ -183,6 +183,23 @@ def parse(text: str, inline: Optional[Callable[[str], bool]] = None) -> List[Tok
     return tokens
 
 
+def prose_lines(text: str) -> List[Tuple[int, str]]:
+    """(1-based line, text) for the prose of a document: every text token,
+    so code spans, code blocks and HTML are left out."""
+    tokens = parse(text, inline=lambda _c: True)
+    found: List[Tuple[int, str]] = []
+    for tok in tokens:
+        if tok.type != "inline" or not tok.children or not tok.map:
+            continue
+        line = tok.map[0] + 1
+        for child in tok.children:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "text":
+                found.append((line, child.content))
+    return found
+
+
 def inline_text(tok: Token) -> str:
     """Plain text of an inline token as GitHub's textContent sees it."""
     parts = []

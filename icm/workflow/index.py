@@ -8,17 +8,15 @@ rewritten atomically (temporary file in the same folder, then rename).
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
-import tempfile
-from pathlib import Path
 from typing import List, Optional, Tuple
 
 from icm import markdown
 from icm.checks import links
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.workflow.files import replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
@@ -83,24 +81,5 @@ def fix(ctx: Context) -> List[str]:
         sep = "" if not text or text.endswith("\n") else newline
         new_text = text + sep + newline + block + newline
     data = new_text.encode("utf-8")
-    write_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + data)
+    replace_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + data)
     return changes
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one rename, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

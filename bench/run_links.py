@@ -56,7 +56,8 @@ def main() -> None:
                             text=True).stdout.count("\n")
         cache = tree / ".git" / "icm"
         icm = [args.icm, "check-links", "--root", str(tree)]
-        cold = median_of(args.runs, icm, before=lambda: shutil.rmtree(cache, True))
+        cold = median_of(args.runs, icm,
+                         before=lambda cache=cache: shutil.rmtree(cache, True))
         warm = median_of(args.runs, icm)
         lychee = remark = None
         if args.lychee:
@@ -68,10 +69,17 @@ def main() -> None:
             remark = median_of(args.remark_runs, [
                 bin_, "--quiet", "--frail", "--no-stdout", "--use",
                 "remark-validate-links", "."], cwd=tree)
-        fmt = lambda v: "n/a" if v is None else f"{v:.2f} s"  # noqa: E731
-        ratio = lambda v: "n/a" if not lychee else f"{v / lychee:.1f}x"  # noqa: E731
-        print(f"| {tree.name} | {md} | {fmt(cold)} | {fmt(warm)} | {fmt(lychee)} | "
-              f"{fmt(remark)} | {ratio(cold)} | {ratio(warm)} |", flush=True)
+        print(f"| {tree.name} | {md} | {_secs(cold)} | {_secs(warm)} | "
+              f"{_secs(lychee)} | {_secs(remark)} | {_ratio(cold, lychee)} | "
+              f"{_ratio(warm, lychee)} |", flush=True)
+
+
+def _secs(value: Optional[float]) -> str:
+    return "n/a" if value is None else f"{value:.2f} s"
+
+
+def _ratio(value: float, peer: Optional[float]) -> str:
+    return "n/a" if not peer else f"{value / peer:.1f}x"
 
 
 if __name__ == "__main__":

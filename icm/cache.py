@@ -2,8 +2,9 @@
 
 A file whose size and modification time match the entry and predate the
 cache file by more than a second is not even read (git's racy-clean rule);
-any other file is read and hashed. Stored with ``marshal`` (plain data only: marshal builds no objects of
-arbitrary classes and runs nothing), four times faster to load than json.
+any other file is read and hashed. Stored with ``marshal`` (plain data
+only: marshal builds no objects of arbitrary classes and runs nothing), four
+times faster to load than json.
 Keyed by each file's content hash, icm's version and markdown-it-py's version
 (the only things that change what extraction returns); kept under the git
 directory (never committed, safe to delete); a cache that does not load, or

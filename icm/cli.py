@@ -207,10 +207,12 @@ def new_journal(item: str = typer.Argument(..., help="Queue number (07), slug "
     _write(debug, body)
 
 
+InitRootOpt = typer.Option(None, "--root", help="Folder to set up (default: "
+                           "here).", file_okay=False)
+
+
 @app.command("init")
-def init(root: Optional[Path] = typer.Option(None, "--root", help="Folder to "
-                                             "set up (default: here).",
-                                             file_okay=False),
+def init(root: Optional[Path] = InitRootOpt,
          debug: bool = DebugOpt) -> None:
     """Scaffold handbook, journal/, queue/, Makefile and [tool.icm]; never
     overwrite."""

@@ -18,7 +18,7 @@ from icm.errors import UsageError
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.9/3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 CONFIG_FILES = ("icm.toml", "pyproject.toml")
 
@@ -39,6 +39,7 @@ class Config:
     links_ignore: Tuple[str, ...] = ()
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
+    max_file_bytes: int = 10_000_000
     source: str = ""  # where it was read from, for messages; not a key
 
 
@@ -56,6 +57,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "links_ignore": ("list", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
+    "max_file_bytes": ("int", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}

@@ -3,13 +3,14 @@ per run and handed to every check."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, Optional, Pattern, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, Optional, Pattern, Tuple
 
 from icm import config as config_mod
 from icm import git
@@ -22,10 +23,11 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 class Unreadable(Exception):
     """A file in the set that cannot be read as UTF-8 text; becomes a finding."""
 
-    def __init__(self, path: str, reason: str) -> None:
+    def __init__(self, path: str, reason: str, skipped: bool = False) -> None:
         super().__init__(f"{path}: cannot read: {reason}")
         self.path = path
         self.reason = reason
+        self.skipped = skipped  # deliberately not read (too large): a warning
 
 
 @dataclass(frozen=True)
@@ -37,14 +39,15 @@ class Context:
     in_git: bool
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
-    options: Dict[str, object] = field(default_factory=dict)
+    options: Dict[str, Any] = field(default_factory=dict)
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def history(self) -> "History":
         """Git history facts, read once per run (one ``git log`` pass)."""
         if "history" not in self._memo:
             self._memo["history"] = read_history(self.root, self.config.stale_history)
-        return self._memo["history"]
+        history: History = self._memo["history"]
+        return history
 
     @property
     def file_set(self) -> FrozenSet[str]:
@@ -53,22 +56,17 @@ class Context:
     def abspath(self, rel: str) -> Path:
         return self.root / rel
 
-    def read_bytes(self, rel: str) -> bytes:
-        path = self.abspath(rel)
-        try:
-            if path.is_dir():
-                raise Unreadable(rel, "is a directory")
-            return path.read_bytes()
-        except PermissionError:
-            raise Unreadable(rel, "permission denied") from None
-        except FileNotFoundError:
-            raise Unreadable(rel, "no such file (dangling symlink?)") from None
-        except OSError as exc:
-            raise Unreadable(rel, exc.strerror or str(exc)) from None
+    def read_bytes(self, rel: str, limit: int = 0) -> bytes:
+        return read_file(self.root, rel, limit)
 
     def read_text(self, rel: str) -> str:
         """UTF-8 text with a BOM accepted; raise Unreadable otherwise."""
         return decode(rel, self.read_bytes(rel))
+
+    def read_markdown(self, rel: str) -> str:
+        """Text for the parser: like read_text, refusing files over
+        ``max_file_bytes`` (markdown-it holds every token of a file at once)."""
+        return decode(rel, self.read_bytes(rel, self.config.max_file_bytes))
 
     def notes(self) -> Tuple[str, ...]:
         name = self.config.note_name
@@ -110,6 +108,57 @@ def _frozen(files: Tuple[str, ...]) -> FrozenSet[str]:
     return frozenset(files)
 
 
+def _check_link(root: Path, rel: str, path: str) -> None:
+    """Refuse a symlink whose target leaves the root: icm never follows one."""
+    if os.path.islink(path):
+        real = os.path.realpath(path)
+        top = os.path.realpath(root)
+        if real != top and not real.startswith(top + os.sep):
+            raise Unreadable(rel, "symlink points outside the repository; "
+                                  "not followed")
+
+
+@contextlib.contextmanager
+def _reading(rel: str) -> Iterator[None]:
+    """Turn the ways a read fails into one Unreadable with a plain reason."""
+    try:
+        yield
+    except IsADirectoryError:
+        raise Unreadable(rel, "is a directory") from None
+    except PermissionError:
+        raise Unreadable(rel, "permission denied") from None
+    except FileNotFoundError:
+        raise Unreadable(rel, "no such file (dangling symlink?)") from None
+    except OSError as exc:
+        raise Unreadable(rel, exc.strerror or str(exc)) from None
+
+
+def read_file(root: Path, rel: str, limit: int = 0) -> bytes:
+    """Read a file of the set: never through a symlink that leaves the root,
+    never more than ``limit`` bytes (0: no limit); Unreadable otherwise."""
+    path = os.path.join(root, rel)
+    _check_link(root, rel, path)
+    with _reading(rel), open(path, "rb") as fh:
+        if limit:
+            size = os.fstat(fh.fileno()).st_size
+            if size > limit:
+                raise Unreadable(rel, f"{size} bytes is over max_file_bytes "
+                                      f"({limit}); not parsed", skipped=True)
+        return fh.read()
+
+
+def read_file_blocks(root: Path, rel: str, chunk: int) -> Iterator[bytes]:
+    """Like read_file, in blocks of ``chunk`` bytes."""
+    path = os.path.join(root, rel)
+    _check_link(root, rel, path)
+    with _reading(rel), open(path, "rb") as fh:
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                return
+            yield block
+
+
 def decode(rel: str, data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -145,7 +194,8 @@ def compile_globs(patterns: Iterable[str]) -> Optional[Pattern[str]]:
 
 
 def _glob_regex(pattern: str) -> str:
-    pattern = pattern.strip().lstrip("/") if pattern.startswith("/") else pattern.strip()
+    pattern = pattern.strip()
+    pattern = pattern.lstrip("/") if pattern.startswith("/") else pattern
     anywhere = "/" not in pattern.rstrip("/")
     if pattern.endswith("/"):
         pattern += "**"
@@ -188,7 +238,7 @@ def walk(root: Path) -> Tuple[str, ...]:
 
 
 def build(root: Path, cfg: Config, now: Optional[datetime] = None,
-          options: Optional[Dict[str, object]] = None) -> Context:
+          options: Optional[Dict[str, Any]] = None) -> Context:
     """Collect the file set once: git's tracked plus untracked-not-ignored
     files (outside git, a walk), minus ``exclude``."""
     if not root.is_dir():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Protocol, Sequence, Tuple
+from typing import Dict, List, Protocol, Sequence, Tuple
 
 from icm.checks import bootmap, journal, links, queue, stale
 from icm.context import Context
@@ -15,7 +15,7 @@ class Check(Protocol):
     def run(self, ctx: Context) -> Report: ...
 
 
-ALL: Tuple[Check, ...] = (journal, links, stale, bootmap, queue)  # type: ignore[assignment]
+ALL: Tuple[Check, ...] = (journal, links, stale, bootmap, queue)
 BY_NAME: Dict[str, Check] = {c.NAME: c for c in ALL}
 
 

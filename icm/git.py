@@ -26,6 +26,7 @@ BASE = (
     "-c", "core.quotePath=false",
     "-c", "log.showSignature=false",
     "-c", "color.ui=false",
+    "-c", "core.fsmonitor=false",  # a repository's config must not run programs
     "--no-pager",
     "--literal-pathspecs",
 )
@@ -76,6 +77,9 @@ def toplevel(cwd: Path) -> Optional[Path]:
     if code != 0:
         if "dubious ownership" in err:
             raise UsageError(_explain(err, cwd))
+        if "must be run in a work tree" in err:
+            raise UsageError(f"{cwd} is inside a bare repository or a .git "
+                             "folder; icm needs a work tree")
         return None
     top = out.decode("utf-8", "surrogateescape").strip()
     return Path(top) if top else None
@@ -101,8 +105,9 @@ def list_files(root: Path) -> Tuple[List[str], List[str]]:
 
 
 def git_dir(root: Path) -> Optional[Path]:
-    """The repository's common git directory (for caches), or None."""
-    code, out, _ = run(["rev-parse", "--git-common-dir"], root, check=False)
+    """This work tree's own git directory (for caches: each worktree of a
+    repository keeps its own), or None."""
+    code, out, _ = run(["rev-parse", "--absolute-git-dir"], root, check=False)
     if code != 0:
         return None
     path = Path(out.decode("utf-8", "surrogateescape").strip())

@@ -69,7 +69,7 @@ def _raw_destination(src: str, start: int, rule_name: str) -> str:
 
     label_start = start + (2 if rule_name == "image" else 1)
     try:
-        end = parseLinkLabel(_FakeState(src), label_start, True)
+        end = parseLinkLabel(_FakeState(src), label_start, True)  # type: ignore[arg-type]
     except Exception:  # pragma: no cover - defensive: fall back to href
         return ""
     if end < 0:
@@ -135,7 +135,7 @@ def _silence_block_loggers() -> None:
     for info in pkgutil.iter_modules(rules.__path__):
         module = importlib.import_module(f"{rules.__name__}.{info.name}")
         if hasattr(module, "LOGGER"):
-            module.LOGGER = _Quiet()
+            setattr(module, "LOGGER", _Quiet())  # noqa: B010 - typed module
 
 
 def _keep_destination(url: str) -> str:

@@ -21,7 +21,7 @@ def write(root: Path, files: Dict[str, Content]) -> None:
         if isinstance(content, bytes):
             path.write_bytes(content)
         else:
-            path.write_text(content, encoding="utf-8", newline="")
+            path.write_bytes(content.encode("utf-8"))
 
 
 def git_env(when: Optional[str] = None) -> Dict[str, str]:
@@ -103,3 +103,13 @@ def entry(*skip: str, extra: str = "") -> str:
 
 def lines(text: str) -> Iterable[str]:
     return text.splitlines()
+
+
+try:  # property-based tests: bounded by default, deeper on request
+    from hypothesis import settings
+
+    settings.register_profile("default", max_examples=60, deadline=None)
+    settings.register_profile("deep", max_examples=3000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pass

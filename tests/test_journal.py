@@ -112,8 +112,9 @@ def test_non_utf8_is_a_finding(repo: Path, icm) -> None:
     assert out == "journal/2026-01-01_a.md: cannot read: UTF-16 text; icm reads " \
                   "UTF-8 only\n"
     write(repo, {"journal/2026-01-01_a.md": b"## Decision\ncaf\xe9\n"})
-    assert icm("check-journal", "--root", str(repo))[1] == \
-        "journal/2026-01-01_a.md: cannot read: not valid UTF-8 (line 2, byte offset 15)\n"
+    assert icm("check-journal", "--root", str(repo))[1] == (
+        "journal/2026-01-01_a.md: cannot read: not valid UTF-8 (line 2, byte "
+        "offset 15)\n")
 
 
 def test_custom_slots_and_dir(repo: Path, icm) -> None:

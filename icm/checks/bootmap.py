@@ -27,7 +27,7 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report
@@ -46,8 +46,19 @@ class BootFile:
     via: str  # "" for a listed file, else the file that imports it
 
 
-def word_count(data: bytes) -> int:
-    return len(data.split())
+def word_count(ctx: Context, rel: str, chunk: int = 1 << 20) -> int:
+    """Whitespace-separated words, as ``wc -w`` counts them, read in 1 MiB
+    blocks so a huge note never sits in memory whole."""
+    from icm.context import read_file_blocks
+
+    words = 0
+    inside = False  # did the previous block end inside a word?
+    for block in read_file_blocks(ctx.root, rel, chunk):
+        words += len(block.split())
+        if inside and block[:1] and not block[:1].isspace():
+            words -= 1  # a word cut in two by the block boundary
+        inside = not block[-1:].isspace()
+    return words
 
 
 def _size(ctx: Context, rel: str) -> int:
@@ -111,19 +122,18 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
         if key in seen:
             continue
         seen[key] = rel
-        try:
-            data = ctx.read_bytes(rel)
-        except Unreadable as exc:
-            problems.append(Finding(path=rel, message=f"{rel}: cannot read: "
-                                    f"{exc.reason}", check=NAME, code="unreadable"))
+        size = _size(ctx, rel)
+        if not os.path.isfile(ctx.root / rel):
+            problems.append(Finding(path=rel, message=f"{rel}: cannot read: not a "
+                                    "file", check=NAME, code="unreadable"))
             continue
-        files.append(BootFile(rel, len(data), via))
+        files.append(BootFile(rel, size, via))
         if depth >= MAX_HOPS or not rel.lower().endswith(".md"):
             continue
         try:
-            text = ctx.read_text(rel)
+            text = ctx.read_markdown(rel)
         except Unreadable:
-            continue
+            continue  # the size counts; imports of an unreadable file cannot
         folder = posixpath.dirname(rel)
         for line, target in imports_in(text):
             if target.startswith("~"):
@@ -149,6 +159,14 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
 Counter_ = Callable[[bytes], int]
 
 
+def _counter(encoding: Any) -> Counter_:
+    def count(data: bytes) -> int:
+        text = data.decode("utf-8", "replace")
+        return len(encoding.encode(text, disallowed_special=()))
+
+    return count
+
+
 def token_counter(name: str) -> Tuple[Counter_, str]:
     """bytes/4 by default; an exact tokenizer from the ``tokens`` extra."""
     if name in ("", "bytes"):
@@ -168,9 +186,7 @@ def token_counter(name: str) -> Tuple[Counter_, str]:
     last: Optional[Exception] = None
     for encoding in names[name]:
         try:
-            enc = tiktoken.get_encoding(encoding)
-            return (lambda data: len(enc.encode(data.decode("utf-8", "replace"),
-                                                disallowed_special=()))), ""
+            return _counter(tiktoken.get_encoding(encoding)), ""
         except Exception as exc:  # noqa: BLE001 - tiktoken raises many kinds
             last = exc
     raise UsageError(f"--tokenizer {name}: its vocabulary is not installed and "
@@ -189,7 +205,7 @@ def run(ctx: Context) -> Report:
     findings: List[Finding] = []
     for note in ctx.notes():
         try:
-            sized.append((word_count(ctx.read_bytes(note)), note))
+            sized.append((word_count(ctx, note), note))
         except Unreadable as exc:
             findings.append(Finding(path=note, message=f"{note}: cannot read: "
                                     f"{exc.reason}", check=NAME, code="unreadable"))

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import List
+from typing import List, Sequence, Tuple
 
 from icm.context import Context, Unreadable
-from icm.finding import Finding, Report
+from icm.finding import Finding, Report, Severity
 
 NAME = "journal"
 ENTRY_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})_[A-Za-z0-9][A-Za-z0-9._-]*\.md\Z")
@@ -40,9 +40,9 @@ def entries(ctx: Context) -> List[str]:
 
 
 def _finding(path: str, message: str, code: str, line: int = 0, rank: int = 0,
-             fix: str = "") -> Finding:
+             fix: str = "", severity: Severity = Severity.ERROR) -> Finding:
     return Finding(path=path, line=line, rank=rank, message=f"{path}: {message}",
-                   check=NAME, code=code, detail=message, fix=fix)
+                   check=NAME, code=code, detail=message, fix=fix, severity=severity)
 
 
 def valid_name(filename: str) -> bool:
@@ -56,7 +56,7 @@ def valid_name(filename: str) -> bool:
     return True
 
 
-def slot_problems(text: str, slots: tuple) -> List[tuple]:
+def slot_problems(text: str, slots: Sequence[str]) -> List[Tuple[int, str, str, int]]:
     """(slot index, slot, 'missing'|'empty', line) for one entry's text."""
     from icm import markdown  # loaded on first use: keeps other commands light
 
@@ -87,9 +87,12 @@ def run(ctx: Context) -> Report:
                 path, f"name does not match {PATTERN}", "bad-name", rank=-1,
                 fix=f"rename to {PATTERN}, e.g. {ctx.now:%Y-%m-%d}_my-change.md"))
         try:
-            text = ctx.read_text(path)
+            text = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(_finding(path, f"cannot read: {exc.reason}", "unreadable"))
+            found.append(_finding(path, f"cannot read: {exc.reason}",
+                                  "skipped" if exc.skipped else "unreadable",
+                                  severity=Severity.WARNING if exc.skipped
+                                  else Severity.ERROR))
             continue
         problems = slot_problems(text, cfg.slots)
         if path in exempt:
@@ -108,7 +111,8 @@ def run(ctx: Context) -> Report:
             path, "exempt but missing, remove it from journal_exempt",
             "exempt-missing", fix="delete this path from journal_exempt"))
     findings = tuple(sorted(found))
-    tail = () if findings else ("journal ok",)
+    failed = any(f.severity is Severity.ERROR for f in findings)
+    tail = () if failed else ("journal ok",)
     return Report(NAME, findings, tail=tail, data={"entries": len(present)})
 
 

@@ -26,12 +26,28 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+)
 from urllib.parse import unquote
 
 from icm import cache as cache_mod
-from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable, compile_globs, decode
-from icm.finding import Finding, Report
+from icm.context import (
+    MARKDOWN_SUFFIXES,
+    Context,
+    Unreadable,
+    compile_globs,
+    decode,
+    read_file,
+)
+from icm.finding import Finding, Report, Severity
 
 NAME = "links"
 
@@ -47,6 +63,7 @@ KIND_LABELS = {
     "unindexed-note": "unindexed note",
     "missing-handbook": "missing handbook",
     "unreadable": "unreadable file",
+    "skipped": "skipped file",
 }
 
 # (line, raw, href, kind) per link; anchors as written
@@ -61,17 +78,18 @@ def _parse_text(text: str) -> Parsed:
             list(ext.anchors))
 
 
-def _parse_path(job: Tuple[str, str]) -> Tuple[str, Optional[Parsed], str]:
-    """Worker: read and extract one file. Returns (rel, parsed, error)."""
-    root, rel = job
+ParseResult = Tuple[str, Optional[Parsed], Optional[Unreadable], str]
+
+
+def _parse_path(job: Tuple[str, str, int]) -> ParseResult:
+    """Read, hash and extract one file (in a worker or in-process).
+    Returns (rel, parsed, problem, digest of the bytes actually parsed)."""
+    root, rel, limit = job
     try:
-        with open(os.path.join(root, rel), "rb") as fh:
-            data = fh.read()
-        return rel, _parse_text(decode(rel, data)), ""
+        data = read_file(Path(root), rel, limit)
+        return rel, _parse_text(decode(rel, data)), None, cache_mod.digest(data)
     except Unreadable as exc:
-        return rel, None, exc.reason
-    except OSError as exc:
-        return rel, None, exc.strerror or str(exc)
+        return rel, None, exc, ""
 
 
 @dataclass
@@ -79,53 +97,53 @@ class Corpus:
     """Extraction results for a set of markdown files, cached and parallel."""
 
     parsed: Dict[str, Parsed]
-    errors: Dict[str, str]
+    errors: Dict[str, Unreadable]
 
 
 def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
+    """Links and anchors of every file, holding one file's text at a time.
+
+    A file is looked up in the cache by size and mtime, then by content hash;
+    only the misses are parsed (in a fork pool from PARALLEL_MIN misses on).
+    """
     store = cache_mod.Cache(ctx.cache_dir, f"mdit {_mdit_version()}")
+    limit = ctx.config.max_file_bytes
     parsed: Dict[str, Parsed] = {}
-    errors: Dict[str, str] = {}
-    todo: List[Tuple[str, bytes, str, Tuple[int, int]]] = []
+    errors: Dict[str, Unreadable] = {}
+    misses: List[str] = []
+    stamps: Dict[str, Tuple[int, int]] = {}
     for rel in paths:
-        full = os.path.join(ctx.root, rel)
         try:
-            st = os.stat(full)
+            st = os.stat(os.path.join(ctx.root, rel))
             stamp = (st.st_size, st.st_mtime_ns)
         except OSError:
             stamp = (-1, -1)
+        stamps[rel] = stamp
         hit = store.get_by_stamp(rel, stamp)
-        if hit is not None:
-            parsed[rel] = (hit[0], hit[1])
-            continue
-        try:
-            data = ctx.read_bytes(rel)
-        except Unreadable as exc:
-            errors[rel] = exc.reason
-            continue
-        hashed = cache_mod.digest(data)
-        hit = store.get(rel, hashed, stamp)
-        if hit is not None:
-            parsed[rel] = (hit[0], hit[1])
-        else:
-            todo.append((rel, data, hashed, stamp))
-    jobs = jobs or (os.cpu_count() or 1)
-    if len(todo) >= PARALLEL_MIN and jobs > 1:
-        results = _parse_parallel(ctx.root, [t[0] for t in todo], jobs)
-    else:
-        results = []
-        for rel, data, _, _ in todo:
+        if hit is None:
             try:
-                results.append((rel, _parse_text(decode(rel, data)), ""))
+                hit = store.get(rel, cache_mod.digest(read_file(ctx.root, rel, limit)),
+                                stamp)
             except Unreadable as exc:
-                results.append((rel, None, exc.reason))
-    keys = {rel: (hashed, stamp) for rel, _, hashed, stamp in todo}
-    for rel, result, error in results:
+                errors[rel] = exc
+                continue
+        if hit is None:
+            misses.append(rel)
+        else:
+            parsed[rel] = (hit[0], hit[1])
+    jobs = jobs or (os.cpu_count() or 1)
+    work = [(str(ctx.root), rel, limit) for rel in misses]
+    if len(work) >= PARALLEL_MIN and jobs > 1:
+        results: Iterable[ParseResult] = _parse_parallel(work, jobs)
+    else:
+        results = map(_parse_path, work)
+    for rel, result, problem, hashed in results:
         if result is None:
-            errors[rel] = error
+            assert problem is not None
+            errors[rel] = problem
         else:
             parsed[rel] = result
-            store.put(rel, keys[rel][0], [result[0], result[1]], keys[rel][1])
+            store.put(rel, hashed, [result[0], result[1]], stamps[rel])
     store.save()
     return Corpus(parsed, errors)
 
@@ -141,15 +159,15 @@ def _mdit_version() -> str:
         return __version__
 
 
-def _parse_parallel(root: Path, rels: List[str], jobs: int) -> list:
+def _parse_parallel(work: List[Tuple[str, str, int]],
+                    jobs: int) -> List[ParseResult]:
     import multiprocessing
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     mp = multiprocessing.get_context(method)
-    chunk = max(8, len(rels) // (jobs * 8))
+    chunk = max(8, len(work) // (jobs * 8))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp) as pool:
-        return list(pool.map(_parse_path, [(str(root), r) for r in rels],
-                             chunksize=chunk))
+        return list(pool.map(_parse_path, work, chunksize=chunk))
 
 
 @dataclass(frozen=True)
@@ -252,17 +270,20 @@ def run(ctx: Context) -> Report:
         if rel not in anchors:
             try:
                 anchors[rel] = frozenset(
-                    a.casefold() for a in _parse_text(ctx.read_text(rel))[1])
+                    a.casefold() for a in _parse_text(ctx.read_markdown(rel))[1])
             except Unreadable:
                 return None
         return anchors[rel]
 
     broken: List[Finding] = []
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     for rel in md_files:
         if rel in corpus.errors:
-            broken.append(_finding(rel, 0, 0, f"{rel}: cannot read: "
-                                   f"{corpus.errors[rel]}", "unreadable"))
+            problem = corpus.errors[rel]
+            broken.append(_finding(
+                rel, 0, 0, f"{rel}: cannot read: {problem.reason}",
+                "skipped" if problem.skipped else "unreadable",
+                severity=Severity.WARNING if problem.skipped else Severity.ERROR))
             continue
         for rank, (line, raw, href, _kind) in enumerate(corpus.parsed[rel][0]):
             target = resolve(rel, href)
@@ -281,9 +302,9 @@ def run(ctx: Context) -> Report:
     findings = tuple(sorted(broken)) + tuple(sorted(index))
     counts.update(f.code for f in findings)
     if findings:
-        parts = ", ".join(f"{KIND_LABELS.get(k, k)} {n}"
-                          for k, n in sorted(counts.items(),
-                                             key=lambda kv: list(KIND_LABELS).index(kv[0])))
+        order = list(KIND_LABELS)
+        parts = ", ".join(f"{KIND_LABELS[k]} {n}" for k, n in
+                          sorted(counts.items(), key=lambda kv: order.index(kv[0])))
         noun = "problem" if len(findings) == 1 else "problems"
         tail: Tuple[str, ...] = (f"links: {len(findings)} {noun} ({parts})",)
     else:
@@ -295,7 +316,7 @@ def run(ctx: Context) -> Report:
 
 
 def _finding(path: str, line: int, rank: int, text: str, code: str,
-             detail: str = "") -> Finding:
+             detail: str = "", severity: Severity = Severity.ERROR) -> Finding:
     fixes = {
         "missing-file": "fix the path or restore the file",
         "missing-anchor": "link to an existing heading (GitHub slug) or add one",
@@ -305,13 +326,15 @@ def _finding(path: str, line: int, rank: int, text: str, code: str,
                           "the handbook",
         "missing-handbook": "create the handbook ('icm init') or set 'handbook'",
         "unreadable": "save the file as UTF-8",
+        "skipped": "raise max_file_bytes, or exclude the file",
     }
     return Finding(path=path, line=line, rank=rank, message=text, check=NAME,
-                   code=code, detail=detail or text, fix=fixes.get(code, ""))
+                   code=code, detail=detail or text, fix=fixes.get(code, ""),
+                   severity=severity)
 
 
 def _verdict(source: str, target: Target, tree: Tree,
-             anchors_of) -> Tuple[str, str]:
+             anchors_of: Callable[[str], Optional[FrozenSet[str]]]) -> Tuple[str, str]:
     if target.problem == "outside-root":
         return "outside-root", "outside the repository root"
     kind = tree.kind(target.path)

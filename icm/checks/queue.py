@@ -3,7 +3,7 @@
 
 Bad::
 
-    queue: number 07 is used twice: queue/07_auto-detect-delimiter.md, queue/07_summary-to-stderr.md
+    queue: number 07 is used twice: queue/07_a.md, queue/07_b.md
 
 Good: ``queue/07_auto-detect-delimiter.md`` and ``queue/08_summary-to-stderr.md``.
 """
@@ -50,7 +50,7 @@ def run(ctx: Context) -> Report:
                     "'icm new-queue'"))
             continue
         by_number[int(m.group(1))].append(path)
-    for num, paths in sorted(by_number.items()):
+    for _number, paths in sorted(by_number.items()):
         if len(paths) < 2:
             continue
         paths.sort()

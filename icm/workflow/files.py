@@ -84,7 +84,7 @@ def replace_atomic(path: Path, data: bytes) -> None:
 
 def template_dir() -> Path:
     """Where the shipped templates (and Makefile.inc) are installed."""
-    import icm.templates
+    import icm.templates  # type: ignore[import-not-found,unused-ignore]
 
     return Path(icm.templates.__file__).resolve().parent
 

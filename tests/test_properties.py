@@ -1,0 +1,103 @@
+"""Property-based tests for the markdown layer (HYPOTHESIS_PROFILE=deep for a
+long run)."""
+
+from typing import List, Tuple
+
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from icm import markdown
+from icm.checks.journal import slot_problems
+from icm.config import DEFAULT_SLOTS
+
+# Text made of the characters markdown cares about, so the examples hit
+# links, headings, fences, HTML and escapes instead of plain prose.
+PIECES = ["[", "]", "(", ")", "<", ">", "!", "#", "# ", "## ", "`", "```", "~~~",
+          "*", "_", "\\", "\n", "\n\n", " ", "    ", "> ", "- ", "1. ", ":", "/",
+          "a", "b.md", "#x", "http://e.x", '<a href="x.md">', "</a>", "<!--",
+          "-->", "[r]: t.md", "|", "---", "===", "&amp;", "%20", "é", "日",
+          "Decision", "Invariant", "\t", '"t"']
+markdownish = st.lists(st.sampled_from(PIECES), max_size=60).map("".join)
+any_text = st.one_of(markdownish, st.text(max_size=200))
+
+
+def _vanilla() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"inline_definitions": True})
+    md.enable(["table", "strikethrough"])
+    md.normalizeLink = lambda url: url  # type: ignore[method-assign]
+    return md
+
+
+VANILLA = _vanilla()
+
+
+def _reference_links(text: str) -> List[Tuple[str, str]]:
+    """Every link/image destination in markdown-it-py's own full token stream."""
+    found = []
+    for tok in VANILLA.parse(text):
+        for child in tok.children or []:
+            if child.type == "link_open":
+                found.append(("link", str(child.attrs.get("href", ""))))
+            elif child.type == "image":
+                found.append(("link", str(child.attrs.get("src", ""))))
+    return sorted(found)
+
+
+def _our_links(text: str) -> List[Tuple[str, str]]:
+    found = []
+    for tok in markdown.parse(text):
+        for child in tok.children or []:
+            if child.type == "link_open":
+                found.append(("link", str(child.attrs.get("href", ""))))
+            elif child.type == "image":
+                found.append(("link", str(child.attrs.get("src", ""))))
+    return sorted(found)
+
+
+@given(any_text)
+def test_extraction_never_raises(text: str) -> None:
+    ext = markdown.extract(text)
+    assert all(link.line >= 1 for link in ext.links if link.kind != "definition")
+
+
+@given(any_text)
+def test_selective_inline_agrees_with_markdown_it(text: str) -> None:
+    assert _our_links(text) == _reference_links(text)
+
+
+@given(any_text)
+def test_headings_agree_with_markdown_it(text: str) -> None:
+    ours = [(h.level, h.line) for h in markdown.headings(markdown.parse(text))]
+    theirs = [(int(t.tag[1]), t.map[0] + 1) for t in VANILLA.parse(text)
+              if t.type == "heading_open"]
+    assert ours == theirs
+
+
+@given(markdownish)
+def test_crlf_invariance(text: str) -> None:
+    crlf = text.replace("\n", "\r\n")
+    assert markdown.extract(text) == markdown.extract(crlf)
+    assert slot_problems(text, DEFAULT_SLOTS) == slot_problems(crlf, DEFAULT_SLOTS)
+
+
+@given(any_text)
+def test_slot_detection_never_raises(text: str) -> None:
+    for index, slot, kind, line in slot_problems(text, DEFAULT_SLOTS):
+        assert DEFAULT_SLOTS[index] == slot and kind in ("missing", "empty")
+        assert line >= 0
+
+
+@given(st.text(max_size=80))
+def test_slug_is_stable(text: str) -> None:
+    once = markdown.slug(text)
+    assert markdown.slug(once) == once
+    assert once == once.lower()
+    assert " " not in once
+
+
+@given(st.lists(st.sampled_from(["a", "a-1", "A", "b", "a 1", "", "-"]), max_size=12))
+def test_deduplicated_slugs_are_unique(texts: List[str]) -> None:
+    slugger = markdown.Slugger()
+    slugs = [slugger.slug(t) for t in texts]
+    assert len(set(slugs)) == len(slugs)

@@ -1,11 +1,12 @@
 """Generate a deterministic markdown tree for the link benchmark.
 
-    python bench/gen_links.py OUT [--files 5000] [--seed 1]
+    python bench/gen_links.py OUT [--files 5000] [--seed 1] [--other 0]
 
 Every link kind icm extracts appears (inline, reference, definition, image,
 autolink, raw HTML, fragments, folder links, external URLs), about 20 links a
-file, and about 2 % of them broken. The tree is made a git repository so icm
-reads it as users' trees are read.
+file, and about 2 % of them broken. ``--other N`` adds N non-markdown files
+(source-like text) beside them, for the scale run. The tree is made a git
+repository so icm reads it as users' trees are read.
 """
 
 from __future__ import annotations
@@ -65,15 +66,21 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--other", type=int, default=0)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=False)
     total = generate(args.out, args.files, args.seed)
+    for i in range(args.other):
+        path = args.out / f"src{i % 100:02d}/mod{i // 100:03d}/file{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"def f{i}():\n    return {i}\n" * 20)
     env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
            "GIT_COMMITTER_EMAIL": "b@b", "PATH": "/usr/bin:/bin"}
     for cmd in (["git", "init", "-q"], ["git", "add", "-A"],
                 ["git", "commit", "-qm", "generated"]):
         subprocess.run(cmd, cwd=args.out, check=True, env=env)
-    print(f"{args.files} files, {total} links in {args.out}")
+    print(f"{args.files} markdown files, {args.other} other files, {total} links "
+          f"in {args.out}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,11 @@ class Unreadable(Exception):
         self.reason = reason
         self.skipped = skipped  # deliberately not read (too large): a warning
 
+    def __reduce__(self) -> Tuple[Any, Tuple[str, str, bool]]:
+        # Parser workers send these back to the parent: pickle by fields,
+        # since the default would call __init__ with the message alone.
+        return (Unreadable, (self.path, self.reason, self.skipped))
+
 
 @dataclass(frozen=True)
 class Context:
@@ -246,8 +251,6 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     in_git = git.toplevel(root) is not None
     if in_git:
         tracked_list, untracked = git.list_files(root)
-        # The index can list files deleted from the work tree: skip them.
-        tracked_list = [f for f in tracked_list if os.path.lexists(root / f)]
         all_files = set(tracked_list) | set(untracked)
     else:
         tracked_list = []

@@ -88,19 +88,27 @@ def toplevel(cwd: Path) -> Optional[Path]:
 def list_files(root: Path) -> Tuple[List[str], List[str]]:
     """Tracked and untracked-but-not-ignored files under ``root``, root-relative.
 
-    One ``ls-files`` call; ``-t`` tags tell the two apart. Paths come back
-    relative to ``root`` because git runs there.
+    One ``ls-files`` call; ``-t`` tags tell them apart, and files deleted from
+    the work tree (tag ``R``) are left out without a stat per file. Paths
+    come back relative to ``root`` because git runs there.
     """
-    _, out, _ = run(
-        ["ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard"], root
-    )
+    _, out, _ = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
+                     "--exclude-standard"], root)
     tracked: List[str] = []
     untracked: List[str] = []
+    deleted = set()
     for item in out.split(b"\0"):
         if not item:
             continue
         tag, name = item[:1], item[2:].decode("utf-8", "surrogateescape")
-        (untracked if tag == b"?" else tracked).append(name)
+        if tag == b"?":
+            untracked.append(name)
+        elif tag == b"R":  # in the index, gone from the work tree
+            deleted.add(name)
+        else:
+            tracked.append(name)
+    if deleted:
+        tracked = [name for name in tracked if name not in deleted]
     return tracked, untracked
 
 

@@ -275,6 +275,17 @@ def test_parallel_matches_serial(repo: Path, icm) -> None:
     assert serial[1].splitlines()[-1] == "links: 60 problems (missing file 60)"
 
 
+def test_parallel_with_unreadable_and_oversized_files(repo: Path, icm) -> None:
+    files = {f"n{i}.md": "[a](gone.md)\n" for i in range(60)}
+    files.update({"bad.md": b"caf\xe9\n", "big.md": "x" * 200,
+                  "icm.toml": "max_file_bytes = 100\n"})
+    write(repo, files)
+    code, out, err = run(icm, repo, "--jobs", "2")
+    assert (code, err) == (1, "")
+    assert out.splitlines()[-1] == (
+        "links: 62 problems (missing file 60, unreadable file 1, skipped file 1)")
+
+
 def test_resolve() -> None:
     assert resolve("a/b.md", "../c.md#x").path == "c.md"
     assert resolve("a/b.md", "/c.md").path == "c.md"
@@ -327,3 +338,13 @@ def test_fix_handbook_in_subfolder_and_missing_handbook(repo: Path, icm) -> None
     assert run(icm, repo, "--fix") == (
         2, "", "icm: handbook docs/HANDBOOK.md does not exist (create it, or run "
                "'icm init')\n")
+
+
+def test_tracked_file_deleted_from_the_work_tree_is_gone(repo: Path, icm) -> None:
+    from tests.conftest import commit
+
+    commit(repo, {"doc.md": "[t](target.md)\n", "target.md": "x"},
+           "2026-10-01T12:00:00+00:00")
+    os.remove(repo / "target.md")
+    assert out_lines(icm, repo) == (1, ["broken link: doc.md -> target.md",
+                                        "links: 1 problem (missing file 1)"])

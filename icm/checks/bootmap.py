@@ -239,7 +239,7 @@ def run(ctx: Context) -> Report:
             fix="move specifics out of the handbook into folder notes, or raise "
                 "'budget' on purpose"))
     tail: List[str] = []
-    whole = sum(_size(ctx, f) for f in (ctx.tracked or ctx.files))
+    whole = sum(_size(ctx, f) for f in (ctx.tracked or ctx.files)) if verbose else 0
     if verbose:
         tail.append("cold-boot files:")
         for f in files:
@@ -253,6 +253,6 @@ def run(ctx: Context) -> Report:
                      for f in files],
             "bytes": total, "tokens": tokens, "budget": budget,
             "tokenizer": str(ctx.options.get("tokenizer") or "bytes/4"),
-            "whole_tree_bytes": whole}
+            "whole_tree_bytes": whole if verbose else None}
     return Report(NAME, tuple(findings), head=tuple(head), tail=tuple(tail),
                   data=data)

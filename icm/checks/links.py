@@ -24,7 +24,9 @@ import posixpath
 import re
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import (
     Callable,
@@ -166,8 +168,13 @@ def _parse_parallel(work: List[Tuple[str, str, int]],
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     mp = multiprocessing.get_context(method)
     chunk = max(8, len(work) // (jobs * 8))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp) as pool:
-        return list(pool.map(_parse_path, work, chunksize=chunk))
+    try:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp) as pool:
+            return list(pool.map(_parse_path, work, chunksize=chunk))
+    except BrokenProcessPool:
+        # A worker died (killed, out of memory): the answer must not depend
+        # on it, so parse here instead, slower but whole.
+        return list(map(_parse_path, work))
 
 
 @dataclass(frozen=True)
@@ -194,16 +201,22 @@ def resolve(source: str, href: str) -> Optional[Target]:
     path = unquote(path)
     if not path:
         return Target(source, unquote(fragment) if has_fragment else None)
+    norm, problem = _normalise(posixpath.dirname(source), path)
+    return Target(norm, unquote(fragment) if has_fragment else None, problem)
+
+
+@lru_cache(maxsize=65536)
+def _normalise(folder: str, path: str) -> Tuple[str, str]:
+    """Root-relative form of ``path`` written in ``folder`` (memoised: the
+    same destinations recur across a tree's files)."""
     if path.startswith("/"):
         joined = path.lstrip("/")
     else:
-        folder = posixpath.dirname(source)
         joined = posixpath.join(folder, path) if folder else path
     norm = posixpath.normpath(joined) if joined else "."
-    frag = unquote(fragment) if has_fragment else None
     if norm == ".." or norm.startswith("../"):
-        return Target(norm, frag, "outside-root")
-    return Target("" if norm == "." else norm, frag)
+        return norm, "outside-root"
+    return ("" if norm == "." else norm), ""
 
 
 class Tree:
@@ -261,18 +274,19 @@ def run(ctx: Context) -> Report:
     corpus = extract_all(ctx, md_files, jobs=int(ctx.options.get("jobs", 0) or 0))
     tree = Tree(ctx)
     ignored = compile_globs(cfg.links_ignore)
-    anchors: Dict[str, FrozenSet[str]] = {
-        rel: frozenset(a.casefold() for a in parsed[1])
-        for rel, parsed in corpus.parsed.items()
-    }
+    anchors: Dict[str, FrozenSet[str]] = {}
 
     def anchors_of(rel: str) -> Optional[FrozenSet[str]]:
+        """Anchors of a link target, folded once, only for files linked to."""
         if rel not in anchors:
-            try:
-                anchors[rel] = frozenset(
-                    a.casefold() for a in _parse_text(ctx.read_markdown(rel))[1])
-            except Unreadable:
-                return None
+            if rel in corpus.parsed:
+                found = corpus.parsed[rel][1]
+            else:  # ignored or excluded: read it now
+                try:
+                    found = _parse_text(ctx.read_markdown(rel))[1]
+                except Unreadable:
+                    return None
+            anchors[rel] = frozenset(a.casefold() for a in found)
         return anchors[rel]
 
     broken: List[Finding] = []

@@ -25,8 +25,12 @@ from typing import List, Optional, Sequence
 
 def timed(cmd: Sequence[str], cwd: Optional[Path] = None) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    code = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode
+    elapsed = time.perf_counter() - start
+    if "icm" in Path(cmd[0]).name and code not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} exited {code}: a failed run is not a timing")
+    return elapsed
 
 
 def median_of(runs: int, cmd: Sequence[str], before=None, cwd=None) -> float:

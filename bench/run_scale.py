@@ -24,7 +24,9 @@ from typing import List, Tuple
 def measure(cmd: List[str]) -> Tuple[float, int]:
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(proc.pid, 0)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} failed: a failed run is not a timing")
     return time.perf_counter() - start, usage.ru_maxrss  # KiB on Linux
 
 

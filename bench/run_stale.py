@@ -26,8 +26,11 @@ def median(runs: int, cmd, cwd: Path) -> float:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=git.clean_env())
+        code = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL,
+                              env=git.clean_env()).returncode
+        if code not in (0, 1):
+            sys.exit(f"{' '.join(cmd)} exited {code}: a failed run is not a timing")
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 

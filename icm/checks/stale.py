@@ -103,8 +103,9 @@ def run(ctx: Context) -> Report:
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO
         counts[code_name] += 1
-        fix = {"stale": "reread the note against the code; commit it (even "
-                        "unchanged lines) once it is true again",
+        fix = {"stale": "reread the note against the code and correct it; git "
+                        "records only a changed note, so if it is still true, "
+                        "say what you checked",
                "unknown": "commit the note"}.get(code_name, "")
         findings.append(Finding(
             path=note, message=f"{note}: {verdict}{dirty}", check=NAME,

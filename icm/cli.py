@@ -24,6 +24,21 @@ app = typer.Typer(
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from icm import __version__
+
+        typer.echo(f"icm {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version,
+                                       is_eager=True, help="Print the version.")
+          ) -> None:
+    """Keep a repository's agent-facing context healthy."""
+
+
 class Format(str, enum.Enum):
     text = "text"
     json = "json"

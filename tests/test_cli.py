@@ -145,3 +145,9 @@ def test_python_dash_m(repo: Path) -> None:
 def test_no_color_when_not_a_tty(repo: Path, icm) -> None:
     write(repo, {J: entry("Decision")})
     assert "\x1b[" not in icm("check-journal", "--root", str(repo))[1]
+
+
+def test_version(icm) -> None:
+    from icm import __version__
+
+    assert icm("--version") == (0, f"icm {__version__}\n", "")

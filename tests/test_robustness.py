@@ -165,12 +165,17 @@ def test_odd_names_everywhere(repo: Path, icm, name: str) -> None:
 
 # -- repository states -------------------------------------------------------------
 
-def test_merge_in_progress(repo: Path, icm) -> None:
+def _diverged(repo: Path) -> None:
+    """main and side both change src/x.py after the note: they conflict."""
     commit(repo, {"AGENTS.md": HB, "src/context.md": "a", "src/x.py": "1"}, D1)
     git(repo, "checkout", "-q", "-b", "side")
     commit(repo, {"src/x.py": "side"}, D9)
     git(repo, "checkout", "-q", "main")
     commit(repo, {"src/x.py": "main"}, D9)
+
+
+def test_merge_in_progress(repo: Path, icm) -> None:
+    _diverged(repo)
     proc = subprocess.run(["git", "merge", "side"], cwd=repo, env=git_env(),
                           capture_output=True)
     assert proc.returncode != 0  # conflicted: the merge is in progress
@@ -182,11 +187,7 @@ def test_merge_in_progress(repo: Path, icm) -> None:
 
 
 def test_rebase_in_progress(repo: Path, icm) -> None:
-    commit(repo, {"AGENTS.md": HB, "src/context.md": "a", "src/x.py": "1"}, D1)
-    git(repo, "checkout", "-q", "-b", "side")
-    commit(repo, {"src/x.py": "side"}, D9)
-    git(repo, "checkout", "-q", "main")
-    commit(repo, {"src/x.py": "main"}, D9)
+    _diverged(repo)
     git(repo, "checkout", "-q", "side")
     proc = subprocess.run(["git", "rebase", "main"], cwd=repo, env=git_env(),
                           capture_output=True)

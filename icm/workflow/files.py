@@ -82,6 +82,16 @@ def replace_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def ensure_folder(root: Path, rel: str) -> Path:
+    """``root/rel``, created if missing; UsageError naming it otherwise."""
+    folder = root / rel
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create {rel}/: {exc.strerror}") from None
+    return folder
+
+
 def template_dir() -> Path:
     """Where the shipped templates (and Makefile.inc) are installed."""
     import icm.templates  # type: ignore[import-not-found,unused-ignore]

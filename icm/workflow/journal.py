@@ -17,7 +17,7 @@ from icm.checks.journal import valid_name
 from icm.checks.queue import ITEM_NAME, items
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import create_new, template
+from icm.workflow.files import create_new, ensure_folder, template
 
 
 def find_item(ctx: Context, item: str) -> str:
@@ -81,13 +81,7 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> str:
     carried = f"Carried over from `{source}`:\n\n{body}\n" if body else ""
     entry = template("journal.md").replace("{title}", title).replace(
         "{carried}", carried)
-    folder = ctx.root / ctx.config.journal_dir
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create {ctx.config.journal_dir}/: "
-                         f"{exc.strerror}") from None
-    target = folder / name
+    target = ensure_folder(ctx.root, ctx.config.journal_dir) / name
     rel = f"{ctx.config.journal_dir}/{name}"
     create_new(target, entry.encode("utf-8"))
     try:

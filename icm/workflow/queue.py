@@ -18,7 +18,7 @@ from typing import Iterator
 from icm.checks.queue import number
 from icm.context import Context
 from icm.errors import UsageError
-from icm.workflow.files import create_new, template
+from icm.workflow.files import create_new, ensure_folder, template
 
 
 def slugify(title: str) -> str:
@@ -50,12 +50,7 @@ def new_item(ctx: Context, title: str) -> str:
     slug = slugify(title)
     if not slug:
         raise UsageError("the title needs at least one letter or digit")
-    folder = ctx.root / ctx.config.queue_dir
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"cannot create {ctx.config.queue_dir}/: "
-                         f"{exc.strerror}") from None
+    folder = ensure_folder(ctx.root, ctx.config.queue_dir)
     text = template("queue.md").replace("{title}", title)
     with locked(folder):
         used = [number(name) for name in os.listdir(folder)]

@@ -348,3 +348,9 @@ def test_tracked_file_deleted_from_the_work_tree_is_gone(repo: Path, icm) -> Non
     os.remove(repo / "target.md")
     assert out_lines(icm, repo) == (1, ["broken link: doc.md -> target.md",
                                         "links: 1 problem (missing file 1)"])
+
+
+def test_markdown_inside_html_block_after_a_blank_line(repo: Path, icm) -> None:
+    write(repo, {"doc.md": "<div>\n[raw](gone1.md)\n\n[md](gone2.md)\n\n</div>\n"})
+    assert out_lines(icm, repo) == (1, ["broken link: doc.md -> gone2.md",
+                                        "links: 1 problem (missing file 1)"])

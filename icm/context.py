@@ -58,9 +58,6 @@ class Context:
     def file_set(self) -> FrozenSet[str]:
         return _frozen(self.files)
 
-    def abspath(self, rel: str) -> Path:
-        return self.root / rel
-
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
         return read_file(self.root, rel, limit)
 

@@ -122,12 +122,6 @@ def git_dir(root: Path) -> Optional[Path]:
     return path if path.is_absolute() else (root / path).resolve()
 
 
-def is_tracked(root: Path, rel: str) -> bool:
-    code, out, _ = run(["ls-files", "-z", "--error-unmatch", "--", rel], root,
-                       check=False)
-    return code == 0 and bool(out)
-
-
 def stage_move(root: Path, old: str, new: str) -> None:
     """Record in the index that ``old`` became ``new`` (both already on disk)."""
     run(["rm", "-q", "--cached", "--", old], root)
@@ -253,10 +247,6 @@ def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes]]:
                     first_name = False
                 setdefault(token, current)  # newest first: keep the first seen
     return seen
-
-
-def last_changes(root: Path, mode: str) -> Dict[bytes, Tuple[int, bytes]]:
-    return HistoryPass(root, mode).result()
 
 
 def changed_paths(root: Path) -> FrozenSet[str]:

@@ -99,11 +99,6 @@ def imports_in(text: str) -> List[Tuple[int, str]]:
     return found
 
 
-def _real_key(ctx: Context, rel: str) -> str:
-    real = os.path.realpath(ctx.root / rel)
-    return real
-
-
 def _inside(ctx: Context, rel: str) -> bool:
     root = os.path.realpath(ctx.root)
     real = os.path.realpath(ctx.root / rel)
@@ -118,7 +113,7 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
     queue: List[Tuple[str, str, int]] = [(p, "", 0) for p in listed]
     while queue:
         rel, via, depth = queue.pop(0)
-        key = _real_key(ctx, rel)
+        key = os.path.realpath(ctx.root / rel)  # a symlinked CLAUDE.md is AGENTS.md
         if key in seen:
             continue
         seen[key] = rel

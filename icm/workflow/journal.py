@@ -14,7 +14,7 @@ from datetime import date
 from typing import List, Optional, Tuple
 
 from icm.checks.journal import valid_name
-from icm.checks.queue import ITEM_NAME, items
+from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.workflow.files import create_new, ensure_folder, template
@@ -26,7 +26,7 @@ def find_item(ctx: Context, item: str) -> str:
     wanted = item.strip().replace("\\", "/")
     matches: List[str] = []
     if wanted.isdigit():
-        matches = [q for q in queue if _number(q) == int(wanted)]
+        matches = [q for q in queue if number(q) == int(wanted)]
     elif "/" in wanted or wanted.endswith(".md"):
         rel = os.path.relpath(os.path.abspath(wanted), ctx.root).replace(os.sep, "/") \
             if os.path.isabs(wanted) or os.path.exists(wanted) else wanted
@@ -40,11 +40,6 @@ def find_item(ctx: Context, item: str) -> str:
     if not matches:
         raise UsageError(f"no queue item matches '{item}' ({listing})")
     raise UsageError(f"'{item}' matches several queue items: {', '.join(matches)}")
-
-
-def _number(path: str) -> int:
-    m = ITEM_NAME.match(path.rsplit("/", 1)[-1])
-    return int(m.group(1)) if m else -1
 
 
 def _slug(path: str) -> str:

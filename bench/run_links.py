@@ -15,31 +15,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Optional
 
-
-def timed(cmd: Sequence[str], cwd: Optional[Path] = None) -> float:
-    start = time.perf_counter()
-    code = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode
-    elapsed = time.perf_counter() - start
-    if "icm" in Path(cmd[0]).name and code not in (0, 1):
-        sys.exit(f"{' '.join(cmd)} exited {code}: a failed run is not a timing")
-    return elapsed
-
-
-def median_of(runs: int, cmd: Sequence[str], before=None, cwd=None) -> float:
-    samples: List[float] = []
-    for _ in range(runs):
-        if before:
-            before()
-        samples.append(timed(cmd, cwd))
-    return statistics.median(samples)
+from timing import median_seconds
 
 
 def main() -> None:
@@ -60,19 +41,21 @@ def main() -> None:
                             text=True).stdout.count("\n")
         cache = tree / ".git" / "icm"
         icm = [args.icm, "check-links", "--root", str(tree)]
-        cold = median_of(args.runs, icm,
-                         before=lambda cache=cache: shutil.rmtree(cache, True))
-        warm = median_of(args.runs, icm)
+        cold = median_seconds(args.runs, icm,
+                              before=lambda cache=cache: shutil.rmtree(cache, True))
+        warm = median_seconds(args.runs, icm)
         lychee = remark = None
         if args.lychee:
-            lychee = median_of(args.runs, [args.lychee, "--offline",
-                                           "--include-fragments", "--no-progress",
-                                           "--root-dir", str(tree), str(tree)])
+            lychee = median_seconds(
+                args.runs, [args.lychee, "--offline", "--include-fragments",
+                            "--no-progress", "--root-dir", str(tree), str(tree)],
+                judged=False)
         if args.remark:
             bin_ = str(args.remark / "node_modules" / ".bin" / "remark")
-            remark = median_of(args.remark_runs, [
-                bin_, "--quiet", "--frail", "--no-stdout", "--use",
-                "remark-validate-links", "."], cwd=tree)
+            remark = median_seconds(
+                args.remark_runs, [bin_, "--quiet", "--frail", "--no-stdout",
+                                   "--use", "remark-validate-links", "."],
+                cwd=tree, judged=False)
         print(f"| {tree.name} | {md} | {_secs(cold)} | {_secs(warm)} | "
               f"{_secs(lychee)} | {_secs(remark)} | {_ratio(cold, lychee)} | "
               f"{_ratio(warm, lychee)} |", flush=True)

@@ -13,26 +13,13 @@ never drift apart. Prints a markdown table of medians and the ratio.
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from timing import median_seconds
+
 from icm import git
-
-
-def median(runs: int, cmd, cwd: Path) -> float:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        code = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL,
-                              env=git.clean_env()).returncode
-        if code not in (0, 1):
-            sys.exit(f"{' '.join(cmd)} exited {code}: a failed run is not a timing")
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def seed_notes(repo: Path) -> int:
@@ -62,6 +49,7 @@ def main() -> None:
     print("| repository | commits | notes | git log to a file (floor) | git log into a "
           "pipe | icm check-stale | ratio to floor |")
     print("|---|---|---|---|---|---|---|")
+    env = git.clean_env()
     for repo in args.repos:
         repo = repo.resolve()
         if args.seed_notes:
@@ -72,10 +60,11 @@ def main() -> None:
         notes = subprocess.run(["git", "ls-files", "--", "*context.md"], cwd=repo,
                                capture_output=True, text=True).stdout.count("\n")
         log = ["git", *git.BASE, *git.history_command("first-parent")]
-        floor = median(args.runs, log, repo)
-        piped = median(args.runs, ["sh", "-c", " ".join(
-            f"'{a}'" for a in log) + " | cat > /dev/null"], repo)
-        icm = median(args.runs, [args.icm, "check-stale", "--root", str(repo)], repo)
+        floor = median_seconds(args.runs, log, repo, env)
+        piped = median_seconds(args.runs, ["sh", "-c", " ".join(
+            f"'{a}'" for a in log) + " | cat > /dev/null"], repo, env)
+        icm = median_seconds(args.runs, [args.icm, "check-stale", "--root",
+                                         str(repo)], repo, env)
         print(f"| {repo.name} | {commits} (first-parent) | {notes} | {floor:.2f} s | "
               f"{piped:.2f} s | {icm:.2f} s | {icm / floor:.2f}x |", flush=True)
 

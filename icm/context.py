@@ -8,7 +8,6 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, Optional, Pattern, Tuple
 
@@ -42,6 +41,7 @@ class Context:
     files: Tuple[str, ...]  # root-relative posix paths, sorted, exclude applied
     tracked: FrozenSet[str]  # the subset git tracks (empty outside git)
     in_git: bool
+    file_set: FrozenSet[str] = frozenset()  # ``files`` as a set, built once
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
@@ -53,10 +53,6 @@ class Context:
             self._memo["history"] = read_history(self.root, self.config.stale_history)
         history: History = self._memo["history"]
         return history
-
-    @property
-    def file_set(self) -> FrozenSet[str]:
-        return _frozen(self.files)
 
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
         return read_file(self.root, rel, limit)
@@ -103,11 +99,6 @@ def read_history(root: Path, mode: str) -> History:
         pending.discard()
         raise
     return History(True, pending.result(), boundary, changed)
-
-
-@lru_cache(maxsize=4)
-def _frozen(files: Tuple[str, ...]) -> FrozenSet[str]:
-    return frozenset(files)
 
 
 def _check_link(root: Path, rel: str, path: str) -> None:
@@ -245,7 +236,8 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     files (outside git, a walk), minus ``exclude``."""
     if not root.is_dir():
         raise UsageError(f"root {root} is not a folder")
-    in_git = git.toplevel(root) is not None
+    gitdir = git.locate(root)  # None outside git
+    in_git = gitdir is not None
     if in_git:
         tracked_list, untracked = git.list_files(root)
         all_files = set(tracked_list) | set(untracked)
@@ -256,10 +248,10 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     if excluded is not None:
         all_files = {f for f in all_files if not excluded.match(f)}
     tracked = frozenset(f for f in tracked_list if f in all_files)
-    gitdir = git.git_dir(root) if in_git else None
     return Context(
         root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,
-        in_git=in_git, cache_dir=gitdir / "icm" if gitdir else None,
+        in_git=in_git, file_set=frozenset(all_files),
+        cache_dir=gitdir / "icm" if gitdir else None,
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),
     )

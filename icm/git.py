@@ -69,11 +69,12 @@ def run(args: Sequence[str], cwd: Path, check: bool = True) -> Tuple[int, bytes,
     return proc.returncode, proc.stdout, err
 
 
-def toplevel(cwd: Path) -> Optional[Path]:
-    """The work tree's top level containing ``cwd``, or None outside git."""
+def _rev_parse(cwd: Path, *what: str) -> Optional[List[Path]]:
+    """``git rev-parse`` answers as paths, one per flag; None outside a work
+    tree."""
     if not available():
         return None
-    code, out, err = run(["rev-parse", "--show-toplevel"], cwd, check=False)
+    code, out, err = run(["rev-parse", *what], cwd, check=False)
     if code != 0:
         if "dubious ownership" in err:
             raise UsageError(_explain(err, cwd))
@@ -81,8 +82,22 @@ def toplevel(cwd: Path) -> Optional[Path]:
             raise UsageError(f"{cwd} is inside a bare repository or a .git "
                              "folder; icm needs a work tree")
         return None
-    top = out.decode("utf-8", "surrogateescape").strip()
-    return Path(top) if top else None
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    return [Path(line) for line in lines] if len(lines) == len(what) else None
+
+
+def toplevel(cwd: Path) -> Optional[Path]:
+    """The work tree's top level containing ``cwd``, or None outside git."""
+    found = _rev_parse(cwd, "--show-toplevel")
+    return found[0] if found else None
+
+
+def locate(cwd: Path) -> Optional[Path]:
+    """This work tree's own git directory (each worktree of a repository has
+    its own: caches live there), or None outside a work tree. One call
+    answers both "is this git?" and "where do caches go?"."""
+    found = _rev_parse(cwd, "--show-toplevel", "--absolute-git-dir")
+    return found[1] if found else None
 
 
 def list_files(root: Path) -> Tuple[List[str], List[str]]:
@@ -110,16 +125,6 @@ def list_files(root: Path) -> Tuple[List[str], List[str]]:
     if deleted:
         tracked = [name for name in tracked if name not in deleted]
     return tracked, untracked
-
-
-def git_dir(root: Path) -> Optional[Path]:
-    """This work tree's own git directory (for caches: each worktree of a
-    repository keeps its own), or None."""
-    code, out, _ = run(["rev-parse", "--absolute-git-dir"], root, check=False)
-    if code != 0:
-        return None
-    path = Path(out.decode("utf-8", "surrogateescape").strip())
-    return path if path.is_absolute() else (root / path).resolve()
 
 
 def stage_move(root: Path, old: str, new: str) -> None:

@@ -346,3 +346,41 @@ def test_new_journal_path_outside_the_root(repo: Path, icm) -> None:
     write(repo, QUEUE)
     code, _, err = icm("new-journal", "../../etc/passwd", "--root", str(repo))
     assert code == 2 and err.startswith("icm: no queue item matches")
+
+
+# -- error paths -----------------------------------------------------------------
+
+def test_dubious_ownership_is_explained_with_its_fix() -> None:
+    from icm import git as icm_git
+
+    err = ("fatal: detected dubious ownership in repository at '/srv/r'\n"
+           "To add an exception for this directory, call:\n")
+    assert icm_git._explain(err, Path("/srv/r")) == (
+        "git refuses /srv/r: dubious ownership; if you trust it, run "
+        "'git config --global --add safe.directory /srv/r'")
+
+
+def test_unwritable_cache_only_costs_speed(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, "doc.md": "[a](gone.md)\n"})
+    (repo / ".git" / "icm").write_text("a file where the cache folder goes")
+    first = check(icm, repo, "check-links")
+    assert first == check(icm, repo, "check-links")
+    assert first[0] == 1
+
+
+def test_new_journal_staging_failure_says_what_happened(repo: Path, icm,
+                                                        monkeypatch) -> None:
+    from icm import git as icm_git
+    from icm.errors import UsageError
+
+    commit(repo, QUEUE, D1)
+
+    def refuse(*_args: object) -> None:
+        raise UsageError("index.lock exists")
+
+    monkeypatch.setattr(icm_git, "stage_move", refuse)
+    assert icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo)) == (
+        2, "", "icm: wrote journal/2026-11-29_a.md and removed queue/07_a.md, but "
+               "git could not stage the move: index.lock exists\n")
+    assert (repo / "journal/2026-11-29_a.md").is_file()
+    assert not (repo / "queue/07_a.md").exists()

@@ -239,6 +239,68 @@ def init(root: Optional[Path] = InitRootOpt,
     _write(debug, body)
 
 
+@app.command("check-handoff")
+def check_handoff(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                  debug: bool = DebugOpt) -> None:
+    """Handoff records have every field and name a commit that exists."""
+    _checks(("handoff",), root, fmt, debug)
+
+
+@app.command("handoff")
+def handoff(reason: Optional[str] = typer.Option(None, "--reason", help="Why "
+                                                  "the work changes hands "
+                                                  "(author text)."),
+            question: Optional[str] = typer.Option(None, "--question", help="What "
+                                                    "the receiver must determine "
+                                                    "(author text)."),
+            base: Optional[str] = typer.Option(None, "--base", metavar="REF",
+                                               help="The branch this work will "
+                                               "merge into (default: ICM_BASE, "
+                                               "GITHUB_BASE_REF, the upstream)."),
+            output: Optional[str] = typer.Option(None, "--output", "-o",
+                                                 metavar="PATH", help="Write here "
+                                                 "('-': stdout) instead of "
+                                                 "handoff/DATE_BRANCH.md."),
+            tail: int = typer.Option(3, "--tail", min=0, max=4, help="Full "
+                                     "messages of the last N commits (0-4)."),
+            show: bool = typer.Option(False, "--show", help="Print the newest "
+                                      "record for the current branch."),
+            root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+            debug: bool = DebugOpt) -> None:
+    """Write a handoff record assembled from the repository's state."""
+    def body() -> int:
+        import json
+
+        from icm.workflow import handoff as mod
+        from icm.workflow.files import create_new
+
+        ctx = _context(root, {})
+        if show:
+            sys.stdout.write(mod.newest(ctx))
+            return 0
+        if reason is None or question is None:
+            raise UsageError("handoff needs --reason and --question: they are the "
+                             "only fields an author writes")
+        state = mod.gather(ctx, reason, question, base, tail)
+        budget = ctx.config.handoff_budget
+        if fmt is Format.json:
+            text = json.dumps(mod.as_json(state, budget), indent=2,
+                              ensure_ascii=False) + "\n"
+        else:
+            text = mod.render(state, budget)[0]
+        if output == "-" or (output is None and fmt is Format.json):
+            sys.stdout.write(text)
+        elif output is not None:
+            path = mod.out_path(ctx, output)
+            create_new(path, text.encode("utf-8"))
+            typer.echo(os.path.relpath(path, ctx.root))
+        else:
+            typer.echo(mod.write(ctx, state, text))
+        return 0
+
+    raise typer.Exit(_guard(debug, body))
+
+
 @app.command("makefile")
 def makefile() -> None:
     """Print the path of icm's Makefile.inc, for: include $(shell icm makefile)."""

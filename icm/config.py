@@ -40,6 +40,8 @@ class Config:
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
     max_file_bytes: int = 10_000_000
+    handoff_dir: str = "handoff"
+    handoff_budget: int = 1500
     source: str = ""  # where it was read from, for messages; not a key
 
 
@@ -58,6 +60,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
     "max_file_bytes": ("int", None),
+    "handoff_dir": ("path", None),
+    "handoff_budget": ("int", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}

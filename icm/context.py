@@ -54,6 +54,17 @@ class Context:
         history: History = self._memo["history"]
         return history
 
+    def commit_position(self, commit: str) -> Optional[Tuple[bool, int]]:
+        """Where ``commit`` stands against HEAD: (is an ancestor of HEAD,
+        commits on HEAD since it); None when the repository lacks it."""
+        if not self.in_git or git.commit_of(self.root, commit) is None:
+            return None
+        head = git.head_commit(self.root)
+        if head is None:
+            return None
+        return (git.is_ancestor(self.root, commit, head),
+                git.count_commits(self.root, commit, head))
+
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
         return read_file(self.root, rel, limit)
 

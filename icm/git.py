@@ -260,3 +260,150 @@ def changed_paths(root: Path) -> FrozenSet[str]:
                     root)
     return frozenset(p.decode("utf-8", "surrogateescape")
                      for p in out.split(b"\0") if p)
+
+
+# -- branch state (handoff, check-handoff) -----------------------------------
+
+
+def _text(out: bytes) -> str:
+    return out.decode("utf-8", "surrogateescape").strip()
+
+
+def head_commit(root: Path) -> Optional[str]:
+    """HEAD's full hash, or None in a repository with no commits."""
+    code, out, _ = run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], root,
+                       check=False)
+    return _text(out) if code == 0 and out.strip() else None
+
+
+def branch_name(root: Path) -> Optional[str]:
+    """The checked-out branch's short name, or None on a detached HEAD."""
+    code, out, _ = run(["symbolic-ref", "-q", "--short", "HEAD"], root, check=False)
+    return _text(out) if code == 0 and out.strip() else None
+
+
+def config_value(root: Path, key: str) -> Optional[str]:
+    code, out, _ = run(["config", "--get", key], root, check=False)
+    return _text(out) if code == 0 else None
+
+
+def commit_of(root: Path, ref: str) -> Optional[str]:
+    """The commit ``ref`` names, or None when it names none. ``ref`` is never
+    read as an option (``--end-of-options``)."""
+    code, out, _ = run(["rev-parse", "-q", "--verify", "--end-of-options",
+                        f"{ref}^{{commit}}"], root, check=False)
+    return _text(out) if code == 0 and out.strip() else None
+
+
+def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
+    """The ref this branch will merge into, where it is known: ``ICM_BASE``,
+    then ``GITHUB_BASE_REF`` as ``origin/<it>``, then the upstream of the
+    current branch, then ``origin/HEAD``; None when none names a commit."""
+    candidates = [env.get("ICM_BASE", "")]
+    if env.get("GITHUB_BASE_REF"):
+        candidates.append(f"origin/{env['GITHUB_BASE_REF']}")
+    code, out, _ = run(["rev-parse", "-q", "--abbrev-ref",
+                        "--symbolic-full-name", "@{upstream}"], root, check=False)
+    if code == 0:
+        candidates.append(_text(out))
+    code, out, _ = run(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"],
+                       root, check=False)
+    if code == 0:
+        candidates.append(_text(out))
+    for ref in candidates:
+        if ref and commit_of(root, ref):
+            return ref
+    return None
+
+
+def merge_base(root: Path, a: str, b: str) -> Optional[str]:
+    code, out, _ = run(["merge-base", a, b], root, check=False)
+    return _text(out) if code == 0 and out.strip() else None
+
+
+def ahead_behind(root: Path, base: str, head: str) -> Tuple[int, int]:
+    """Commits on ``head`` not on ``base``, and on ``base`` not on ``head``."""
+    _, out, _ = run(["rev-list", "--left-right", "--count", f"{base}...{head}"],
+                    root)
+    behind, ahead = (int(n) for n in _text(out).split())
+    return ahead, behind
+
+
+def count_commits(root: Path, since: str, head: str = "HEAD") -> int:
+    _, out, _ = run(["rev-list", "--count", f"{since}..{head}"], root)
+    return int(_text(out) or 0)
+
+
+def is_ancestor(root: Path, a: str, b: str) -> bool:
+    code, _, _ = run(["merge-base", "--is-ancestor", a, b], root, check=False)
+    return code == 0
+
+
+def signature_state(root: Path, commit: str) -> str:
+    """'signed' when the commit object carries a signature header, else
+    'unsigned'. Read from the raw object: verifying it would start gpg, and
+    icm runs no program but git."""
+    _, out, _ = run(["cat-file", "commit", commit], root)
+    header = out.split(b"\n\n", 1)[0]
+    signed = any(line.startswith((b"gpgsig ", b"gpgsig-sha256 "))
+                 for line in header.split(b"\n"))
+    return "signed" if signed else "unsigned"
+
+
+def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]]:
+    """(hash, subject) of the newest ``limit`` commits of ``rev_range``."""
+    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%s%x1e", rev_range], root)
+    rows = []
+    for rec in out.decode("utf-8", "replace").split("\x1e"):
+        rec = rec.strip("\n")
+        if rec:
+            sha, _, subject = rec.partition("\x1f")
+            rows.append((sha, subject))
+    return rows
+
+
+def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
+    """(hash, full message) of the newest ``limit`` commits reachable from
+    ``rev``."""
+    if limit <= 0:
+        return []
+    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%B%x1e", rev], root)
+    rows = []
+    for rec in out.decode("utf-8", "replace").split("\x1e"):
+        rec = rec.lstrip("\n")
+        if rec:
+            sha, _, body = rec.partition("\x1f")
+            rows.append((sha, body.rstrip("\n")))
+    return rows
+
+
+def diff_status(root: Path, a: str, b: str, folders: Sequence[str]
+                ) -> List[Tuple[str, str]]:
+    """(status letter, root-relative path) of files that differ between two
+    commits, renames as delete plus add, limited to ``folders`` (all when
+    empty)."""
+    args = ["diff", "--no-renames", "--no-ext-diff", "--no-textconv",
+            "--ignore-submodules=none", "--name-status", "-z", "--relative", a, b,
+            "--"]
+    _, out, _ = run([*args, *(folders or ["."])], root)
+    parts = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0")]
+    return [(parts[i][:1], parts[i + 1]) for i in range(0, len(parts) - 1, 2)
+            if parts[i]]
+
+
+def worktree_status(root: Path) -> List[Tuple[str, str]]:
+    """(two-letter porcelain status, path) for every uncommitted change under
+    ``root``, root-relative; untracked files as ``??``. No optional locks: the
+    index is not refreshed on disk."""
+    _, prefix_out, _ = run(["rev-parse", "--show-prefix"], root)
+    prefix = prefix_out.decode("utf-8", "surrogateescape").strip("\n")
+    _, out, _ = run(["--no-optional-locks", "status", "--porcelain=v1", "-z",
+                     "--no-renames", "--untracked-files=all",
+                     "--ignore-submodules=none", "--", "."], root)
+    rows = []
+    for item in out.split(b"\0"):
+        if len(item) > 3:
+            path = item[3:].decode("utf-8", "surrogateescape")
+            rows.append((item[:2].decode("ascii", "replace"),
+                         path[len(prefix):] if path.startswith(prefix) else path))
+    return rows

@@ -382,3 +382,25 @@ def _inline_links(
             line += child.content.count("\n")
         elif child.type == "text":
             line += child.content.count("\n")
+
+
+def sections(text: str, level: int = 2) -> Dict[str, Tuple[int, str]]:
+    """Heading text -> (1-based line, source text of its section) for every
+    heading of ``level``; a section runs to the next heading of that level or
+    above. The first of two equal headings wins."""
+    tokens = parse(text, inline=lambda _c: False)
+    lines = text.splitlines()
+    # (first line, line after the heading, heading text, level), 0-based
+    starts: List[Tuple[int, int, str, int]] = []
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and tok.map:
+            starts.append((tok.map[0], tok.map[1],
+                           inline_text(tokens[i + 1]).strip(), int(tok.tag[1])))
+    found: Dict[str, Tuple[int, str]] = {}
+    for n, (at, after, title, lv) in enumerate(starts):
+        if lv != level or title in found:
+            continue
+        end = next((s for s, _a, _t, lv2 in starts[n + 1:] if lv2 <= level),
+                   len(lines))
+        found[title] = (at + 1, "\n".join(lines[after:end]).strip("\n"))
+    return found

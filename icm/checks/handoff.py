@@ -1,0 +1,82 @@
+"""Handoff records read back: a receiver must know whether to trust one.
+
+Every record in ``handoff_dir`` (made by ``icm handoff``) must carry each
+field as a ``##`` heading, found by the markdown parser (a heading inside the
+quoted author text is not one), and the marker naming the commit it was made
+at; that commit must exist. A record made before the branch's newest commit
+says how far behind it is (info: an old record is not a defect, but the
+receiver should know).
+
+Bad::
+
+    handoff/2026-11-29_main.md: missing field 'Open question'
+
+Said, not failed::
+
+    handoff/2026-11-29_main.md: made at 1a3e64c, 12 commits ago
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+from icm.context import Context, Unreadable
+from icm.finding import Finding, Report, Severity
+
+NAME = "handoff"
+
+
+def _finding(path: str, message: str, code: str, severity: Severity = Severity.ERROR,
+             line: int = 0, fix: str = "") -> Finding:
+    return Finding(path=path, line=line, message=f"{path}: {message}", check=NAME,
+                   code=code, severity=severity, detail=message, fix=fix)
+
+
+def run(ctx: Context) -> Report:
+    from icm import markdown
+    from icm.workflow.handoff import FIELDS, MARKER, records
+
+    found: List[Finding] = []
+    paths = sorted(records(ctx))
+    for path in paths:
+        try:
+            text = ctx.read_markdown(path)
+        except Unreadable as exc:
+            found.append(_finding(path, f"cannot read: {exc.reason}", "unreadable"))
+            continue
+        sections = markdown.sections(text)
+        missing = [f for f in FIELDS if f not in sections]
+        for name in missing:
+            found.append(_finding(path, f"missing field '{name}'", "missing-field",
+                                  fix="make a new record with 'icm handoff'"))
+        # Only the preamble before the first field counts: a marker quoted in
+        # author text must not vouch for the record.
+        first = min((line for line, _body in sections.values()), default=0)
+        preamble = "\n".join(text.splitlines()[:first - 1]) if first else text
+        marks = list(MARKER.finditer(preamble))
+        if len(marks) != 1:
+            found.append(_finding(
+                path, "no 'icm:handoff' marker naming the commit it was made at",
+                "no-marker", fix="make a new record with 'icm handoff'"))
+            continue
+        commit = marks[0].group(1)
+        position = ctx.commit_position(commit)
+        if position is None:
+            found.append(_finding(
+                path, f"made at {commit[:7]}, which this repository does not have",
+                "unknown-commit", fix="fetch the branch it was made on, or make a "
+                "new record"))
+        elif not position[0]:
+            found.append(_finding(
+                path, f"made at {commit[:7]}, which is not in this branch's history",
+                "off-branch", severity=Severity.INFO))
+        elif position[1]:
+            n = position[1]
+            found.append(_finding(
+                path, f"made at {commit[:7]}, {n} commit{'s' if n != 1 else ''} ago",
+                "outdated", severity=Severity.INFO,
+                fix="make a new record with 'icm handoff' before handing over"))
+    findings = tuple(sorted(found))
+    failed = any(f.severity is Severity.ERROR for f in findings)
+    tail = ("handoff ok",) if paths and not failed else ()
+    return Report(NAME, findings, tail=tail, data={"records": len(paths)})

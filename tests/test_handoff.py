@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import SLOTS_OK, commit, git, write
 
@@ -226,3 +232,19 @@ def test_check_handoff_outdated_and_malformed(repo: Path, icm) -> None:
 def test_no_records_is_silent(repo: Path, icm) -> None:
     _branch_repo(repo)
     assert icm("check-handoff", "--root", str(repo)) == (0, "", "")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_handoff_passes_author_text_untouched(repo: Path) -> None:
+    _branch_repo(repo)
+    write(repo, {"Makefile": "include $(shell icm makefile)\n"})
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+               f"{os.environ['PATH']}")
+    result = subprocess.run(
+        ["make", "--no-print-directory", "handoff",
+         "REASON=it's \"full\"; $(shell echo no) `x`", "QUESTION=what now?"],
+        cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    assert result.returncode == 0, result.stderr
+    text = (repo / result.stdout.strip()).read_text()
+    assert "```text\nit's \"full\"; $(shell echo no) `x`\n```" in text

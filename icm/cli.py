@@ -112,10 +112,14 @@ BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
 @app.command("check")
 def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
           strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-          budget: Optional[int] = BudgetOpt, debug: bool = DebugOpt) -> None:
+          budget: Optional[int] = BudgetOpt,
+          against: Optional[str] = typer.Option(None, "--against", metavar="REF",
+                                                help="Compare the queue with "
+                                                "REF (see check-queue)."),
+          debug: bool = DebugOpt) -> None:
     """Run every check; exit 1 if any finds a problem."""
     _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
-            budget=budget)
+            budget=budget, against=against)
 
 
 @app.command("check-journal")
@@ -170,11 +174,17 @@ def bootmap(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
             tokenizer=tokenizer)
 
 
+AgainstOpt = typer.Option(None, "--against", metavar="REF", help="Compare the "
+                          "queue with REF before merging (default: ICM_BASE, "
+                          "GITHUB_BASE_REF, the upstream, origin/HEAD).")
+
+
 @app.command("check-queue")
 def check_queue(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                against: Optional[str] = AgainstOpt,
                 debug: bool = DebugOpt) -> None:
     """Queue items are named NN_slug.md and no number is used twice."""
-    _checks(("queue",), root, fmt, debug)
+    _checks(("queue",), root, fmt, debug, against=against)
 
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
@@ -188,12 +198,16 @@ def _write(debug: bool, body: Callable[[], List[str]]) -> None:
 
 @app.command("new-queue")
 def new_queue(title: str = typer.Argument(..., help="The item's title."),
+              against: Optional[str] = typer.Option(
+                  None, "--against", metavar="REF", help="Also skip numbers "
+                  "used on REF (default: queue_refs, else the upstream and "
+                  "origin/HEAD)."),
               root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
     """Create queue/NN_slug.md with the next free number; print its path."""
     def body() -> List[str]:
         from icm.workflow import queue
 
-        return [queue.new_item(_context(root, {}), title)]
+        return [queue.new_item(_context(root, {}), title, against)]
 
     _write(debug, body)
 
@@ -204,6 +218,8 @@ def new_journal(item: str = typer.Argument(..., help="Queue number (07), slug "
                 day: Optional[str] = typer.Option(None, "--date", metavar=
                                                   "YYYY-MM-DD", help="Entry date "
                                                   "(default: today)."),
+                force: bool = typer.Option(False, "--force", help="Finish an "
+                                           "item another writer has claimed."),
                 root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
     """Turn a queue item into journal/DATE_slug.md; print its path."""
     def body() -> List[str]:
@@ -217,7 +233,7 @@ def new_journal(item: str = typer.Argument(..., help="Queue number (07), slug "
                 when = date.fromisoformat(day)
             except ValueError:
                 raise UsageError(f"--date must be YYYY-MM-DD, not '{day}'") from None
-        return [journal.new_entry(_context(root, {}), item, when)]
+        return [journal.new_entry(_context(root, {}), item, when, force)]
 
     _write(debug, body)
 
@@ -299,6 +315,56 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", help="Why "
         return 0
 
     raise typer.Exit(_guard(debug, body))
+
+
+ItemArg = typer.Argument(..., metavar="ITEM", help="Queue number (07), slug or "
+                        "path.")
+ForceOpt = typer.Option(False, "--force", help="Act on another writer's claim.")
+
+
+@app.command("claim")
+def claim(item: str = ItemArg, force: bool = ForceOpt,
+          root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Record in the item that you work on it (Claimed-by: NAME on BRANCH)."""
+    def body() -> List[str]:
+        from icm.workflow import claims
+
+        return [claims.claim(_context(root, {}), item, force)]
+
+    _write(debug, body)
+
+
+@app.command("release")
+def release(item: str = ItemArg, force: bool = ForceOpt,
+            root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Remove your claim line from a queue item."""
+    def body() -> List[str]:
+        from icm.workflow import claims
+
+        return [claims.release(_context(root, {}), item, force)]
+
+    _write(debug, body)
+
+
+@app.command("renumber")
+def renumber(item: str = ItemArg,
+             to: Optional[int] = typer.Option(None, "--to", min=1, metavar="N",
+                                              help="The new number (default: "
+                                              "the next free one)."),
+             against: Optional[str] = typer.Option(
+                 None, "--against", metavar="REF", help="Also skip numbers used "
+                 "on REF."),
+             root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Move a queue item to a free number and rewrite every link to it."""
+    def body() -> List[str]:
+        from icm.workflow import claims, queue
+
+        ctx = _context(root, {})
+        used = queue.ref_numbers(ctx, [against] if against else
+                                 ctx.config.queue_refs)
+        return claims.renumber(ctx, item, to, used)
+
+    _write(debug, body)
 
 
 @app.command("makefile")

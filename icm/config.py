@@ -40,6 +40,7 @@ class Config:
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
     max_file_bytes: int = 10_000_000
+    queue_refs: Tuple[str, ...] = ()
     handoff_dir: str = "handoff"
     handoff_budget: int = 1500
     source: str = ""  # where it was read from, for messages; not a key
@@ -60,6 +61,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
     "max_file_bytes": ("int", None),
+    "queue_refs": ("list", None),
     "handoff_dir": ("path", None),
     "handoff_budget": ("int", None),
 }

@@ -65,6 +65,16 @@ class Context:
         return (git.is_ancestor(self.root, commit, head),
                 git.count_commits(self.root, commit, head))
 
+    def against(self, ref: Optional[str]) -> Optional["Against"]:
+        """The queue and journal folders of ``ref`` (default: the ref this
+        branch merges into, where known) and of the merge base, read from
+        git's trees; None outside git or when no ref is known."""
+        key = f"against:{ref}"
+        if key not in self._memo:
+            self._memo[key] = read_against(self, ref)
+        result: Optional[Against] = self._memo[key]
+        return result
+
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
         return read_file(self.root, rel, limit)
 
@@ -95,6 +105,38 @@ class History:
     def last(self, rel: str) -> Optional[Tuple[int, str]]:
         hit = self.times.get(rel.encode("utf-8", "surrogateescape"))
         return (hit[0], hit[1].decode("ascii")) if hit else None
+
+
+@dataclass(frozen=True)
+class Against:
+    """Another ref's view of the queue and journal, and the merge base's."""
+
+    ref: str
+    ref_files: Dict[str, str]  # root-relative path -> blob id, on ``ref``
+    base_files: Dict[str, str]  # the same at the merge base ({} if none)
+    blobs: Dict[str, bytes]  # blob id -> first 64 KiB, for ``ref``'s files
+    user: str  # this writer's git user.name ("" if unset)
+
+
+def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
+    if not ctx.in_git:
+        if ref is not None:
+            raise UsageError(f"--against {ref}: {ctx.root} is not a git repository")
+        return None
+    head = git.head_commit(ctx.root)
+    if ref is None:
+        ref = git.default_base(ctx.root, dict(os.environ))
+        if ref is None or head is None:
+            return None
+    elif git.commit_of(ctx.root, ref) is None:
+        raise UsageError(f"--against {ref}: names no commit")
+    folders = [ctx.config.queue_dir, ctx.config.journal_dir]
+    ref_files = git.tree_entries(ctx.root, ref, folders)
+    mb = git.merge_base(ctx.root, ref, head) if head else None
+    base_files = git.tree_entries(ctx.root, mb, folders) if mb else {}
+    changed = [oid for path, oid in ref_files.items() if base_files.get(path) != oid]
+    return Against(ref, ref_files, base_files, git.read_blobs(ctx.root, changed),
+                   git.config_value(ctx.root, "user.name") or "")
 
 
 def read_history(root: Path, mode: str) -> History:

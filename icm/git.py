@@ -295,6 +295,20 @@ def commit_of(root: Path, ref: str) -> Optional[str]:
     return _text(out) if code == 0 and out.strip() else None
 
 
+def upstream(root: Path) -> Optional[str]:
+    """The current branch's upstream (``origin/main``), if it has one."""
+    code, out, _ = run(["rev-parse", "-q", "--abbrev-ref", "--symbolic-full-name",
+                        "@{upstream}"], root, check=False)
+    return _text(out) if code == 0 and out.strip() else None
+
+
+def origin_default(root: Path) -> Optional[str]:
+    """``origin``'s default branch (``origin/HEAD``'s target), if known."""
+    code, out, _ = run(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"],
+                       root, check=False)
+    return _text(out) if code == 0 and out.strip() else None
+
+
 def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
     """The ref this branch will merge into, where it is known: ``ICM_BASE``,
     then ``GITHUB_BASE_REF`` as ``origin/<it>``, then the upstream of the
@@ -302,14 +316,7 @@ def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
     candidates = [env.get("ICM_BASE", "")]
     if env.get("GITHUB_BASE_REF"):
         candidates.append(f"origin/{env['GITHUB_BASE_REF']}")
-    code, out, _ = run(["rev-parse", "-q", "--abbrev-ref",
-                        "--symbolic-full-name", "@{upstream}"], root, check=False)
-    if code == 0:
-        candidates.append(_text(out))
-    code, out, _ = run(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"],
-                       root, check=False)
-    if code == 0:
-        candidates.append(_text(out))
+    candidates += [upstream(root) or "", origin_default(root) or ""]
     for ref in candidates:
         if ref and commit_of(root, ref):
             return ref
@@ -407,3 +414,56 @@ def worktree_status(root: Path) -> List[Tuple[str, str]]:
             rows.append((item[:2].decode("ascii", "replace"),
                          path[len(prefix):] if path.startswith(prefix) else path))
     return rows
+
+
+# -- another ref's tree (check-queue --against, renumber) ---------------------
+
+
+def tree_entries(root: Path, rev: str, folders: Sequence[str]) -> Dict[str, str]:
+    """root-relative path -> blob id of the files under ``folders`` in
+    ``rev``'s tree, read without checking anything out (one ``ls-tree``)."""
+    _, out, _ = run(["ls-tree", "-r", "-z", "--end-of-options", rev, "--",
+                     *folders], root)
+    found: Dict[str, str] = {}
+    for item in out.split(b"\0"):
+        meta, _, name = item.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            found[name.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    return found
+
+
+def read_blobs(root: Path, oids: Sequence[str], cap: int = 1 << 16
+               ) -> Dict[str, bytes]:
+    """The first ``cap`` bytes of each blob, raw (no filters, no textconv), in
+    one ``cat-file --batch`` call; the rest of a large blob is skipped, never
+    held. The ids go in through a file, so git never blocks on a full pipe."""
+    wanted = sorted(set(oids))
+    found: Dict[str, bytes] = {}
+    if not wanted:
+        return found
+    with tempfile.TemporaryFile() as ids:
+        ids.write("".join(f"{oid}\n" for oid in wanted).encode("ascii"))
+        ids.seek(0)
+        proc = subprocess.Popen(
+            ["git", *BASE, "cat-file", "--batch"], cwd=str(root), env=clean_env(),
+            stdin=ids, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        out = proc.stdout
+        try:
+            for oid in wanted:
+                header = out.readline(200).split()
+                if len(header) != 3 or header[1] != b"blob":
+                    continue  # "<oid> missing", or not a blob
+                size = int(header[2])
+                found[oid] = out.read(min(size, cap))
+                left = size - min(size, cap) + 1  # the rest and git's newline
+                while left > 0:
+                    chunk = out.read(min(left, 1 << 20))
+                    if not chunk:
+                        break
+                    left -= len(chunk)
+        finally:
+            out.close()
+            proc.wait()
+    return found

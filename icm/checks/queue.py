@@ -1,9 +1,20 @@
 """Queue hygiene: pending work is one ``NN_slug.md`` file per item in
 ``queue/``, and no two items share a number (two writers both took 07).
 
+Against another ref (``--against REF``; by default the ref this branch merges
+into, where known: ``ICM_BASE``, ``origin/$GITHUB_BASE_REF``, the upstream,
+``origin/HEAD``), the merge is seen before it happens, from git's trees and
+the merge base: an item added here whose number REF also uses, an item still
+queued here that REF finished as a journal entry, and an item REF says
+another writer claimed.
+
 Bad::
 
     queue: number 07 is used twice: queue/07_a.md, queue/07_b.md
+    queue/07_a.md: number 07 is also queue/07_b.md on origin/main (renumber:
+    icm renumber 07)
+    queue/07_x.md: finished on origin/main as journal/2026-11-02_x.md, still queued here
+    queue/07_x.md: claimed by Ada on feat (origin/main)
 
 Good: ``queue/07_auto-detect-delimiter.md`` and ``queue/08_summary-to-stderr.md``.
 """
@@ -12,13 +23,16 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Dict, List
+from typing import Dict, List, Optional, Tuple
 
-from icm.context import Context
-from icm.finding import Finding, Report
+from icm.context import Against, Context
+from icm.finding import Finding, Report, Severity
 
 NAME = "queue"
 ITEM_NAME = re.compile(r"(\d{2,})_[A-Za-z0-9][A-Za-z0-9._-]*\.md\Z")
+CLAIM = re.compile(r"^Claimed-by: *(?P<who>.+?) on (?P<branch>\S+), "
+                   r"(?P<day>\d{4}-\d{2}-\d{2}) *$", re.M)
+CARRIED = re.compile(r"^Carried over from `([^`\n]+)`", re.M)
 PATTERN = "NN_slug.md"
 
 
@@ -61,6 +75,75 @@ def run(ctx: Context) -> Report:
             f"{times}: {', '.join(paths)}", check=NAME, code="duplicate-number",
             detail=f"number {label} is used {times}",
             fix="renumber all but one with 'git mv' to the next free number"))
+    findings += _against(ctx, ctx.against(ctx.options.get("against")))
     findings.sort()
-    return Report(NAME, tuple(findings), tail=() if findings else ("queue ok",),
+    failed = any(f.severity is Severity.ERROR for f in findings)
+    return Report(NAME, tuple(findings), tail=() if failed else ("queue ok",),
                   data={"items": sum(len(v) for v in by_number.values())})
+
+
+def claim_of(text: str) -> Optional[Tuple[str, str, str]]:
+    """(who, branch, date) of an item's ``Claimed-by:`` line, if any."""
+    m = CLAIM.search(text)
+    return (m.group("who"), m.group("branch"), m.group("day")) if m else None
+
+
+def _in(folder: str, path: str) -> bool:
+    prefix = folder.rstrip("/") + "/"
+    return path.startswith(prefix) and "/" not in path[len(prefix):]
+
+
+def _text(view: Against, path: str) -> str:
+    return view.blobs.get(view.ref_files.get(path, ""), b"").decode(
+        "utf-8", "replace")
+
+
+def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
+    """What merging ``view.ref`` would collide with, seen before the merge."""
+    if view is None:
+        return []
+    qdir, jdir, ref = ctx.config.queue_dir, ctx.config.journal_dir, view.ref
+    here = [p for p in items(ctx) if number(p) >= 0]
+    theirs = [p for p in view.ref_files if _in(qdir, p) and number(p) >= 0]
+    found: List[Finding] = []
+
+    def add(path: str, detail: str, code: str, fix: str,
+            severity: Severity = Severity.ERROR) -> None:
+        found.append(Finding(path=path, message=f"{path}: {detail}", check=NAME,
+                             code=code, detail=detail, fix=fix, severity=severity))
+
+    by_number: Dict[int, List[str]] = defaultdict(list)
+    for path in theirs:
+        by_number[number(path)].append(path)
+    for path in here:
+        if path in view.base_files:
+            continue  # not added on this branch
+        label = path.rsplit("/", 1)[-1].split("_", 1)[0]
+        for other in sorted(by_number.get(number(path), [])):
+            if other != path:
+                add(path, f"number {label} is also {other} on {ref} (renumber: "
+                    f"icm renumber {label})", "number-collision",
+                    f"icm renumber {label}")
+    finished = {}
+    for path in view.ref_files:
+        if _in(jdir, path) and path not in view.base_files:
+            for carried in CARRIED.findall(_text(view, path)):
+                finished[carried] = path
+            slug = path.rsplit("/", 1)[-1][11:]  # after "YYYY-MM-DD_"
+            finished.setdefault(f"slug:{slug}", path)
+    for path in here:
+        if path not in view.base_files or path in view.ref_files:
+            continue  # added here, or still queued on the ref
+        slug = path.rsplit("/", 1)[-1].split("_", 1)[-1]
+        entry = finished.get(path) or finished.get(f"slug:{slug}")
+        if entry:
+            add(path, f"finished on {ref} as {entry}, still queued here",
+                "finished-elsewhere", f"drop {path} here (git rm), or rebase on "
+                f"{ref}")
+    for path in here:
+        claim = claim_of(_text(view, path)) if path in view.ref_files else None
+        if claim and claim[0] != view.user:
+            add(path, f"claimed by {claim[0]} on {claim[1]} ({ref})",
+                "claimed-elsewhere", "agree with that writer who takes it, or "
+                "pick another item", Severity.WARNING)
+    return found

@@ -59,14 +59,32 @@ def split_title(text: str, fallback: str) -> Tuple[str, str]:
     return fallback, text.strip()
 
 
-def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> str:
-    from icm import git
+def new_entry(ctx: Context, item: str, day: Optional[date] = None,
+              force: bool = False) -> str:
+    from icm.workflow.queue import locked
 
     source = find_item(ctx, item)
+    # Under the queue's lock: two runs on one item give one entry and one error.
+    with locked(ctx.root / ctx.config.queue_dir):
+        if not os.path.lexists(ctx.root / source):
+            raise UsageError(f"{source} is gone: another writer finished or moved "
+                             "it just now")
+        return _finish(ctx, source, day, force)
+
+
+def _finish(ctx: Context, source: str, day: Optional[date], force: bool) -> str:
+    from icm import git
+    from icm.checks.queue import claim_of
+
     try:
         text = ctx.read_text(source)
     except Unreadable as exc:
         raise UsageError(f"{source}: cannot read: {exc.reason}") from None
+    held = claim_of(text)
+    me = git.config_value(ctx.root, "user.name") if ctx.in_git else None
+    if held and held[0] != me and not force:
+        raise UsageError(f"{source}: claimed by {held[0]} on {held[1]}, {held[2]}; "
+                         "pass --force to finish it anyway")
     slug = _slug(source)
     title, body = split_title(text, slug.replace("-", " ").capitalize())
     day = day or ctx.now.date()

@@ -13,7 +13,7 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, List, Optional, Sequence
 
 from icm.checks.queue import number
 from icm.context import Context
@@ -45,7 +45,27 @@ def locked(folder: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
-def new_item(ctx: Context, title: str) -> str:
+def ref_numbers(ctx: Context, refs: Sequence[str]) -> List[int]:
+    """Queue numbers used on other refs (``--against``, ``queue_refs``, or by
+    default the upstream and ``origin/HEAD``), read from git's trees: a
+    number another branch took is not free here either."""
+    from icm import git
+
+    if not ctx.in_git:
+        return []
+    wanted = list(refs) or [r for r in (git.upstream(ctx.root),
+                                        git.origin_default(ctx.root)) if r]
+    found: List[int] = []
+    for ref in wanted:
+        if git.commit_of(ctx.root, ref) is None:
+            raise UsageError(f"queue ref {ref}: names no commit (queue_refs or "
+                             "--against)")
+        found += [number(p) for p in git.tree_entries(
+            ctx.root, ref, [ctx.config.queue_dir])]
+    return found
+
+
+def new_item(ctx: Context, title: str, against: Optional[str] = None) -> str:
     title = " ".join(title.split())
     slug = slugify(title)
     if not slug:
@@ -54,6 +74,7 @@ def new_item(ctx: Context, title: str) -> str:
     text = template("queue.md").replace("{title}", title)
     with locked(folder):
         used = [number(name) for name in os.listdir(folder)]
+        used += ref_numbers(ctx, [against] if against else ctx.config.queue_refs)
         next_number = max([0, *used]) + 1
         name = f"{next_number:02d}_{slug}.md"
         create_new(folder / name, text.encode("utf-8"))

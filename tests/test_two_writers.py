@@ -1,0 +1,204 @@
+"""Two writers, one tree: queue collisions seen before the merge, claims,
+renumber, and concurrent writers on one machine. Real git, real branches."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import commit, git, write
+
+D1 = "2026-11-01T12:00:00+00:00"
+D2 = "2026-11-02T12:00:00+00:00"
+D3 = "2026-11-03T12:00:00+00:00"
+
+
+def _start(repo: Path) -> None:
+    git(repo, "config", "user.name", "Ada")
+    commit(repo, {"AGENTS.md": "# H\n", "queue/06_old.md": "# Old\n"}, D1, "start")
+    git(repo, "branch", "-M", "main")
+
+
+def test_same_number_on_two_branches(repo: Path, icm) -> None:
+    _start(repo)
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_auto-detect-delimiter.md": "# Auto\n"}, D2, "a")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"queue/07_streaming-writer.md": "# Stream\n"}, D2, "b")
+    git(repo, "checkout", "-q", "feat")
+    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (1, (
+        "queue/07_auto-detect-delimiter.md: number 07 is also "
+        "queue/07_streaming-writer.md on main (renumber: icm renumber 07)\n"), "")
+    # The same against main's own view of itself: nothing added here.
+    git(repo, "checkout", "-q", "main")
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (
+        0, "queue ok\n", "")
+
+
+def test_collision_against_remote_tracking_and_upstream(tmp_path: Path,
+                                                        repo: Path, icm) -> None:
+    _start(repo)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "config", "user.name", "Bob")
+    git(clone, "checkout", "-q", "-b", "work", "--track", "origin/main")
+    commit(clone, {"queue/07_mine.md": "# Mine\n"}, D2, "mine")
+    commit(repo, {"queue/07_theirs.md": "# Theirs\n"}, D2, "theirs")
+    git(clone, "fetch", "-q")
+    want = (1, "queue/07_mine.md: number 07 is also queue/07_theirs.md on "
+            "origin/main (renumber: icm renumber 07)\n", "")
+    assert icm("check-queue", "--against", "origin/main", "--root",
+               str(clone)) == want
+    assert icm("check-queue", "--root", str(clone)) == want  # the upstream
+    # new-queue skips the number the other branch took.
+    assert icm("new-queue", "Next", "--root", str(clone)) == (
+        0, "queue/08_next.md\n", "")
+
+
+def test_base_ref_from_environment(repo: Path, icm, monkeypatch) -> None:
+    _start(repo)
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_a.md": "# A\n"}, D2, "a")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"queue/07_b.md": "# B\n"}, D2, "b")
+    git(repo, "checkout", "-q", "feat")
+    monkeypatch.setenv("ICM_BASE", "main")
+    assert icm("check-queue", "--root", str(repo))[0] == 1
+    monkeypatch.delenv("ICM_BASE")
+    git(repo, "update-ref", "refs/remotes/origin/main", "main")
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    assert icm("check-queue", "--root", str(repo))[1].startswith(
+        "queue/07_a.md: number 07 is also queue/07_b.md on origin/main")
+
+
+def test_finished_on_base_still_queued_here(repo: Path, icm) -> None:
+    _start(repo)
+    commit(repo, {"queue/07_x.md": "# X\n"}, D2, "queue 07")
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"src.py": "1\n"}, D3, "other work")
+    git(repo, "checkout", "-q", "main")
+    assert icm("new-journal", "07", "--date", "2026-11-02", "--root",
+               str(repo))[0] == 0
+    git(repo, "commit", "-q", "-m", "finish 07")
+    git(repo, "checkout", "-q", "feat")
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (1, (
+        "queue/07_x.md: finished on main as journal/2026-11-02_x.md, still "
+        "queued here\n"), "")
+
+
+def test_claim_travels_with_the_branch(repo: Path, icm) -> None:
+    _start(repo)
+    commit(repo, {"queue/07_x.md": "# X\n\nDetails.\n"}, D2, "queue 07")
+    git(repo, "checkout", "-q", "-b", "bob")
+    git(repo, "config", "user.name", "Bob")
+    code, out, err = icm("claim", "07", "--root", str(repo))
+    assert (code, err) == (0, "")
+    assert out.startswith("queue/07_x.md: Claimed-by: Bob on bob, ")
+    text = (repo / "queue/07_x.md").read_text()
+    assert text.startswith("# X\n\nClaimed-by: Bob on bob, ") and \
+        text.endswith("\n\nDetails.\n")
+    git(repo, "commit", "-q", "-am", "claim 07")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "config", "user.name", "Ada")
+    code, out, _ = icm("check-queue", "--against", "bob", "--root", str(repo))
+    assert (code, out) == (0, "queue/07_x.md: claimed by Bob on bob (bob)\n"
+                           "queue ok\n")
+    # Ada may not finish or release Bob's item without --force.
+    git(repo, "merge", "-q", "bob")
+    assert icm("new-journal", "07", "--root", str(repo))[2].startswith(
+        "icm: queue/07_x.md: claimed by Bob on bob, ")
+    assert icm("release", "07", "--root", str(repo)) == (
+        2, "", "icm: queue/07_x.md: claimed by Bob, not by you; pass --force to "
+        "release it anyway\n")
+    assert icm("release", "07", "--force", "--root", str(repo)) == (
+        0, "queue/07_x.md: released\n", "")
+    assert (repo / "queue/07_x.md").read_text() == "# X\n\nDetails.\n"
+    assert icm("new-journal", "07", "--root", str(repo))[0] == 0
+
+
+def test_renumber_rewrites_links_in_three_files(repo: Path, icm) -> None:
+    _start(repo)
+    commit(repo, {
+        "queue/07_x.md": "# X\n",
+        "AGENTS.md": "# H\n\nSee [07](queue/07_x.md) and [again](queue/07_x.md#x).\n",
+        "docs/plan.md": "Next: [x](../queue/07_x.md).\n\n[ref]: ../queue/07_x.md\n",
+        "queue/06_old.md": "Before [07](07_x.md).\n",
+    }, D2, "links")
+    assert icm("renumber", "07", "--root", str(repo)) == (0, (
+        "queue/07_x.md -> queue/08_x.md\n"
+        "AGENTS.md: link rewritten\n"
+        "docs/plan.md: link rewritten\n"
+        "queue/06_old.md: link rewritten\n"), "")
+    assert (repo / "AGENTS.md").read_text() == (
+        "# H\n\nSee [07](queue/08_x.md) and [again](queue/08_x.md#x).\n")
+    assert (repo / "docs/plan.md").read_text() == (
+        "Next: [x](../queue/08_x.md).\n\n[ref]: ../queue/08_x.md\n")
+    assert (repo / "queue/06_old.md").read_text() == "Before [07](08_x.md).\n"
+    assert not (repo / "queue/07_x.md").exists()
+    status = git(repo, "status", "--porcelain", "--", "queue")
+    assert "R  queue/07_x.md -> queue/08_x.md" in status
+    assert icm("check-links", "--root", str(repo))[0] == 0
+    assert icm("renumber", "08", "--to", "6", "--root", str(repo)) == (
+        2, "", "icm: number 06 is already used; pick a free one or leave out "
+        "--to\n")
+
+
+def test_renumber_failure_changes_nothing(repo: Path, icm, monkeypatch) -> None:
+    _start(repo)
+    commit(repo, {"queue/07_x.md": "# X\n", "a.md": "[a](queue/07_x.md)\n",
+                  "b.md": "[b](queue/07_x.md)\n"}, D2, "links")
+    from icm.workflow import claims
+
+    real = claims.replace_atomic
+    calls = []
+
+    def failing(path: Path, data: bytes) -> None:
+        calls.append(path.name)
+        if path.name == "b.md" and len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(claims, "replace_atomic", failing)
+    code, _, err = icm("renumber", "07", "--root", str(repo))
+    assert code == 2 and "No space left on device" in err
+    assert (repo / "a.md").read_text() == "[a](queue/07_x.md)\n"
+    assert (repo / "queue/07_x.md").exists()
+    assert not (repo / "queue/08_x.md").exists()
+
+
+def test_no_remote_no_upstream_is_todays_behaviour(repo: Path, icm) -> None:
+    _start(repo)
+    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--against", "nope", "--root", str(repo)) == (
+        2, "", "icm: --against nope: names no commit\n")
+
+
+def test_twenty_parallel_new_queue(repo: Path) -> None:
+    _start(repo)
+    cmd = [sys.executable, "-m", "icm", "new-queue", "--root", str(repo)]
+    procs = [subprocess.Popen([*cmd, f"writer {i}"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(20)]
+    outs = [p.communicate()[0].strip() for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert sorted(int(o.split("/")[1][:2]) for o in outs) == list(range(7, 27))
+    assert len(list((repo / "queue").glob("*.md"))) == 21
+
+
+def test_new_journal_twice_at_once(repo: Path) -> None:
+    _start(repo)
+    write(repo, {"queue/07_x.md": "# X\n"})
+    cmd = [sys.executable, "-m", "icm", "new-journal", "07", "--date",
+           "2026-11-29", "--root", str(repo)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    results = sorted((p.wait(), p.stdout.read(), p.stderr.read())  # type: ignore
+                     for p in procs)
+    assert results[0] == (0, "journal/2026-11-29_x.md\n", "")
+    assert results[1][0] == 2 and results[1][1] == ""
+    assert results[1][2] in (
+        "icm: queue/07_x.md is gone: another writer finished or moved it just "
+        "now\n",
+        "icm: no queue item matches '07' (queue/06_old.md)\n")
+    assert [p.name for p in (repo / "journal").iterdir()] == ["2026-11-29_x.md"]

@@ -103,6 +103,9 @@ StrictOpt = typer.Option(False, "--strict", help="Treat unknown staleness "
                          "(never committed, shallow) as a failure.")
 ShallowOpt = typer.Option(False, "--allow-shallow", help="Run on a shallow clone; "
                           "notes at the boundary are reported unknown.")
+CommittedOpt = typer.Option(False, "--committed", help="Judge staleness from "
+                            "committed history only, ignoring staged and "
+                            "work-tree changes (CI on a clean checkout).")
 
 
 BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
@@ -116,10 +119,12 @@ def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
           against: Optional[str] = typer.Option(None, "--against", metavar="REF",
                                                 help="Compare the queue with "
                                                 "REF (see check-queue)."),
-          debug: bool = DebugOpt) -> None:
+          committed: bool = CommittedOpt, debug: bool = DebugOpt) -> None:
     """Run every check; exit 1 if any finds a problem."""
+    # Outside git, staleness is one info line and the other checks still run.
     _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
-            budget=budget, against=against)
+            budget=budget, against=against, committed=committed,
+            history_optional=True)
 
 
 @app.command("check-journal")
@@ -155,9 +160,10 @@ def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
 @app.command("check-stale")
 def check_stale(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
                 strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-                debug: bool = DebugOpt) -> None:
-    """Flag notes whose folder's code was committed after them."""
-    _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow)
+                committed: bool = CommittedOpt, debug: bool = DebugOpt) -> None:
+    """Flag notes whose folder's code changed after them."""
+    _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
+            committed=committed)
 
 
 @app.command("bootmap")

@@ -45,6 +45,7 @@ class Context:
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
+    git_installed: bool = True  # with in_git False: git is there, the root is not
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def history(self) -> "History":
@@ -88,8 +89,11 @@ class Context:
         return decode(rel, self.read_bytes(rel, self.config.max_file_bytes))
 
     def notes(self) -> Tuple[str, ...]:
-        name = self.config.note_name
-        return tuple(f for f in self.files if f.rsplit("/", 1)[-1] == name)
+        """Files named ``note_name``, the handbook aside: when the two share
+        a name (``CLAUDE.md``), the handbook indexes notes and is not one."""
+        name, handbook = self.config.note_name, self.config.handbook
+        return tuple(f for f in self.files
+                     if f.rsplit("/", 1)[-1] == name and f != handbook)
 
     def markdown_files(self) -> Tuple[str, ...]:
         return tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
@@ -100,7 +104,7 @@ class History:
     has_commits: bool
     times: Dict[bytes, Tuple[int, bytes]]  # path -> (committer time, commit)
     boundary: FrozenSet[str]  # shallow-boundary commits (hex)
-    changed: FrozenSet[str]  # paths differing from HEAD
+    pending: FrozenSet[str]  # paths whose index or work tree differs from HEAD
 
     def last(self, rel: str) -> Optional[Tuple[int, str]]:
         hit = self.times.get(rel.encode("utf-8", "surrogateescape"))
@@ -147,11 +151,11 @@ def read_history(root: Path, mode: str) -> History:
         if not repo.has_commits():
             pending.discard()
             return History(False, {}, frozenset(), frozenset())
-        boundary, changed = repo.shallow_boundary(), git.changed_paths(root)
+        boundary, changes = repo.shallow_boundary(), git.pending_paths(root)
     except BaseException:
         pending.discard()
         raise
-    return History(True, pending.result(), boundary, changed)
+    return History(True, pending.result(), boundary, changes)
 
 
 def _check_link(root: Path, rel: str, path: str) -> None:
@@ -222,14 +226,25 @@ def decode(rel: str, data: bytes) -> str:
 
 
 def find_root(start: Path) -> Path:
-    """The nearest ancestor holding a handbook or icm config, else the git top
-    level, else ``start``."""
+    """The nearest ancestor holding an icm config (not above the work tree's
+    top level), else the git top level; outside git, the nearest ancestor
+    holding ``AGENTS.md``; else ``start``. A config is the deliberate
+    statement, and a handbook-named file in a subfolder may be a folder
+    note (``note_name = "AGENTS.md"``), so the marker counts only outside
+    git."""
     start = start.resolve()
     for folder in (start, *start.parents):
-        if (folder / "AGENTS.md").is_file() or config_mod.find_config(folder):
+        if config_mod.find_config(folder):
             return folder
+        if (folder / ".git").exists():
+            break  # a config above the repository is not this repository's
     top = git.toplevel(start)
-    return top if top is not None else start
+    if top is not None:
+        return top
+    for folder in (start, *start.parents):
+        if (folder / "AGENTS.md").is_file():
+            return folder
+    return start
 
 
 def compile_globs(patterns: Iterable[str]) -> Optional[Pattern[str]]:
@@ -307,4 +322,5 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         cache_dir=gitdir / "icm" if gitdir else None,
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),
+        git_installed=in_git or git.available(),
     )

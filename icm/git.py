@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from icm.errors import UsageError
 
@@ -254,12 +254,23 @@ def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes]]:
     return seen
 
 
-def changed_paths(root: Path) -> FrozenSet[str]:
-    """Paths under ``root`` whose content differs from HEAD (staged or not)."""
-    _, out, _ = run(["diff", "HEAD", "--name-only", "-z", "--relative", "--", "."],
-                    root)
-    return frozenset(p.decode("utf-8", "surrogateescape")
+def pending_paths(root: Path) -> FrozenSet[str]:
+    """Paths under ``root`` that differ from HEAD in the index or in the work
+    tree: what the next commit changes, or could. Modified, added, deleted
+    and both sides of a rename count; untracked files do not (a commit
+    leaves them out). Two diffs, index against HEAD and work tree against
+    the index, so a staged change undone in the work tree still counts."""
+    found: Set[str] = set()
+    for against in (("--cached", "HEAD"), ()):
+        # --no-optional-locks: never write the index (a commit may hold it);
+        # a submodule counts when its commit moves, not when it is dirty.
+        _, out, _ = run(["--no-optional-locks", "diff", *against, "--name-only",
+                         "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+                         "--ignore-submodules=dirty", "--relative", "--", "."],
+                        root)
+        found.update(p.decode("utf-8", "surrogateescape")
                      for p in out.split(b"\0") if p)
+    return frozenset(found)
 
 
 # -- branch state (handoff, check-handoff) -----------------------------------
@@ -467,3 +478,4 @@ def read_blobs(root: Path, oids: Sequence[str], cap: int = 1 << 16
             out.close()
             proc.wait()
     return found
+    return frozenset(found)

@@ -96,7 +96,10 @@ def test_code_is_never_a_link(repo: Path, icm) -> None:
     write(repo, {"doc.md": "`[a](gone.md)`\n\n```\n[a](gone.md)\n```\n\n"
                            "    [a](gone.md)\n\n<!-- [a](gone.md) -->\n\n"
                            "\\[a\\](gone.md)\n\n[t](my file.md)\n"})
-    assert run(icm, repo) == (0, "links ok\n", "")
+    # No link found, no handbook, no notes: the check says it had nothing.
+    assert run(icm, repo) == (0, "links: no handbook AGENTS.md and no notes named "
+                                 "context.md (set handbook, note_name)\nlinks ok\n",
+                              "")
 
 
 def test_external_links_skipped(repo: Path, icm) -> None:

@@ -85,8 +85,10 @@ def test_uncommitted_edits(repo: Path, icm) -> None:
     commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
     commit(repo, {"src/x.py": "2"}, D9)
     write(repo, {"src/context.md": "edited"})
-    assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 8 days "
-                                   "after the note (uncommitted changes)\n")
+    assert stale(icm, repo)[1] == "src/context.md: ok (pending)\n"
+    assert stale(icm, repo, "--committed")[1] == (
+        "src/context.md: STALE - code in src moved 8 days after the note "
+        "(uncommitted changes)\n")
 
 
 def test_note_without_code_is_ok(repo: Path, icm) -> None:

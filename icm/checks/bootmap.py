@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
-from icm.finding import Finding, Report
+from icm.finding import Finding, Report, Severity
 
 NAME = "bootmap"
 MAX_HOPS = 5
@@ -206,6 +206,10 @@ def run(ctx: Context) -> Report:
                                     f"{exc.reason}", check=NAME, code="unreadable"))
     for words, note in sorted(sized, key=lambda wn: (-wn[0], wn[1])):
         head.append(f"{words:7d} words  {note}")
+    if not ctx.notes():
+        text = f"bootmap: no notes named {cfg.note_name} (set note_name)"
+        findings.append(Finding(path=".", message=text, check=NAME, code="no-notes",
+                                severity=Severity.INFO, detail=text))
     if cfg.boot:
         pattern = compile_globs(cfg.boot)
         assert pattern is not None

@@ -315,6 +315,15 @@ def run(ctx: Context) -> Report:
     index = index_findings(ctx, corpus, tree)
     findings = tuple(sorted(broken)) + tuple(sorted(index))
     counts.update(f.code for f in findings)
+    links_total = sum(len(p[0]) for p in corpus.parsed.values())
+    nothing: Tuple[Finding, ...] = ()
+    if not (findings or links_total or ctx.notes()) \
+            and cfg.handbook not in ctx.file_set:
+        # Nothing at all was checked: say so rather than a bare "links ok".
+        nothing = (_finding(".", 0, 0, f"links: no handbook {cfg.handbook} and no "
+                            f"notes named {cfg.note_name} (set handbook, "
+                            "note_name)", "nothing-to-check",
+                            severity=Severity.INFO),)
     if findings:
         order = list(KIND_LABELS)
         parts = ", ".join(f"{KIND_LABELS[k]} {n}" for k, n in
@@ -323,8 +332,7 @@ def run(ctx: Context) -> Report:
         tail: Tuple[str, ...] = (f"links: {len(findings)} {noun} ({parts})",)
     else:
         tail = ("links ok",)
-    links_total = sum(len(p[0]) for p in corpus.parsed.values())
-    return Report(NAME, findings, tail=tail,
+    return Report(NAME, nothing + findings, tail=tail,
                   data={"files": len(md_files), "links": links_total,
                         "by_kind": dict(counts)})
 

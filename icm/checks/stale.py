@@ -1,31 +1,47 @@
-"""Staleness from git history.
+"""Staleness: the tree as it will be committed, against git history.
 
-A note (``context.md``) is STALE when the newest commit touching code in its
-folder is strictly newer than the last commit touching the note: the code
-moved and the note did not. Code is every tracked file in the note's folder
-(``stale_scope = "subtree"``: and in subfolders without a note of their own)
-that is not prose (``.md``, ``.markdown``, ``.mdx``); a submodule pointer
-counts as code, since bumping it changes what the folder builds. Times are
-committer times along HEAD's first-parent history, merges diffed against
-their first parent, renames not followed. A commit touching note and code
-together is ``ok`` (equal is not newer); a note never committed is
-``unknown``, never fresh.
+A note (``context.md``) is STALE when code in its folder changed after it.
+Code is every tracked file in the note's folder (``stale_scope =
+"subtree"``: and in subfolders without a note of their own) that is not
+prose (``.md``, ``.markdown``, ``.mdx``); a submodule pointer counts as
+code, since bumping it changes what the folder builds.
+
+History: times are committer times along HEAD's first-parent history,
+merges diffed against their first parent, renames not followed. The note is
+STALE when the newest commit touching its code is strictly newer than the
+last commit touching the note; a commit touching both is ``ok`` (equal is
+not newer).
+
+Pending changes come first: a path whose index or work tree differs from
+HEAD (modified, added, deleted, either side of a rename) changed *now*,
+after every commit. A changed note is ``ok (pending)``, its code changed
+too or not (both in one commit is a tie, and a tie is ok); changed code
+under an unchanged note is STALE before the commit lands. So a pre-commit
+hook refuses the code-only commit and passes the one that fixes the note,
+instead of refusing the fix for what an earlier commit did. ``--committed``
+judges history alone (CI on a clean checkout, where both agree).
+
+A note never committed is ``unknown``, never fresh, staged or not: there is
+no history to set it against, and a new folder's first commit should not
+fail for it (``--strict`` makes unknown a failure).
 
 Bad::
 
     src/context.md: STALE - code in src moved 8 days after the note
+    src/context.md: STALE - code in src changed (uncommitted) after the note
 
 Good::
 
     tests/context.md: ok
+    src/context.md: ok (pending)
 """
 
 from __future__ import annotations
 
 import posixpath
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from icm.context import MARKDOWN_SUFFIXES, Context
+from icm.context import MARKDOWN_SUFFIXES, Context, compile_globs
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Severity
 
@@ -42,45 +58,75 @@ def describe(seconds: int) -> str:
     return "less than an hour"
 
 
-def code_by_note(ctx: Context) -> Dict[str, List[str]]:
-    """The tracked code files each note speaks for."""
+def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
+    """The note that speaks for a path (None for prose, notes, and code no
+    note covers)."""
     name = ctx.config.note_name
-    notes = ctx.notes()
-    note_dirs = {posixpath.dirname(n): n for n in notes}
+    note_dirs = {posixpath.dirname(n): n for n in ctx.notes()}
     subtree = ctx.config.stale_scope == "subtree"
-    owned: Dict[str, List[str]] = {n: [] for n in notes}
-    for path in ctx.tracked:
+
+    def owner(path: str) -> Optional[str]:
         if path.lower().endswith(MARKDOWN_SUFFIXES) or posixpath.basename(path) == name:
-            continue
+            return None
         folder = posixpath.dirname(path)
         if not subtree:
-            if folder in note_dirs:
-                owned[note_dirs[folder]].append(path)
-            continue
+            return note_dirs.get(folder)
         while True:  # nearest folder at or above with a note
             if folder in note_dirs:
-                owned[note_dirs[folder]].append(path)
-                break
+                return note_dirs[folder]
             if not folder:
-                break
+                return None
             folder = posixpath.dirname(folder)
+
+    return owner
+
+
+def code_by_note(ctx: Context, paths: Iterable[str]) -> Dict[str, List[str]]:
+    """The code files among ``paths`` each note speaks for."""
+    owner = owner_of(ctx)
+    owned: Dict[str, List[str]] = {n: [] for n in ctx.notes()}
+    for path in paths:
+        note = owner(path)
+        if note is not None:
+            owned[note].append(path)
     return owned
+
+
+def _info(code: str, text: str) -> Report:
+    """A run that judged nothing says why, as one info line."""
+    return Report(NAME, (Finding(path=".", message=text, check=NAME, code=code,
+                                 severity=Severity.INFO, detail=text),),
+                  data={"stale": 0, "unknown": 0, "ok": 0})
 
 
 def run(ctx: Context) -> Report:
     strict = bool(ctx.options.get("strict"))
     allow_shallow = bool(ctx.options.get("allow_shallow"))
+    committed = bool(ctx.options.get("committed"))
+    if not ctx.in_git:
+        if ctx.options.get("history_optional") and ctx.git_installed:
+            return _info("not-applicable",
+                         "stale: not a git repository; staleness not checked")
+        ctx.history()  # raises the reason: no repository, or no git
+    if not ctx.notes():
+        name = ctx.config.note_name
+        return _info("no-notes", f"stale: no notes named {name} (set note_name)")
     history = ctx.history()
     if history.boundary and not allow_shallow:
         raise UsageError(
             "shallow clone: history is cut, so every note would look fresh; fetch "
             "full history (actions/checkout 'fetch-depth: 0', or 'git fetch "
             "--unshallow'), or pass --allow-shallow")
+    pending = frozenset() if committed else history.pending
+    excluded = compile_globs(ctx.config.exclude)
+    if excluded is not None:
+        pending = frozenset(p for p in pending if not excluded.match(p))
     findings: List[Finding] = []
     counts = {"stale": 0, "unknown": 0, "ok": 0}
-    for note, code in sorted(code_by_note(ctx).items()):
+    for note, code in sorted(code_by_note(ctx, ctx.tracked | pending).items()):
         folder = posixpath.dirname(note) or "."
-        dirty = " (uncommitted changes)" if note in history.changed else ""
+        dirty = " (uncommitted changes)" if committed and note in history.pending \
+            else ""
         note_last = history.last(note) if note in ctx.tracked else None
         newest: Optional[Tuple[int, str]] = None
         for path in code:
@@ -90,6 +136,12 @@ def run(ctx: Context) -> Report:
         if note_last is None:
             verdict, code_name, sev = "unknown - note never committed", "unknown", \
                 Severity.ERROR if strict else Severity.WARNING
+        elif note in pending:
+            verdict, code_name, sev = "ok (pending)", "ok", Severity.INFO
+        elif any(path in pending for path in code):
+            verdict, code_name, sev = (
+                f"STALE - code in {folder} changed (uncommitted) after the note",
+                "stale", Severity.ERROR)
         elif history.boundary and (note_last[1] in history.boundary or (
                 newest is not None and newest[1] in history.boundary)):
             verdict, code_name, sev = (

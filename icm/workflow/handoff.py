@@ -212,7 +212,7 @@ def _notes_touched(ctx: Context, paths: Sequence[str],
     staleness verdict of the run above."""
     changed = set(paths)
     try:
-        owned = stale_check.code_by_note(ctx)
+        owned = stale_check.code_by_note(ctx, ctx.tracked)
     except UsageError:
         return []
     rows = []

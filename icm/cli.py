@@ -376,6 +376,37 @@ def makefile() -> None:
     raise typer.Exit(0)
 
 
+EntriesArg = typer.Argument(None, metavar="[ENTRY]...", help="Entries by path, "
+                            "file name or date prefix (default: all).")
+
+
+@app.command("verify")
+def verify(entries: Optional[List[str]] = EntriesArg,
+           jobs: int = typer.Option(0, "--jobs", min=0, help="Commands run at "
+                                    "once (0: one per core)."),
+           since: Optional[str] = typer.Option(None, "--since", metavar="REV",
+                                               help="Only entries naming a path "
+                                               "changed since REV, or naming no "
+                                               "path."),
+           dry_run: bool = typer.Option(False, "--dry-run", help="Print each "
+                                        "command and where it would run."),
+           root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+           debug: bool = DebugOpt) -> None:
+    """Run each journal entry's Verify command (runs the repository's code:
+    opt-in, never part of icm check)."""
+    def body() -> int:
+        from icm import report
+        from icm.workflow import verify as verify_mod
+
+        ctx = _context(root, {})
+        result = verify_mod.run(ctx, entries or (), since, jobs, dry_run)
+        report.render([result], fmt.value, sys.stdout, color=_color(sys.stdout),
+                      root=str(ctx.root))
+        return 1 if result.failed else 0
+
+    raise typer.Exit(_guard(debug, body))
+
+
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())

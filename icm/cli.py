@@ -244,15 +244,35 @@ InitRootOpt = typer.Option(None, "--root", help="Folder to set up (default: "
 
 @app.command("init")
 def init(root: Optional[Path] = InitRootOpt,
+         agents: Optional[str] = typer.Option(None, "--agents", metavar="NAME",
+                                              help="Scaffold only Agents/NAME/, "
+                                              "an exported session in the "
+                                              "AGENTS layout."),
          debug: bool = DebugOpt) -> None:
     """Scaffold handbook, journal/, queue/, Makefile and [tool.icm]; never
     overwrite."""
     def body() -> List[str]:
         from icm.workflow import init as init_mod
 
+        if agents is not None:
+            from icm.workflow import agents as agents_mod
+
+            return agents_mod.scaffold(_context(root or Path.cwd(), {}), agents)
         return init_mod.init(_context(root or Path.cwd(), {}))
 
     _write(debug, body)
+
+
+AgentDirsArg = typer.Argument(None, metavar="[DIR]...", help="Exported-session "
+                              "folders (default: agents_dirs, Agents/*).")
+
+
+@app.command("check-agents")
+def check_agents(dirs: Optional[List[str]] = AgentDirsArg,
+                 root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                 debug: bool = DebugOpt) -> None:
+    """Exported agent sessions follow the AGENTS layout and POSITIONS schema."""
+    _checks(("agents",), root, fmt, debug, agents_dirs=tuple(dirs or ()))
 
 
 @app.command("check-handoff")

@@ -43,6 +43,7 @@ class Config:
     stale_history: str = "first-parent"
     max_file_bytes: int = 10_000_000
     queue_refs: Tuple[str, ...] = ()
+    agents_dirs: Tuple[str, ...] = ("Agents/*",)
     handoff_dir: str = "handoff"
     handoff_budget: int = 1500
     verify_slot: str = ""  # empty: the fourth slot
@@ -68,6 +69,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "stale_history": ("enum", ("first-parent", "all")),
     "max_file_bytes": ("int", None),
     "queue_refs": ("list", None),
+    "agents_dirs": ("list", None),
     "handoff_dir": ("path", None),
     "handoff_budget": ("int", None),
     "verify_slot": ("string", None),

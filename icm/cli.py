@@ -250,15 +250,35 @@ InitRootOpt = typer.Option(None, "--root", help="Folder to set up (default: "
 
 @app.command("init")
 def init(root: Optional[Path] = InitRootOpt,
+         agents: Optional[str] = typer.Option(None, "--agents", metavar="NAME",
+                                              help="Scaffold only Agents/NAME/, "
+                                              "an exported session in the "
+                                              "AGENTS layout."),
          debug: bool = DebugOpt) -> None:
     """Scaffold handbook, journal/, queue/, Makefile and [tool.icm]; never
     overwrite."""
     def body() -> List[str]:
         from icm.workflow import init as init_mod
 
+        if agents is not None:
+            from icm.workflow import agents as agents_mod
+
+            return agents_mod.scaffold(_context(root or Path.cwd(), {}), agents)
         return init_mod.init(_context(root or Path.cwd(), {}))
 
     _write(debug, body)
+
+
+AgentDirsArg = typer.Argument(None, metavar="[DIR]...", help="Exported-session "
+                              "folders (default: agents_dirs, Agents/*).")
+
+
+@app.command("check-agents")
+def check_agents(dirs: Optional[List[str]] = AgentDirsArg,
+                 root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                 debug: bool = DebugOpt) -> None:
+    """Exported agent sessions follow the AGENTS layout and POSITIONS schema."""
+    _checks(("agents",), root, fmt, debug, agents_dirs=tuple(dirs or ()))
 
 
 @app.command("check-handoff")
@@ -380,6 +400,37 @@ def makefile() -> None:
 
     typer.echo(str(template_dir() / "Makefile.inc"))
     raise typer.Exit(0)
+
+
+EntriesArg = typer.Argument(None, metavar="[ENTRY]...", help="Entries by path, "
+                            "file name or date prefix (default: all).")
+
+
+@app.command("verify")
+def verify(entries: Optional[List[str]] = EntriesArg,
+           jobs: int = typer.Option(0, "--jobs", min=0, help="Commands run at "
+                                    "once (0: one per core)."),
+           since: Optional[str] = typer.Option(None, "--since", metavar="REV",
+                                               help="Only entries naming a path "
+                                               "changed since REV, or naming no "
+                                               "path."),
+           dry_run: bool = typer.Option(False, "--dry-run", help="Print each "
+                                        "command and where it would run."),
+           root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+           debug: bool = DebugOpt) -> None:
+    """Run each journal entry's Verify command (runs the repository's code:
+    opt-in, never part of icm check)."""
+    def body() -> int:
+        from icm import report
+        from icm.workflow import verify as verify_mod
+
+        ctx = _context(root, {})
+        result = verify_mod.run(ctx, entries or (), since, jobs, dry_run)
+        report.render([result], fmt.value, sys.stdout, color=_color(sys.stdout),
+                      root=str(ctx.root))
+        return 1 if result.failed else 0
+
+    raise typer.Exit(_guard(debug, body))
 
 
 def run() -> None:

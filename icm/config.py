@@ -23,6 +23,8 @@ else:  # pragma: no cover - exercised on 3.9/3.10 only
 CONFIG_FILES = ("icm.toml", "pyproject.toml")
 
 DEFAULT_SLOTS = ("Decision", "Rejected alternative", "Invariant", "Verify command")
+DEFAULT_PLACEHOLDERS = ("looks good", "TBD", "TODO", "n/a", "none", "-",
+                        "same as above")
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,13 @@ class Config:
     stale_history: str = "first-parent"
     max_file_bytes: int = 10_000_000
     queue_refs: Tuple[str, ...] = ()
+    agents_dirs: Tuple[str, ...] = ("Agents/*",)
     handoff_dir: str = "handoff"
     handoff_budget: int = 1500
+    verify_slot: str = ""  # empty: the fourth slot
+    verify_timeout: int = 60
+    verify_skip: Tuple[Tuple[str, str], ...] = ()  # (entry path, reason)
+    placeholders: Tuple[str, ...] = DEFAULT_PLACEHOLDERS
     source: str = ""  # where it was read from, for messages; not a key
 
 
@@ -62,8 +69,13 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "stale_history": ("enum", ("first-parent", "all")),
     "max_file_bytes": ("int", None),
     "queue_refs": ("list", None),
+    "agents_dirs": ("list", None),
     "handoff_dir": ("path", None),
     "handoff_budget": ("int", None),
+    "verify_slot": ("string", None),
+    "verify_timeout": ("int", None),
+    "verify_skip": ("skip", None),
+    "placeholders": ("list", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}
@@ -126,7 +138,11 @@ def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
             raise UsageError(f"{name}: unknown key '{key}' in {where}{hint}")
         kind, allowed = _SCHEMA[key]
         values[key] = _check_value(key, value, kind, allowed, name, where)
-    return Config(source=name, **values)
+    cfg = Config(source=name, **values)
+    if cfg.verify_slot and cfg.verify_slot not in cfg.slots:
+        raise UsageError(f"{name}: key 'verify_slot' in {where} must name one of "
+                         f"the slots, not '{cfg.verify_slot}'")
+    return cfg
 
 
 def _check_value(
@@ -151,6 +167,12 @@ def _check_value(
         if kind == "path" and (value.startswith("/") or ".." in value.split("/")):
             raise bad("a path inside the repository")
         return value.strip("/") if kind == "path" else value
+    if kind == "string":
+        if not isinstance(value, str) or not value.strip():
+            raise bad("a non-empty string")
+        return value
+    if kind == "skip":
+        return _skip_list(value, bad, name, where)
     if kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")
@@ -168,6 +190,29 @@ def _check_value(
             raise bad(options)
         return value
     raise AssertionError(kind)  # pragma: no cover
+
+
+def _skip_list(value: Any, bad: Any, name: str, where: str
+               ) -> Tuple[Tuple[str, str], ...]:
+    """``verify_skip``: a table of path -> reason, or a list of
+    ``{path, reason}`` tables; a reason is required."""
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, list) and all(isinstance(v, dict) for v in value):
+        if any(set(v) != {"path", "reason"} for v in value):
+            raise bad("a list of {path, reason} tables")
+        pairs = [(v["path"], v["reason"]) for v in value]
+    else:
+        raise bad("a table of path = reason, or a list of {path, reason} tables")
+    out = []
+    for path, reason in pairs:
+        if not isinstance(path, str) or not isinstance(reason, str) \
+                or not path.strip() or not reason.strip():
+            raise bad("paths with a non-empty reason each")
+        if path.startswith("/") or ".." in path.split("/"):
+            raise bad("paths inside the repository")
+        out.append((path.strip("/"), reason.strip()))
+    return tuple(out)
 
 
 def _describe(value: Any) -> str:

@@ -479,3 +479,16 @@ def read_blobs(root: Path, oids: Sequence[str], cap: int = 1 << 16
             proc.wait()
     return found
     return frozenset(found)
+
+
+def changed_since(root: Path, rev: str) -> FrozenSet[str]:
+    """Paths under ``root`` that differ between ``rev`` and the work tree
+    (committed since, staged or not; both names of a rename), one call."""
+    if rev.startswith("-"):
+        raise UsageError(f"--since {rev}: not a revision")
+    code, out, err = run(["diff", "--name-only", "-z", "--no-renames", "--relative",
+                          rev, "--", "."], root, check=False)
+    if code != 0:
+        raise UsageError(f"--since {rev}: {_explain(err, root)}")
+    return frozenset(p.decode("utf-8", "surrogateescape")
+                     for p in out.split(b"\0") if p)

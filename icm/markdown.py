@@ -23,7 +23,6 @@ class Heading:
     level: int
     text: str  # plain text as GitHub renders it (code and emphasis reduced)
     line: int  # 1-based
-    body: bool  # the section up to the next heading of any level has content
 
 
 @dataclass(frozen=True)
@@ -211,38 +210,98 @@ def inline_text(tok: Token) -> str:
     return "".join(parts)
 
 
-_CONTENT_BLOCKS = {"fence", "code_block", "hr", "definition", "table_open"}
-
-
 def headings(tokens: Sequence[Token]) -> List[Heading]:
-    """Every heading, with whether its section (up to the next heading of any
-    level) has content: text, code, a rule, a table or HTML that is not only a
-    comment."""
-    found: List[Tuple[int, str, int]] = []
-    body: List[bool] = []
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
+    """Every heading (nested ones too: GitHub gives them anchors)."""
+    found = []
+    for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
             line = (tok.map[0] + 1) if tok.map else 0
-            found.append((int(tok.tag[1]), inline_text(tokens[i + 1]).strip(), line))
-            body.append(False)
-            i += 3  # heading_open, inline, heading_close
-            continue
-        if found and not body[-1]:
-            if tok.type == "inline":
-                body[-1] = bool(tok.content.strip())
-            elif tok.type == "html_block":
-                body[-1] = not _is_comment(tok.content)
-            elif tok.type in _CONTENT_BLOCKS:
-                body[-1] = True
-        i += 1
-    return [Heading(lv, tx, ln, b) for (lv, tx, ln), b in zip(found, body)]
+            found.append(Heading(int(tok.tag[1]), inline_text(tokens[i + 1]).strip(),
+                                 line))
+    return found
 
 
 def _is_comment(html: str) -> bool:
     s = html.strip()
     return s.startswith("<!--") and s.endswith("-->")
+
+
+@dataclass(frozen=True)
+class Code:
+    line: int  # 1-based: the fence line, or the line of the code span
+    text: str
+    info: Optional[str]  # a block's language ("" when none); None: a code span
+
+
+@dataclass(frozen=True)
+class Section:
+    """The blocks from one top-level heading to the next (level 0: the text
+    before the first heading). Headings inside a blockquote or a list item do
+    not start a section."""
+
+    level: int
+    title: str
+    line: int  # 1-based line of the heading; 0 for the text before it
+    visible: str  # the text a reader sees, whitespace collapsed
+    code: Tuple[Code, ...]  # code blocks and code spans, in order
+    lines: Tuple[Tuple[int, str], ...]  # (line, source) of top-level paragraphs
+
+
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def sections(text: str) -> List[Section]:
+    """Split a document at its top-level headings. Visible text is what a
+    reader sees: paragraphs, code and HTML that is not only a comment; a
+    reference definition (``[//]: # (todo)``) or a comment is not."""
+    tokens = parse(text, inline=lambda _c: True)
+    found: List[Section] = []
+    head: Tuple[int, str, int] = (0, "", 0)
+    words: List[str] = []
+    code: List[Code] = []
+    lines: List[Tuple[int, str]] = []
+
+    def close() -> None:
+        seen = " ".join(" ".join(words).split())
+        found.append(Section(head[0], head[1], head[2], seen, tuple(code),
+                             tuple(lines)))
+        words.clear()
+        code.clear()
+        lines.clear()
+
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        first = (tok.map[0] + 1) if tok.map else 0
+        if tok.type == "heading_open" and tok.level == 0:
+            close()
+            head = (int(tok.tag[1]), inline_text(tokens[i + 1]).strip(), first)
+            i += 3  # heading_open, inline, heading_close
+            continue
+        if tok.type == "inline":
+            if tok.level == 1 and tokens[i - 1].type == "paragraph_open":
+                lines.extend((first + k, part)
+                             for k, part in enumerate(tok.content.split("\n")))
+            line = first
+            for child in tok.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                    words.append(" ")
+                elif child.type == "text":
+                    words.append(child.content)
+                    line += child.content.count("\n")
+                elif child.type == "code_inline":
+                    words.append(child.content)
+                    code.append(Code(line, child.content, None))
+        elif tok.type in ("fence", "code_block"):
+            words.append(tok.content)
+            info = tok.info.split()[0].lower() if tok.info.split() else ""
+            code.append(Code(first, tok.content, info))
+        elif tok.type == "html_block" and not _is_comment(tok.content):
+            words.append(_TAG.sub(" ", tok.content))
+        i += 1
+    close()
+    return found
 
 
 # -- GitHub anchors ---------------------------------------------------------
@@ -383,24 +442,3 @@ def _inline_links(
         elif child.type == "text":
             line += child.content.count("\n")
 
-
-def sections(text: str, level: int = 2) -> Dict[str, Tuple[int, str]]:
-    """Heading text -> (1-based line, source text of its section) for every
-    heading of ``level``; a section runs to the next heading of that level or
-    above. The first of two equal headings wins."""
-    tokens = parse(text, inline=lambda _c: False)
-    lines = text.splitlines()
-    # (first line, line after the heading, heading text, level), 0-based
-    starts: List[Tuple[int, int, str, int]] = []
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open" and tok.map:
-            starts.append((tok.map[0], tok.map[1],
-                           inline_text(tokens[i + 1]).strip(), int(tok.tag[1])))
-    found: Dict[str, Tuple[int, str]] = {}
-    for n, (at, after, title, lv) in enumerate(starts):
-        if lv != level or title in found:
-            continue
-        end = next((s for s, _a, _t, lv2 in starts[n + 1:] if lv2 <= level),
-                   len(lines))
-        found[title] = (at + 1, "\n".join(lines[after:end]).strip("\n"))
-    return found

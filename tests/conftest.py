@@ -97,7 +97,8 @@ def entry(*skip: str, extra: str = "") -> str:
     parts = ["# Entry\n"]
     for slot in ("Decision", "Rejected alternative", "Invariant", "Verify command"):
         if slot not in skip:
-            parts.append(f"\n## {slot}\nSome text.\n")
+            body = "`true`" if slot == "Verify command" else "Some text."
+            parts.append(f"\n## {slot}\n{body}\n")
     return "".join(parts) + extra
 
 

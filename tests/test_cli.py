@@ -87,6 +87,24 @@ def test_unknown_command_is_usage_error(icm) -> None:
     ("icm.toml", "handbook = '../AGENTS.md'\n",
      "icm: icm.toml: key 'handbook' in icm.toml must be a path inside the "
      "repository, not a string ('../AGENTS.md')\n"),
+    ("icm.toml", "verify_slot = 'Check'\n",
+     "icm: icm.toml: key 'verify_slot' in icm.toml must name one of the slots, "
+     "not 'Check'\n"),
+    ("icm.toml", "verify_skip = ['journal/a.md']\n",
+     "icm: icm.toml: key 'verify_skip' in icm.toml must be a table of path = "
+     "reason, or a list of {path, reason} tables, not a list\n"),
+    ("icm.toml", "verify_skip = [{path = 'journal/a.md'}]\n",
+     "icm: icm.toml: key 'verify_skip' in icm.toml must be a list of {path, "
+     "reason} tables, not a list\n"),
+    ("icm.toml", "[verify_skip]\n'journal/a.md' = ''\n",
+     "icm: icm.toml: key 'verify_skip' in icm.toml must be paths with a "
+     "non-empty reason each, not a table\n"),
+    ("icm.toml", "[verify_skip]\n'../a.md' = 'x'\n",
+     "icm: icm.toml: key 'verify_skip' in icm.toml must be paths inside the "
+     "repository, not a table\n"),
+    ("icm.toml", "verify_timeout = 0\n",
+     "icm: icm.toml: key 'verify_timeout' in icm.toml must be a positive "
+     "integer, not an integer (0)\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = 1\nhandbook = \n",
      "icm: pyproject.toml: invalid TOML: Invalid value (at line 3, column 12)\n"),
 ])

@@ -115,8 +115,8 @@ def test_untrusted_author_text_is_inert_and_capped(repo: Path, icm) -> None:
     assert "{reason}" in text  # never expanded
     from icm import markdown
 
-    sections = markdown.sections(text)
-    assert sections["Identity and state"][1].startswith("source: git")
+    state = [s for s in markdown.sections(text) if s.title == "Identity and state"]
+    assert len(state) == 1 and state[0].visible.startswith("source: git")
     # The forged marker in author text does not vouch for the record.
     assert icm("check-handoff", "--root", str(repo)) == (0, "handoff ok\n", "")
 

@@ -137,3 +137,120 @@ def test_outside_git_walk(tmp_path: Path, icm) -> None:
     write(tmp_path, {"journal/2026-01-01_a.md": entry("Decision")})
     assert icm("check-journal", "--root", str(tmp_path))[:2] == (
         1, "journal/2026-01-01_a.md: missing slot 'Decision'\n")
+
+
+# -- checkable slots (placeholders, no command) and Superseded-by ---------------
+
+def _entry(invariant: str = "It holds.", verify: str = "`true`",
+           head: str = "") -> str:
+    return (f"# T\n{head}\n## Decision\nx\n\n## Rejected alternative\ny\n\n"
+            f"## Invariant\n{invariant}\n\n## Verify command\n{verify}\n")
+
+
+def test_placeholders_and_missing_command(repo: Path, icm) -> None:
+    write(repo, {
+        "journal/2026-01-01_a.md": _entry("looks good"),
+        "journal/2026-01-02_b.md": _entry("Looks good!", verify="Ran it."),
+        "journal/2026-01-03_c.md": _entry("**TBD**"),
+        "journal/2026-01-04_d.md": _entry("N/A"),
+        "journal/2026-01-05_e.md": _entry("Same as above."),
+        "journal/2026-01-06_f.md": _entry("None", verify="`todo`"),
+        "journal/2026-01-07_g.md": _entry("—"),
+        "journal/2026-01-08_h.md": _entry(
+            "None of the functions returns a list.",
+            verify="```python\nassert True\n```"),
+    })
+    code, out, err = icm("check-journal", "--root", str(repo))
+    assert (code, err) == (1, "")
+    assert out == (
+        "journal/2026-01-01_a.md: placeholder in slot 'Invariant': 'looks good'\n"
+        "journal/2026-01-02_b.md: placeholder in slot 'Invariant': 'Looks good!'\n"
+        "journal/2026-01-02_b.md: no command in slot 'Verify command'\n"
+        "journal/2026-01-03_c.md: placeholder in slot 'Invariant': 'TBD'\n"
+        "journal/2026-01-04_d.md: placeholder in slot 'Invariant': 'N/A'\n"
+        "journal/2026-01-05_e.md: placeholder in slot 'Invariant': "
+        "'Same as above.'\n"
+        "journal/2026-01-06_f.md: placeholder in slot 'Invariant': 'None'\n"
+        "journal/2026-01-06_f.md: placeholder in slot 'Verify command': 'todo'\n"
+        "journal/2026-01-07_g.md: placeholder in slot 'Invariant': '—'\n"
+        "journal/2026-01-08_h.md: no command in slot 'Verify command'\n")
+
+
+def test_placeholders_are_configurable(repo: Path, icm) -> None:
+    write(repo, {"icm.toml": "placeholders = ['it works']\n",
+                 "journal/2026-01-01_a.md": _entry("TBD"),
+                 "journal/2026-01-02_b.md": _entry("It works.")})
+    assert icm("check-journal", "--root", str(repo))[:2] == (1, (
+        "journal/2026-01-02_b.md: placeholder in slot 'Invariant': 'It works.'\n"))
+    write(repo, {"icm.toml": "placeholders = []\n"})
+    assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
+
+
+def test_exempt_entries_are_not_judged(repo: Path, icm) -> None:
+    write(repo, {"icm.toml": "journal_exempt = ['journal/2026-01-01_a.md']\n",
+                 "journal/2026-01-01_a.md": _entry("TBD", verify="prose",
+                                                   head="Superseded-by: x.md\n")})
+    assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
+
+
+def test_placeholder_findings_in_json_and_github(repo: Path, icm) -> None:
+    write(repo, {"journal/2026-01-01_a.md": _entry("TODO")})
+    code, out, _ = icm("check-journal", "--root", str(repo), "--format", "github")
+    assert (code, out) == (1, (
+        "::error file=journal/2026-01-01_a.md,line=9,title=icm journal/placeholder"
+        "::journal/2026-01-01_a.md: placeholder in slot 'Invariant': 'TODO' "
+        "(fix: state the Invariant: a placeholder says nothing)\n"))
+
+
+def test_content_is_text_a_reader_sees(repo: Path, icm) -> None:
+    text = ("## Decision\n[//]: # (todo)\n\n## Rejected alternative\n### Later\n\n"
+            "## Invariant\n<!-- x -->\n[a]: b.md\n\n## Verify command\n`true`\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    assert icm("check-journal", "--root", str(repo))[1].splitlines() == [
+        "journal/2026-01-01_a.md: empty slot 'Decision'",
+        "journal/2026-01-01_a.md: empty slot 'Rejected alternative'",
+        "journal/2026-01-01_a.md: empty slot 'Invariant'",
+    ]
+
+
+def test_slots_inside_blockquotes_and_lists_are_not_slots(repo: Path, icm) -> None:
+    text = ("## Decision\nx\n\n> ## Rejected alternative\n> y\n\n"
+            "- ## Invariant\n  z\n\n## Verify command\n`true`\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    assert icm("check-journal", "--root", str(repo))[1].splitlines() == [
+        "journal/2026-01-01_a.md: missing slot 'Rejected alternative'",
+        "journal/2026-01-01_a.md: missing slot 'Invariant'",
+    ]
+
+
+def test_superseded_by_must_name_an_entry(repo: Path, icm) -> None:
+    write(repo, {
+        "journal/2026-01-01_old.md": _entry(
+            head="Superseded-by: journal/2026-01-03_new.md\n"),
+        "journal/2026-01-02_link.md": _entry(
+            head="Superseded-by: [the new one](2026-01-03_new.md)\n"),
+        "journal/2026-01-03_new.md": _entry(),
+        "journal/2026-01-04_typo.md": _entry(
+            head="Superseded-by: journal/2026-01-03_neww.md\n"),
+        "journal/2026-01-05_out.md": _entry(
+            head="Superseded-by: [x](../README.md)\n"),
+        "journal/2026-01-06_late.md": _entry() + "\nSuperseded-by: nowhere.md\n",
+    })
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert (code, out) == (1, (
+        "journal/2026-01-04_typo.md: Superseded-by points at no entry: "
+        "journal/2026-01-03_neww.md\n"
+        "journal/2026-01-05_out.md: Superseded-by points at no entry: README.md\n"))
+
+
+def test_parse_entry_is_one_function_for_every_reader() -> None:
+    from icm.checks.journal import parse_entry
+    from icm.config import DEFAULT_SLOTS
+
+    parsed = parse_entry(_entry(head="Superseded-by: <journal/2026-01-03_new.md>\n"),
+                         "journal/2026-01-01_a.md", DEFAULT_SLOTS, "Verify command")
+    assert parsed.superseded_by == "journal/2026-01-03_new.md"
+    assert parsed.superseded_line == 2
+    assert parsed.command == "true" and parsed.verify_line == 13
+    assert [s.name for s in parsed.slots.values()] == list(DEFAULT_SLOTS)
+    assert parsed.slots["Invariant"].visible == "It holds."

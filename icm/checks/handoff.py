@@ -44,14 +44,15 @@ def run(ctx: Context) -> Report:
         except Unreadable as exc:
             found.append(_finding(path, f"cannot read: {exc.reason}", "unreadable"))
             continue
-        sections = markdown.sections(text)
-        missing = [f for f in FIELDS if f not in sections]
+        fields = [s for s in markdown.sections(text) if s.level == 2]
+        titles = {s.title for s in fields}
+        missing = [f for f in FIELDS if f not in titles]
         for name in missing:
             found.append(_finding(path, f"missing field '{name}'", "missing-field",
                                   fix="make a new record with 'icm handoff'"))
         # Only the preamble before the first field counts: a marker quoted in
         # author text must not vouch for the record.
-        first = min((line for line, _body in sections.values()), default=0)
+        first = fields[0].line if fields else 0
         preamble = "\n".join(text.splitlines()[:first - 1]) if first else text
         marks = list(MARKER.finditer(preamble))
         if len(marks) != 1:

@@ -4,23 +4,36 @@ Every ``journal/*.md`` entry must carry each configured slot (default:
 Decision, Rejected alternative, Invariant, Verify command) as a level-2
 heading whose text is exactly the slot name, and each slot must have content.
 Headings are found by a markdown parser, so ``## Invariant`` inside a fence is
-not a heading and a setext ``Invariant\\n---`` is. Entries are named
-``YYYY-MM-DD_slug.md``. ``journal_exempt`` may only shrink: an exempt entry
-that is now complete, or no longer exists, is reported.
+not a heading and a setext ``Invariant\\n---`` is; a heading inside a
+blockquote or a list item is not a slot. Content is text a reader sees: a
+comment, a ``[//]: # (todo)`` definition or a bare sub-heading is none. A
+slot whose whole content is a placeholder (``placeholders``: looks good, TBD,
+TODO, ...; case and punctuation ignored) states nothing, and the Verify
+command slot must hold code (what ``icm verify`` runs). A ``Superseded-by:``
+line must name an existing entry. Entries are named ``YYYY-MM-DD_slug.md``.
+``journal_exempt`` may only shrink: an exempt entry that is now complete, or
+no longer exists, is reported; exempt entries are not judged otherwise.
 
 Bad::
 
     journal/2026-10-29_summary-line-to-stderr.md: missing slot 'Invariant'
+    journal/2026-10-29_x.md: placeholder in slot 'Invariant': 'looks good'
 
-Good: all four ``##`` sections present, each with at least a line of text.
+Good: all four ``##`` sections present, each stating something, and the
+Verify command in a fenced ``sh`` block or a code span.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
+import unicodedata
+from dataclasses import dataclass
 from datetime import date
-from typing import List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import unquote
 
+from icm.config import Config
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report, Severity
 
@@ -56,23 +69,181 @@ def valid_name(filename: str) -> bool:
     return True
 
 
-def slot_problems(text: str, slots: Sequence[str]) -> List[Tuple[int, str, str, int]]:
-    """(slot index, slot, 'missing'|'empty', line) for one entry's text."""
+SHELL_INFO = ("", "sh", "bash", "shell", "console")
+_SUPERSEDED = re.compile(r"\s*superseded-by:\s*(.*?)\s*\Z", re.I)
+_LINK = re.compile(r"\[[^\]]*\]\(\s*(<[^>]*>|[^\s)]*)[^)]*\)\Z")
+
+
+@dataclass(frozen=True)
+class Slot:
+    name: str
+    line: int  # 1-based line of its heading
+    visible: str  # the text a reader sees under it, whitespace collapsed
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What an entry says, as every command that reads entries needs it."""
+
+    slots: Dict[str, Slot]  # the configured slots present (first heading wins)
+    command: Optional[str]  # the Verify command as a script; None: no code
+    verify_line: int  # line of the verify slot's heading; 0 when missing
+    superseded_by: Optional[str]  # root-relative path it names, normalised
+    superseded_line: int
+
+
+def verify_slot(cfg: Config) -> Optional[str]:
+    """The slot holding the Verify command: ``verify_slot``, else the fourth."""
+    if cfg.verify_slot:
+        return cfg.verify_slot
+    return cfg.slots[3] if len(cfg.slots) >= 4 else None
+
+
+def parse_entry(text: str, path: str, slots: Sequence[str],
+                verify: Optional[str]) -> Entry:
+    """Slots, Verify command and Superseded-by line of one entry.
+
+    A slot is a top-level ``##`` heading named exactly as the slot; it runs to
+    the next top-level heading of level 1 or 2, so its ``###`` sub-headings
+    belong to it (their titles are not content, their bodies are). The
+    command is the slot's first code block that is indented or fenced as
+    ``sh``, ``bash``, ``shell``, ``console`` or nothing (``$ `` prompts kept,
+    output lines dropped, in ``console``), else its first code span.
+    ``Superseded-by:`` counts on a line of its own before the first ``##``
+    heading: a bare path is from the root, a link from the entry's folder.
+    """
     from icm import markdown  # loaded on first use: keeps other commands light
 
-    heads = markdown.headings(markdown.parse(text, inline=lambda _c: False))
-    problems = []
-    for index, slot in enumerate(slots):
-        at = [i for i, h in enumerate(heads) if h.level == 2 and h.text == slot]
-        if not at:
-            problems.append((index, slot, "missing", 0))
+    found: Dict[str, Slot] = {}
+    codes: List[markdown.Code] = []
+    superseded: Optional[str] = None
+    superseded_line = 0
+    current: Optional[str] = None
+    seen_two = False
+    for sec in markdown.sections(text):
+        if sec.level and sec.level <= 2:
+            current = None
+        if sec.level == 2:
+            seen_two = True
+            if sec.title in slots and sec.title not in found:
+                current = sec.title
+                found[current] = Slot(current, sec.line, "")
+        if not seen_two and superseded is None:
+            for line, source in sec.lines:
+                m = _SUPERSEDED.match(source)
+                if m:
+                    superseded, superseded_line = _target(m.group(1), path), line
+                    break
+        if current is not None:
+            slot = found[current]
+            joined = f"{slot.visible} {sec.visible}".strip()
+            found[current] = Slot(slot.name, slot.line, joined)
+            if current == verify:
+                codes.extend(sec.code)
+    held = found.get(verify) if verify else None
+    return Entry(found, command(codes), held.line if held else 0,
+                 superseded, superseded_line)
+
+
+def command(codes: Sequence[Any]) -> Optional[str]:
+    """The script a Verify slot's code holds (see ``parse_entry``)."""
+    for code in codes:
+        if code.info is not None and code.info in SHELL_INFO:
+            script = _console(code.text) if code.info == "console" else code.text
+            if script.strip():
+                return script.rstrip("\n")
+    for code in codes:
+        if code.info is None and code.text.strip():
+            return str(code.text.strip())
+    return None
+
+
+def _console(text: str) -> str:
+    """The commands of a console transcript: ``$ `` lines and their
+    backslash continuations; a block without prompts is all commands."""
+    lines = text.splitlines()
+    if not any(line.startswith("$ ") for line in lines):
+        return text
+    kept: List[str] = []
+    going = False
+    for line in lines:
+        if line.startswith("$ "):
+            kept.append(line[2:])
+        elif going:
+            kept.append(line)
+        else:
             continue
-        i = at[0]
-        j = next((k for k in range(i + 1, len(heads)) if heads[k].level <= 2),
-                 len(heads))
-        if not heads[i].body and j == i + 1:
-            problems.append((index, slot, "empty", heads[i].line))
+        going = line.endswith("\\")
+    return "\n".join(kept)
+
+
+def _target(value: str, path: str) -> str:
+    """The root-relative path a Superseded-by value names."""
+    m = _LINK.match(value)
+    if m:
+        dest = unquote(m.group(1).strip("<>").split("#", 1)[0])
+        base = "" if dest.startswith("/") else posixpath.dirname(path)
+        value = posixpath.join(base, dest.lstrip("/"))
+    elif value.startswith("<") and value.endswith(">"):
+        value = value[1:-1]
+    return posixpath.normpath(value.lstrip("/")) if value else ""
+
+
+def placeholder(visible: str, placeholders: Sequence[str]) -> bool:
+    """The whole content is one of ``placeholders``, ignoring case,
+    punctuation and spacing."""
+    return _bare(visible) in {_bare(p) for p in placeholders}
+
+
+def _bare(text: str) -> str:
+    kept = "".join(" " if unicodedata.category(ch)[0] in "PS" else ch
+                   for ch in text.lower())
+    return " ".join(kept.split())
+
+
+def slot_problems(text: str, slots: Sequence[str],
+                  placeholders: Sequence[str] = (), verify: Optional[str] = None,
+                  path: str = "") -> List[Tuple[int, str, str, int]]:
+    """(slot index, slot, kind, line) for one entry's text; kind is
+    'missing', 'empty', 'placeholder' or 'no-command'."""
+    return _problems(parse_entry(text, path, slots, verify), slots, placeholders,
+                     verify)
+
+
+def _problems(entry: Entry, slots: Sequence[str], placeholders: Sequence[str],
+              verify: Optional[str]) -> List[Tuple[int, str, str, int]]:
+    problems = []
+    for index, name in enumerate(slots):
+        slot = entry.slots.get(name)
+        if slot is None:
+            problems.append((index, name, "missing", 0))
+        elif not slot.visible:
+            problems.append((index, name, "empty", slot.line))
+        elif placeholder(slot.visible, placeholders):
+            problems.append((index, name, "placeholder", slot.line))
+        elif name == verify and entry.command is None:
+            problems.append((index, name, "no-command", slot.line))
     return problems
+
+
+def _message(kind: str, slot: str, text: str) -> Tuple[str, str]:
+    """(message, fix) for one slot problem."""
+    if kind == "missing":
+        return f"missing slot '{slot}'", f"add a '## {slot}' section"
+    if kind == "empty":
+        return f"empty slot '{slot}'", f"write the {slot} under its heading"
+    if kind == "placeholder":
+        shown = _shown(text)
+        return (f"placeholder in slot '{slot}': '{shown}'",
+                f"state the {slot}: a placeholder says nothing")
+    return (f"no command in slot '{slot}'",
+            "put a command that fails when the invariant breaks in a fenced "
+            "sh block or a code span")
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def run(ctx: Context) -> Report:
@@ -94,18 +265,26 @@ def run(ctx: Context) -> Report:
                                   severity=Severity.WARNING if exc.skipped
                                   else Severity.ERROR))
             continue
-        problems = slot_problems(text, cfg.slots)
+        verify = verify_slot(cfg)
+        entry = parse_entry(text, path, cfg.slots, verify)
+        problems = _problems(entry, cfg.slots, cfg.placeholders, verify)
         if path in exempt:
             if not problems:
                 found.append(_finding(
                     path, "exempt but complete, remove it from journal_exempt",
                     "exempt-complete", fix="delete this path from journal_exempt"))
             continue
-        for index, slot, kind, line in problems:
+        if entry.superseded_by is not None and entry.superseded_by not in present:
             found.append(_finding(
-                path, f"{kind} slot '{slot}'", f"{kind}-slot", line=line, rank=index,
-                fix=f"add a '## {slot}' section" if kind == "missing"
-                else f"write the {slot} under its heading"))
+                path, "Superseded-by points at no entry: "
+                f"{_shown(entry.superseded_by)}", "superseded-by-missing",
+                line=entry.superseded_line, fix="name an existing journal entry"))
+        for index, slot, kind, line in problems:
+            shown = entry.slots[slot].visible if slot in entry.slots else ""
+            message, fix = _message(kind, slot, shown)
+            found.append(_finding(path, message, f"{kind}-slot"
+                                  if kind in ("missing", "empty") else kind,
+                                  line=line, rank=index, fix=fix))
     for path in sorted(exempt - present):
         found.append(_finding(
             path, "exempt but missing, remove it from journal_exempt",

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from icm import engine, git, markdown
+from icm import engine, git
 from icm.checks import journal as journal_check
 from icm.checks import queue as queue_check
 from icm.checks import stale as stale_check
@@ -223,15 +223,17 @@ def _notes_touched(ctx: Context, paths: Sequence[str],
 
 
 def _entry_lines(ctx: Context, path: str) -> Tuple[str, str]:
+    """The first sentence of an entry's Decision and Rejected alternative."""
     try:
         text = ctx.read_markdown(path)
     except Unreadable as exc:
         return f"(cannot read: {exc.reason})", ""
-    found = markdown.sections(text)
     slots = ctx.config.slots
-    decision = found.get(slots[0], (0, ""))[1] if slots else ""
-    rejected = found.get(slots[1], (0, ""))[1] if len(slots) > 1 else ""
-    return first_sentence(decision), first_sentence(rejected)
+    entry = journal_check.parse_entry(text, path, slots,
+                                      journal_check.verify_slot(ctx.config))
+    said = [entry.slots[s].visible if s in entry.slots else "" for s in slots[:2]]
+    said += [""] * (2 - len(said))
+    return first_sentence(said[0]), first_sentence(said[1])
 
 
 def _open_items(ctx: Context) -> List[Tuple[str, str, str]]:

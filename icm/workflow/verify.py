@@ -1,0 +1,460 @@
+"""``icm verify``: run each journal entry's Verify command and say whether its
+invariant still holds.
+
+This is the one place icm runs a repository's own commands, so it is a
+workflow command, never a check: ``icm check`` and the default pre-commit
+hook never reach it. Each command runs as ``sh -c SCRIPT`` from the root,
+stdin closed, with the user's environment, in a process group of its own;
+past ``verify_timeout`` seconds (and on Ctrl-C) the whole group is killed,
+so no background child outlives the run. Output (stdout and stderr
+together) is kept as its last lines in bounded memory; undecodable bytes are
+replaced.
+
+Not run: entries on ``journal_exempt``, superseded entries, and entries
+without code in the verify slot. Entries on ``verify_skip`` run, but only a
+pass is news: it is reported so the list can shrink.
+
+``--since REV`` keeps the entries whose command or text names a path (a
+file or folder, ``.`` for everything) changed since REV, the entries
+changed themselves, and every entry whose command names no path of the
+repository at all: such a command can be broken by any change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import (
+    Any,
+    Callable,
+    Deque,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
+
+from icm.checks import journal
+from icm.context import Context, Unreadable
+from icm.errors import UsageError
+from icm.finding import Finding, Report, Severity
+
+NAME = "verify"
+TAIL_LINES = 20  # output lines kept per command
+LINE_BYTES = 4096  # of each, the last bytes kept
+CHUNK = 1 << 16
+POLL = 0.1  # seconds between looks at a command whose output went quiet
+CLOCK = time.monotonic  # what durations are measured with (tests pin it)
+
+
+class Tail:
+    """The last ``lines`` lines of a byte stream, each cut to its last
+    ``width`` bytes: memory stays bounded whatever the command prints."""
+
+    def __init__(self, lines: int = TAIL_LINES, width: int = LINE_BYTES) -> None:
+        self.lines: Deque[bytes] = deque(maxlen=lines)
+        self.width = width
+        self.partial = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        parts = chunk.split(b"\n")
+        self.partial += parts[0]
+        if len(parts) > 1:
+            self.lines.append(bytes(self.partial[-self.width:]))
+            keep = self.lines.maxlen or 1
+            for part in parts[max(1, len(parts) - 1 - keep):-1]:
+                self.lines.append(part[-self.width:])
+            self.partial = bytearray(parts[-1])
+        if len(self.partial) > self.width:
+            del self.partial[:-self.width]
+
+    def text(self) -> Tuple[str, ...]:
+        found = list(self.lines) + ([bytes(self.partial)] if self.partial else [])
+        keep = found[-(self.lines.maxlen or 1):]
+        return tuple(b.decode("utf-8", "replace").rstrip("\r") for b in keep)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit_code: int  # negative: killed by that signal
+    seconds: float
+    tail: Tuple[str, ...]
+    timed_out: bool
+
+
+def _exited(proc: "subprocess.Popen[bytes]") -> bool:
+    """Whether the shell has exited, without reaping it: its pid stays the
+    group's id until the group is killed."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # pragma: no cover - macOS before Python 3.13
+        return proc.poll() is not None
+    try:
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+        return waitid(os.P_PID, proc.pid, flags) is not None
+    except ChildProcessError:
+        return True
+
+
+def _kill(group: int) -> None:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:  # already gone
+        pass
+
+
+class Runner:
+    """Runs scripts from ``root``, each in its own process group, and can kill
+    every group still running at once (``stop``)."""
+
+    def __init__(self, root: Path, timeout: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.root = root
+        self.timeout = timeout
+        self.clock = clock
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.groups: Set[int] = set()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        with self.lock:
+            for group in self.groups:
+                _kill(group)
+
+    def run(self, script: str) -> Optional[Outcome]:
+        """Run one script; None when stopped before or while it ran."""
+        if self.stopping.is_set():
+            return None
+        start, begun = self.clock(), time.monotonic()
+        proc = subprocess.Popen(
+            ["sh", "-c", script], cwd=str(self.root), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            start_new_session=True)
+        with self.lock:
+            self.groups.add(proc.pid)
+        tail = Tail()
+        timed_out = False
+        try:
+            assert proc.stdout is not None
+            fd = proc.stdout.fileno()
+            with selectors.DefaultSelector() as sel:
+                sel.register(fd, selectors.EVENT_READ)
+                timed_out = self._follow(proc, sel, fd, tail, begun)
+                end = self.clock()
+                _kill(proc.pid)  # background children die with the shell
+                self._drain(sel, fd, tail)
+        finally:
+            _kill(proc.pid)
+            code = proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+            with self.lock:
+                self.groups.discard(proc.pid)
+        if self.stopping.is_set():
+            return None
+        return Outcome(code, end - start, tail.text(), timed_out)
+
+    def _follow(self, proc: "subprocess.Popen[bytes]", sel: Any, fd: int,
+                tail: Tail, begun: float) -> bool:
+        """Read output until the shell exits; True when it ran past the
+        timeout. A background child may hold the pipe open after the shell
+        is done, so the shell's exit, not the pipe's end, ends the wait."""
+        deadline = begun + self.timeout
+        eof = False
+        while not self.stopping.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return True
+            if eof:
+                time.sleep(min(left, POLL / 5))
+            elif sel.select(min(left, POLL)):
+                chunk = os.read(fd, CHUNK)
+                if chunk:
+                    tail.feed(chunk)
+                else:
+                    eof = True
+                    sel.unregister(fd)
+            if _exited(proc):
+                return False
+        return False
+
+    @staticmethod
+    def _drain(sel: Any, fd: int, tail: Tail, limit: float = 1.0) -> None:
+        """Read what the group wrote before it was killed (bounded: a process
+        that left the group could hold the pipe open for ever)."""
+        if not sel.get_map():
+            return
+        until = time.monotonic() + limit
+        while time.monotonic() < until and sel.select(until - time.monotonic()):
+            chunk = os.read(fd, CHUNK)
+            if not chunk:
+                return
+            tail.feed(chunk)
+
+
+# -- selection -----------------------------------------------------------------
+
+_WORD = re.compile(r"[^\s`'\"()\[\]<>,;:=|&!*?{}$]+")
+
+
+def _words(text: str) -> Set[str]:
+    """Words that could name a path: ``./a/b/`` is ``a/b``, ``.`` the root."""
+    found = set()
+    for word in _WORD.findall(text):
+        while word.startswith("./"):
+            word = word[2:]
+        word = word.rstrip("/")
+        if word != ".":
+            word = word.rstrip(".")
+        if word:
+            found.add(word)
+    return found
+
+
+def _with_folders(paths: Iterable[str]) -> Set[str]:
+    """The paths, every folder above them, and ``.``."""
+    out = {"."}
+    for path in paths:
+        out.add(path)
+        while "/" in path:
+            path = path.rsplit("/", 1)[0]
+            if path in out:
+                break
+            out.add(path)
+    return out
+
+
+def _since_keeps(path: str, text: str, script: str, changed: FrozenSet[str],
+                 hit: Set[str], known: Set[str]) -> bool:
+    """The ``--since`` rule (module docstring)."""
+    if path in changed:
+        return True
+    named = _words(script)
+    if not named & known:
+        return True
+    return bool((named | _words(text)) & hit)
+
+
+def select(ctx: Context, wanted: Sequence[str]) -> List[str]:
+    """The entries named by path, file name or prefix (``2026-11``); all
+    when none are named."""
+    every = sorted(journal.entries(ctx))
+    if not wanted:
+        return every
+    chosen: Set[str] = set()
+    for raw in wanted:
+        rel = raw.replace("\\", "/")
+        if os.path.isabs(raw) or os.path.exists(raw):
+            rel = os.path.relpath(os.path.abspath(raw), ctx.root).replace(os.sep, "/")
+        hits = [e for e in every if e == rel or e.startswith(rel)
+                or e.rsplit("/", 1)[-1].startswith(rel)]
+        if not hits:
+            raise UsageError(f"no journal entry matches '{raw}'")
+        chosen.update(hits)
+    return sorted(chosen)
+
+
+# -- the command ------------------------------------------------------------------
+
+def _printable(text: str) -> str:
+    """Command output and scripts come from the repository: control
+    characters are shown escaped, never passed to a terminal or CI log."""
+    return "".join(ch if ch.isprintable() or ch == "\t" else
+                   f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}"
+                   for ch in text)
+
+
+def seconds(value: float) -> str:
+    return f"{value:.1f} s"
+
+
+def _limit(value: float) -> str:
+    return f"{value:g} s"
+
+
+def _finding(path: str, line: int, message: str, code: str,
+             severity: Severity = Severity.INFO, fix: str = "") -> Finding:
+    return Finding(path=path, line=line, message=f"{path}: {message}", check=NAME,
+                   code=code, detail=message, fix=fix, severity=severity)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    path: str
+    line: int
+    script: str
+    skip: Optional[str]  # the verify_skip reason, if listed
+
+
+def _verdict(plan: _Plan, out: Outcome, timeout: float) -> Finding:
+    last = next((line for line in reversed(out.tail) if line.strip()), "")
+    shown = f": {_printable(last.strip())}" if last else ""
+    if plan.skip is not None:
+        if out.exit_code == 0 and not out.timed_out:
+            return _finding(plan.path, plan.line, f"skipped ({plan.skip}) but holds, "
+                            "remove it from verify_skip", "skipped-holds",
+                            Severity.ERROR, "delete this path from verify_skip")
+        return _finding(plan.path, plan.line, f"skipped ({plan.skip})", "skipped")
+    if out.timed_out:
+        return _finding(plan.path, plan.line, "TIMEOUT - verify command ran past "
+                        f"{_limit(timeout)}", "timeout", Severity.ERROR,
+                        "make the command faster or raise verify_timeout")
+    if out.exit_code == 0:
+        return _finding(plan.path, plan.line, f"holds ({seconds(out.seconds)})",
+                        "holds")
+    if out.exit_code < 0:
+        try:
+            how = f"was killed by {signal.Signals(-out.exit_code).name}"
+        except ValueError:
+            how = f"was killed by signal {-out.exit_code}"
+    else:
+        how = f"exited {out.exit_code}"
+    return _finding(plan.path, plan.line, f"BROKEN - verify command {how}{shown}",
+                    "broken", Severity.ERROR,
+                    "the invariant no longer holds: fix the code, or supersede "
+                    "the entry with one that states what is true now")
+
+
+def _jobs(jobs: int) -> int:
+    if jobs > 0:
+        return jobs
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else (os.cpu_count() or 1)
+
+
+def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
+        jobs: int = 0, dry_run: bool = False,
+        clock: Optional[Callable[[], float]] = None) -> Report:
+    """Verify the selected entries; a Report with one verdict per entry."""
+    cfg = ctx.config
+    slot = journal.verify_slot(cfg)
+    if slot is None:
+        raise UsageError("no slot holds the Verify command: set verify_slot")
+    paths = select(ctx, wanted)
+    skip = dict(cfg.verify_skip)
+    exempt = set(cfg.journal_exempt)
+    found: List[Finding] = []
+    plans: List[_Plan] = []
+    texts: Dict[str, str] = {}
+    for path in paths:
+        try:
+            text = ctx.read_markdown(path)
+        except Unreadable as exc:
+            found.append(_finding(path, 0, f"cannot read: {exc.reason}", "unreadable",
+                                  Severity.ERROR))
+            continue
+        entry = journal.parse_entry(text, path, cfg.slots, slot)
+        if path in exempt:
+            found.append(_finding(path, 0, "exempt, not run", "exempt"))
+        elif entry.superseded_by is not None:
+            found.append(_finding(path, entry.superseded_line, "superseded by "
+                                  f"{_printable(entry.superseded_by)}, not run",
+                                  "superseded"))
+        elif entry.command is None:
+            why = "holds no code" if entry.verify_line else "is missing"
+            found.append(_finding(path, entry.verify_line, "no verify command (the "
+                                  f"'{slot}' slot {why})", "no-command",
+                                  Severity.WARNING, f"put the command in the "
+                                  f"'{slot}' slot, in a fenced sh block"))
+        else:
+            plans.append(_Plan(path, entry.verify_line, entry.command, skip.get(path)))
+            texts[path] = text
+    if not wanted:
+        present = set(journal.entries(ctx))
+        for path in sorted(set(skip) - present):
+            found.append(_finding(path, 0, "on verify_skip but missing, remove it "
+                                  "from verify_skip", "skip-missing", Severity.ERROR,
+                                  "delete this path from verify_skip"))
+    left_out = 0
+    if since is not None:
+        from icm import git  # only --since needs git facts beyond the file set
+
+        changed = git.changed_since(ctx.root, since)
+        hit = _with_folders(changed) if changed else set()
+        known = _with_folders(ctx.files) | _with_folders(changed)
+        kept = [p for p in plans if _since_keeps(p.path, texts[p.path], p.script,
+                                                 changed, hit, known)]
+        left_out = len(plans) - len(kept)
+        plans = kept
+    if dry_run:
+        for plan in plans:
+            listed = f" (on verify_skip: {plan.skip})" if plan.skip else ""
+            body = "".join(f"\n    {_printable(line)}"
+                           for line in plan.script.splitlines())
+            found.append(_finding(plan.path, plan.line,
+                                  f"would run in {ctx.root}{listed}:{body}", "dry-run"))
+        return _report(found, [], left_out, since, dry_run=True)
+    outcomes = _execute(ctx.root, plans, cfg.verify_timeout, jobs, clock or CLOCK)
+    results = []
+    for plan in plans:
+        out = outcomes[plan.path]
+        found.append(_verdict(plan, out, cfg.verify_timeout))
+        results.append({
+            "path": plan.path, "command": plan.script,
+            "exit_code": None if out.timed_out else out.exit_code,
+            "timed_out": out.timed_out, "duration": round(out.seconds, 3),
+            "output_tail": list(out.tail), "skipped": plan.skip,
+        })
+    return _report(found, results, left_out, since)
+
+
+def _execute(root: Path, plans: Sequence[_Plan], timeout: float, jobs: int,
+             clock: Callable[[], float]) -> Dict[str, Outcome]:
+    """Run every plan, ``jobs`` at a time; on Ctrl-C kill every group, wait
+    for the workers, and let KeyboardInterrupt go on (exit 130)."""
+    runner = Runner(root, timeout, clock)
+    outcomes: Dict[str, Outcome] = {}
+    if not plans:
+        return outcomes
+    pool = ThreadPoolExecutor(max_workers=min(_jobs(jobs), len(plans)))
+    try:
+        futures: Dict[Future[Optional[Outcome]], str] = {
+            pool.submit(runner.run, plan.script): plan.path for plan in plans}
+        pending = set(futures)
+        while pending:
+            # A timeout keeps the main thread where Ctrl-C can reach it.
+            done, pending = wait(pending, timeout=POLL * 5)
+            for future in done:
+                result = future.result()
+                if result is not None:
+                    outcomes[futures[future]] = result
+    except BaseException:
+        runner.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    if len(outcomes) != len(plans):  # a worker saw the stop before we did
+        raise KeyboardInterrupt
+    return outcomes
+
+
+def _report(found: List[Finding], results: List[Dict[str, Any]], left_out: int,
+            since: Optional[str], dry_run: bool = False) -> Report:
+    findings = tuple(sorted(found))
+    counts: Dict[str, int] = {}
+    for f in findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+    if dry_run:
+        tail = f"verify: {counts.get('dry-run', 0)} commands would run"
+    else:
+        not_run = sum(counts.get(c, 0) for c in ("exempt", "superseded", "no-command"))
+        skipped = counts.get("skipped", 0) + counts.get("skipped-holds", 0)
+        tail = (f"verify: {counts.get('holds', 0)} hold, {counts.get('broken', 0)} "
+                f"broken, {counts.get('timeout', 0)} timed out, "
+                f"{skipped} skipped, {not_run} not run")
+    if left_out:
+        tail += f", {left_out} left out (nothing they name changed since {since})"
+    return Report(NAME, findings, tail=(tail,), data={"entries": results})

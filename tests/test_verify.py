@@ -1,0 +1,477 @@
+"""``icm verify``: real commands in real repositories, whole-output golden
+lines (durations pinned through ``verify.CLOCK``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Dict, Optional
+
+import pytest
+
+from icm import config, context
+from icm.workflow import verify
+from tests.conftest import commit, git, write
+
+ROOT = Path(__file__).resolve().parent.parent
+D1 = "2026-01-01T00:00:00+00:00"
+
+
+def entry(command: str, title: str = "Entry", head: str = "") -> str:
+    """A complete entry whose Verify command slot holds ``command`` as is."""
+    return (f"# {title}\n{head}\n## Decision\nx\n\n## Rejected alternative\ny\n\n"
+            f"## Invariant\nz\n\n## Verify command\n{command}\n")
+
+
+def sh(script: str) -> str:
+    return f"```sh\n{script}\n```"
+
+
+@pytest.fixture
+def pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every duration reads 0.0 s, so verdict lines are exact."""
+    monkeypatch.setattr(verify, "CLOCK", lambda: 0.0)
+
+
+def run_verify(icm, repo: Path, *args: str):
+    return icm("verify", "--root", str(repo), *args)
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """The process no longer runs (gone, or a zombie waiting for its reaper).
+    A wait for a state, not a timing: it returns as soon as the state holds."""
+    until = time.monotonic() + within
+    while time.monotonic() < until:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        if "\nState:\tZ" in status:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wait_for(path: Path, within: float = 20.0) -> str:
+    until = time.monotonic() + within
+    while time.monotonic() < until:
+        if path.exists() and path.read_text().strip():
+            return path.read_text().strip()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} never appeared")
+
+
+# -- verdicts ------------------------------------------------------------------
+
+def test_true_holds_false_is_broken(repo: Path, icm, pinned: None) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry("`true`"),
+                 "journal/2026-01-02_b.md": entry(sh("echo checking\nfalse"))})
+    assert run_verify(icm, repo) == (1, (
+        "journal/2026-01-01_a.md: holds (0.0 s)\n"
+        "journal/2026-01-02_b.md: BROKEN - verify command exited 1: checking\n"
+        "verify: 1 hold, 1 broken, 0 timed out, 0 skipped, 0 not run\n"), "")
+
+
+def test_all_hold_exits_zero(repo: Path, icm, pinned: None) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry("`test -d journal`")})
+    assert run_verify(icm, repo) == (0, (
+        "journal/2026-01-01_a.md: holds (0.0 s)\n"
+        "verify: 1 hold, 0 broken, 0 timed out, 0 skipped, 0 not run\n"), "")
+
+
+def test_duration_is_measured_and_shown_to_a_tenth(repo: Path, icm,
+                                                   monkeypatch) -> None:
+    ticks = iter([10.0, 10.44])
+    monkeypatch.setattr(verify, "CLOCK", lambda: next(ticks))
+    write(repo, {"journal/2026-01-01_a.md": entry("`true`")})
+    assert run_verify(icm, repo)[1].splitlines()[0] == \
+        "journal/2026-01-01_a.md: holds (0.4 s)"
+    assert verify.seconds(12.25) == "12.2 s" and verify.seconds(0.05) == "0.1 s"
+
+
+def test_broken_without_output_and_killed_by_a_signal(repo: Path, icm) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry("`exit 4`"),
+                 "journal/2026-01-02_b.md": entry(sh("echo bye\nkill -TERM $$"))})
+    assert run_verify(icm, repo)[1].splitlines()[:2] == [
+        "journal/2026-01-01_a.md: BROKEN - verify command exited 4",
+        "journal/2026-01-02_b.md: BROKEN - verify command was killed by SIGTERM: bye",
+    ]
+
+
+def test_command_runs_from_the_root_with_the_users_environment(
+        repo: Path, icm, monkeypatch, pinned: None) -> None:
+    monkeypatch.setenv("ICM_TEST_MARK", "from-the-user")
+    monkeypatch.chdir(repo / ".git")
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(
+        'test "$(pwd)" = "$(git rev-parse --show-toplevel)"\n'
+        'test "$ICM_TEST_MARK" = from-the-user'))})
+    assert run_verify(icm, repo)[0] == 0
+
+
+def test_stdin_is_closed(repo: Path, icm, pinned: None) -> None:
+    # Reading stdin gets EOF at once; with an open stdin `cat` would wait
+    # until the timeout and the verdict would be TIMEOUT.
+    write(repo, {"icm.toml": "verify_timeout = 20\n",
+                 "journal/2026-01-01_a.md": entry(sh("cat\necho got-eof\nexit 1"))})
+    assert run_verify(icm, repo)[1].splitlines()[0] == \
+        "journal/2026-01-01_a.md: BROKEN - verify command exited 1: got-eof"
+
+
+def test_timeout_kills_the_whole_group(repo: Path, icm, pinned: None) -> None:
+    script = "sleep 300 &\necho $! > bg.pid\nsleep 300"
+    write(repo, {"icm.toml": "verify_timeout = 1\n",
+                 "journal/2026-01-01_a.md": entry(sh(script))})
+    assert run_verify(icm, repo) == (1, (
+        "journal/2026-01-01_a.md: TIMEOUT - verify command ran past 1 s\n"
+        "verify: 0 hold, 0 broken, 1 timed out, 0 skipped, 0 not run\n"), "")
+    assert gone(int((repo / "bg.pid").read_text()))
+
+
+def test_background_child_is_killed_when_the_shell_is_done(
+        repo: Path, icm, pinned: None) -> None:
+    # The child keeps the output pipe open: the shell's exit ends the wait.
+    write(repo, {"icm.toml": "verify_timeout = 30\n",
+                 "journal/2026-01-01_a.md": entry(sh("sleep 300 &\necho $! > bg.pid"))})
+    assert run_verify(icm, repo)[:2] == (0, (
+        "journal/2026-01-01_a.md: holds (0.0 s)\n"
+        "verify: 1 hold, 0 broken, 0 timed out, 0 skipped, 0 not run\n"))
+    assert gone(int((repo / "bg.pid").read_text()))
+
+
+def test_fifty_megabytes_of_output_in_flat_memory(repo: Path) -> None:
+    lines = "yes 0123456789 | head -c 52428800\necho\necho final\nexit 1"
+    one_line = "head -c 52428800 /dev/zero | tr '\\0' x\nexit 1"
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(lines)),
+                 "journal/2026-01-02_b.md": entry(sh(one_line))})
+    ctx = context.build(repo, config.load(repo))
+    tracemalloc.start()
+    try:
+        result = verify.run(ctx, jobs=2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * 1024 * 1024, peak  # the output is 100 MB in all
+    messages = [f.message for f in result.findings]
+    assert messages[0] == \
+        "journal/2026-01-01_a.md: BROKEN - verify command exited 1: final"
+    assert messages[1] == ("journal/2026-01-02_b.md: BROKEN - verify command "
+                           "exited 1: " + "x" * verify.LINE_BYTES)
+    tails = {e["path"]: e["output_tail"] for e in result.data["entries"]}
+    assert tails["journal/2026-01-01_a.md"][-3:] == ["0123456789", "012345", "final"]
+    assert len(tails["journal/2026-01-01_a.md"]) == verify.TAIL_LINES
+
+
+def test_tail_keeps_last_lines_across_chunks() -> None:
+    tail = verify.Tail(lines=3, width=5)
+    for chunk in (b"one\ntw", b"o\nthree-long\nfo", b"ur\n", b"fi", b"ve"):
+        tail.feed(chunk)
+    assert tail.text() == ("-long", "four", "five")
+
+
+def test_invalid_utf8_and_control_characters_are_replaced(repo: Path, icm) -> None:
+    script = "printf 'bad \\377\\376 bytes\\n'\nprintf '\\033[31m::error::x\\n'\nexit 1"
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(script))})
+    code, out, err = run_verify(icm, repo)
+    assert (code, err) == (1, "")
+    assert out.splitlines()[0] == ("journal/2026-01-01_a.md: BROKEN - verify "
+                                   "command exited 1: \\x1b[31m::error::x")
+    _, doc, _ = run_verify(icm, repo, "--format", "json")
+    tail = json.loads(doc)["checks"][0]["data"]["entries"][0]["output_tail"]
+    assert tail == ["bad \ufffd\ufffd bytes", "\x1b[31m::error::x"]
+
+
+def test_parallel_runs_at_once(repo: Path, icm, pinned: None) -> None:
+    # Each command waits for the other's flag: only concurrent runs hold.
+    def waits_for(mine: str, other: str) -> str:
+        return sh(f"touch {mine}\ni=0\nwhile [ ! -e {other} ]; do\n  sleep 0.05\n"
+                  "  i=$((i+1))\n  if [ $i -gt 40 ]; then echo alone; exit 1; fi\n"
+                  "done")
+
+    write(repo, {"journal/2026-01-01_a.md": entry(waits_for("a.flag", "b.flag")),
+                 "journal/2026-01-02_b.md": entry(waits_for("b.flag", "a.flag"))})
+    assert run_verify(icm, repo, "--jobs", "2")[:2] == (0, (
+        "journal/2026-01-01_a.md: holds (0.0 s)\n"
+        "journal/2026-01-02_b.md: holds (0.0 s)\n"
+        "verify: 2 hold, 0 broken, 0 timed out, 0 skipped, 0 not run\n"))
+    (repo / "a.flag").unlink()
+    (repo / "b.flag").unlink()
+    assert run_verify(icm, repo, "--jobs", "1")[1].splitlines()[0] == \
+        "journal/2026-01-01_a.md: BROKEN - verify command exited 1: alone"
+
+
+def test_ctrl_c_kills_every_group_and_exits_130(repo: Path) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(
+        "sleep 300 &\necho $! > a.pid\nwait")),
+        "journal/2026-01-02_b.md": entry(sh("sleep 300 &\necho $! > b.pid\nwait"))})
+    proc = subprocess.Popen([sys.executable, "-m", "icm", "verify", "--jobs", "2",
+                             "--root", str(repo)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        pids = [int(wait_for(repo / "a.pid")), int(wait_for(repo / "b.pid"))]
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (proc.returncode, out, err) == (130, "", "icm: interrupted\n")
+    assert all(gone(pid) for pid in pids)
+
+
+# -- what runs ---------------------------------------------------------------------
+
+def test_exempt_superseded_no_command_and_skip(repo: Path, icm, pinned: None) -> None:
+    write(repo, {
+        "icm.toml": "journal_exempt = ['journal/2026-01-01_old.md']\n"
+                    "[verify_skip]\n"
+                    "'journal/2026-01-04_gpu.md' = 'needs a GPU'\n"
+                    "'journal/2026-01-05_net.md' = 'needs the network'\n"
+                    "'journal/2026-01-09_gone.md' = 'was removed'\n",
+        "journal/2026-01-01_old.md": "prose only\n`false`\n",
+        "journal/2026-01-02_new.md": entry("`true`"),
+        "journal/2026-01-03_was.md": entry(
+            "`false`", head="Superseded-by: [new](2026-01-02_new.md)\n"),
+        "journal/2026-01-04_gpu.md": entry("`false`"),
+        "journal/2026-01-05_net.md": entry("`true`"),
+        "journal/2026-01-06_prose.md": entry("Run the tests."),
+        "journal/2026-01-07_python.md": entry("```python\nprint(1)\n```"),
+    })
+    assert run_verify(icm, repo) == (1, (
+        "journal/2026-01-01_old.md: exempt, not run\n"
+        "journal/2026-01-02_new.md: holds (0.0 s)\n"
+        "journal/2026-01-03_was.md: superseded by journal/2026-01-02_new.md, "
+        "not run\n"
+        "journal/2026-01-04_gpu.md: skipped (needs a GPU)\n"
+        "journal/2026-01-05_net.md: skipped (needs the network) but holds, remove "
+        "it from verify_skip\n"
+        "journal/2026-01-06_prose.md: no verify command (the 'Verify command' slot "
+        "holds no code)\n"
+        "journal/2026-01-07_python.md: no verify command (the 'Verify command' "
+        "slot holds no code)\n"
+        "journal/2026-01-09_gone.md: on verify_skip but missing, remove it from "
+        "verify_skip\n"
+        "verify: 1 hold, 0 broken, 0 timed out, 2 skipped, 4 not run\n"), "")
+
+
+def test_skip_as_a_list_of_tables(repo: Path, icm, pinned: None) -> None:
+    write(repo, {"icm.toml": "verify_skip = [{path = 'journal/2026-01-01_a.md', "
+                             "reason = 'needs docker'}]\n",
+                 "journal/2026-01-01_a.md": entry("`false`")})
+    assert run_verify(icm, repo)[:2] == (0, (
+        "journal/2026-01-01_a.md: skipped (needs docker)\n"
+        "verify: 0 hold, 0 broken, 0 timed out, 1 skipped, 0 not run\n"))
+
+
+def test_missing_verify_slot(repo: Path, icm) -> None:
+    write(repo, {"journal/2026-01-01_a.md": "# A\n\n## Decision\nx\n"})
+    assert run_verify(icm, repo)[:2] == (0, (
+        "journal/2026-01-01_a.md: no verify command (the 'Verify command' slot "
+        "is missing)\n"
+        "verify: 0 hold, 0 broken, 0 timed out, 0 skipped, 1 not run\n"))
+
+
+def test_dry_run_prints_each_command_and_where(repo: Path, icm) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry(sh("echo one\necho two")),
+                 "journal/2026-01-02_b.md": entry("`touch ran`")})
+    code, out, err = run_verify(icm, repo, "--dry-run")
+    where = context.build(repo, config.load(repo)).root
+    assert (code, err) == (0, "")
+    assert out == (f"journal/2026-01-01_a.md: would run in {where}:\n"
+                   "    echo one\n    echo two\n"
+                   f"journal/2026-01-02_b.md: would run in {where}:\n"
+                   "    touch ran\n"
+                   "verify: 2 commands would run\n")
+    assert not (repo / "ran").exists()
+
+
+def test_entries_by_path_name_or_date_prefix(repo: Path, icm, pinned: None) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry("`true`"),
+                 "journal/2026-02-01_b.md": entry("`true`"),
+                 "journal/2026-02-02_c.md": entry("`true`")})
+
+    def verified(*names: str) -> list:
+        out = run_verify(icm, repo, *names)[1]
+        return [line.split(":")[0] for line in out.splitlines()[:-1]]
+
+    assert verified("2026-02") == ["journal/2026-02-01_b.md",
+                                   "journal/2026-02-02_c.md"]
+    assert verified("journal/2026-01-01_a.md", "2026-02-02_c.md") == [
+        "journal/2026-01-01_a.md", "journal/2026-02-02_c.md"]
+    assert run_verify(icm, repo, "2027") == (
+        2, "", "icm: no journal entry matches '2027'\n")
+
+
+def test_since_runs_entries_naming_changed_paths(repo: Path, icm,
+                                                 pinned: None) -> None:
+    commit(repo, {
+        "src/a.py": "x = 1\n", "docs/b.txt": "y\n", "lib/c.py": "z\n",
+        "journal/2026-01-01_src.md": entry("`grep -q x src/a.py`"),
+        "journal/2026-01-02_docs.md": entry("`grep -q y docs/b.txt`"),
+        "journal/2026-01-03_any.md": entry("`true`"),
+        "journal/2026-01-04_folder.md": entry("`test -d ./src/`"),
+        "journal/2026-01-05_prose.md": entry(
+            "`grep -q z lib/c.py`").replace("z\n\n## Verify", "See src/a.py.\n\n"
+                                                              "## Verify"),
+    }, D1)
+    write(repo, {"src/a.py": "x = 2\n"})
+    assert run_verify(icm, repo, "--since", "HEAD") == (0, (
+        "journal/2026-01-01_src.md: holds (0.0 s)\n"
+        "journal/2026-01-03_any.md: holds (0.0 s)\n"
+        "journal/2026-01-04_folder.md: holds (0.0 s)\n"
+        "journal/2026-01-05_prose.md: holds (0.0 s)\n"
+        "verify: 4 hold, 0 broken, 0 timed out, 0 skipped, 0 not run, 1 left out "
+        "(nothing they name changed since HEAD)\n"), "")
+    commit(repo, {}, D1)
+    assert run_verify(icm, repo, "--since", "HEAD")[1].splitlines() == [
+        "journal/2026-01-03_any.md: holds (0.0 s)",
+        "verify: 1 hold, 0 broken, 0 timed out, 0 skipped, 0 not run, 4 left out "
+        "(nothing they name changed since HEAD)"]
+    assert run_verify(icm, repo, "--since", "nope")[0] == 2
+    assert run_verify(icm, repo, "--since", "--output=x") == (
+        2, "", "icm: --since --output=x: not a revision\n")
+
+
+def test_json_carries_command_exit_code_duration_and_tail(
+        repo: Path, icm, monkeypatch) -> None:
+    ticks = iter([1.0, 1.25])
+    monkeypatch.setattr(verify, "CLOCK", lambda: next(ticks))
+    write(repo, {"journal/2026-01-01_a.md": entry(sh("echo a\necho b\nexit 2"))})
+    code, out, _ = run_verify(icm, repo, "--format", "json")
+    doc = json.loads(out)
+    assert code == 1 and doc["ok"] is False
+    check = doc["checks"][0]
+    assert check["data"]["entries"] == [{
+        "path": "journal/2026-01-01_a.md", "command": "echo a\necho b\nexit 2",
+        "exit_code": 2, "timed_out": False, "duration": 0.25,
+        "output_tail": ["a", "b"], "skipped": None}]
+    assert check["findings"][0]["line"] == 12 and \
+        check["findings"][0]["code"] == "broken"
+
+
+def test_github_annotates_the_verify_line(repo: Path, icm, pinned: None) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry("`echo 'no, 100%'; exit 1`"),
+                 "journal/2026-01-02_b.md": entry("`true`")})
+    assert run_verify(icm, repo, "--format", "github")[:2] == (1, (
+        "::error file=journal/2026-01-01_a.md,line=12,title=icm verify/broken::"
+        "journal/2026-01-01_a.md: BROKEN - verify command exited 1: no, 100%25 "
+        "(fix: the invariant no longer holds: fix the code, or supersede the "
+        "entry with one that states what is true now)\n"
+        "verify: 1 hold, 1 broken, 0 timed out, 0 skipped, 0 not run\n"))
+
+
+# -- extraction ----------------------------------------------------------------------
+
+def command_of(body: str) -> Optional[str]:
+    from icm.checks.journal import parse_entry
+    from icm.config import DEFAULT_SLOTS
+
+    return parse_entry(entry(body), "journal/x.md", DEFAULT_SLOTS,
+                       "Verify command").command
+
+
+@pytest.mark.parametrize("body, script", [
+    ("`pytest -q`", "pytest -q"),
+    ("Run `a` then:\n\n```sh\nb\nc\n```", "b\nc"),
+    ("```bash\nb\n```", "b"),
+    ("```shell\nb\n```", "b"),
+    ("```\nb\n```", "b"),
+    ("Text.\n\n    indented one\n    indented two\n", "indented one\nindented two"),
+    ("```console\n$ make check \\\n  --quiet\nok\n$ echo done\ndone\n```",
+     "make check \\\n  --quiet\necho done"),
+    ("```console\nmake check\n```", "make check"),
+    ("```python\nprint(1)\n```\n\n`fallback`", "fallback"),
+    ("```SH title\nb\n```", "b"),
+    ("### Detail\n\n```sh\nunder a sub-heading\n```", "under a sub-heading"),
+    ("- item with `code` in a list", "code"),
+    ("No code here.", None),
+    ("```python\nprint(1)\n```", None),
+    ("```sh\n```\n", None),
+])
+def test_command_extraction(body: str, script: Optional[str]) -> None:
+    assert command_of(body) == script
+
+
+def test_verify_slot_is_configurable(repo: Path, icm, pinned: None) -> None:
+    write(repo, {"icm.toml": "slots = ['Why', 'Check']\nverify_slot = 'Check'\n",
+                 "journal/2026-01-01_a.md": "## Why\nx\n\n## Check\n`true`\n"})
+    assert run_verify(icm, repo)[:2] == (0, (
+        "journal/2026-01-01_a.md: holds (0.0 s)\n"
+        "verify: 1 hold, 0 broken, 0 timed out, 0 skipped, 0 not run\n"))
+    write(repo, {"icm.toml": "slots = ['Why']\n"})
+    assert run_verify(icm, repo) == (
+        2, "", "icm: no slot holds the Verify command: set verify_slot\n")
+
+
+# -- safety ----------------------------------------------------------------------------
+
+def test_check_never_runs_verify_commands(repo: Path, icm) -> None:
+    from icm import engine
+
+    write(repo, {"AGENTS.md": "# H\n",
+                 "journal/2026-01-01_a.md": entry("`touch ran-by-check`")})
+    assert "verify" not in engine.BY_NAME
+    icm("check", "--root", str(repo))
+    icm("check-journal", "--root", str(repo))
+    assert not (repo / "ran-by-check").exists()
+
+
+def test_verify_hook_is_opt_in_and_separate() -> None:
+    clientlib = pytest.importorskip("pre_commit.clientlib")
+    hooks = {h["id"]: h for h in
+             clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))}
+    assert hooks["icm-verify"]["entry"] == "icm verify"
+    assert "verify" not in hooks["icm-check"]["entry"]
+    readme = (ROOT / "README.md").read_text()
+    assert "never part of `icm check`" in readme
+
+
+# -- the example repository --------------------------------------------------------
+
+def _example(tmp_path: Path) -> Path:
+    target = tmp_path / "example"
+    shutil.copytree(ROOT / "example_repo", target)
+    git(target, "init", "-q")
+    git(target, "add", "-A")
+    return target
+
+
+def _path_env() -> Dict[str, str]:
+    return dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+                f"{os.environ['PATH']}")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_example_repo_holds_then_breaks(tmp_path: Path) -> None:
+    example = _example(tmp_path)
+
+    def make_verify() -> subprocess.CompletedProcess:
+        return subprocess.run(["make", "--no-print-directory", "verify"],
+                              cwd=example, env=_path_env(), capture_output=True,
+                              text=True)
+
+    result = make_verify()
+    assert result.returncode == 0, result.stdout + result.stderr
+    holds = [line.split(":")[0] for line in result.stdout.splitlines()
+             if line.endswith(" s)") and ": holds (" in line]
+    assert holds == ["journal/2026-10-19_crlf-blank-rows.md",
+                     "journal/2026-10-26_read-input-as-a-stream.md"]
+    cleaner = example / "src" / "cleaner.py"
+    text = cleaner.read_text()
+    # Break the seed's invariant: clean() now returns a list of rows.
+    broken = text.replace(
+        "    for row in rows:\n        if not is_blank(row):\n            yield row\n",
+        "    return [row for row in rows if not is_blank(row)]\n")
+    assert broken != text
+    cleaner.write_text(broken)
+    result = make_verify()
+    assert result.returncode == 2  # make's own code for a failed recipe
+    assert result.stdout.splitlines()[1].startswith(
+        "journal/2026-10-26_read-input-as-a-stream.md: BROKEN - verify command "
+        "exited 1: ")

@@ -103,6 +103,8 @@ StrictOpt = typer.Option(False, "--strict", help="Treat unknown staleness "
                          "(never committed, shallow) as a failure.")
 ShallowOpt = typer.Option(False, "--allow-shallow", help="Run on a shallow clone; "
                           "notes at the boundary are reported unknown.")
+PartialOpt = typer.Option(False, "--allow-partial", help="Run on a partial clone; "
+                          "missing objects are never fetched (git fails instead).")
 
 
 BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
@@ -112,10 +114,11 @@ BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
 @app.command("check")
 def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
           strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-          budget: Optional[int] = BudgetOpt, debug: bool = DebugOpt) -> None:
+          budget: Optional[int] = BudgetOpt, debug: bool = DebugOpt,
+          allow_partial: bool = PartialOpt) -> None:
     """Run every check; exit 1 if any finds a problem."""
     _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
-            budget=budget)
+            budget=budget, allow_partial=allow_partial)
 
 
 @app.command("check-journal")
@@ -151,9 +154,10 @@ def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
 @app.command("check-stale")
 def check_stale(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
                 strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-                debug: bool = DebugOpt) -> None:
+                debug: bool = DebugOpt, allow_partial: bool = PartialOpt) -> None:
     """Flag notes whose folder's code was committed after them."""
-    _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow)
+    _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
+            allow_partial=allow_partial)
 
 
 @app.command("bootmap")

@@ -8,8 +8,9 @@ that is not prose (``.md``, ``.markdown``, ``.mdx``); a submodule pointer
 counts as code, since bumping it changes what the folder builds. Times are
 committer times along HEAD's first-parent history, merges diffed against
 their first parent, renames not followed. A commit touching note and code
-together is ``ok`` (equal is not newer); a note never committed is
-``unknown``, never fresh.
+together is ``ok`` (equal is not newer); a note never committed, or a
+deciding commit with a missing or malformed committer date, is ``unknown``,
+never fresh.
 
 Bad::
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import posixpath
 from typing import Dict, List, Optional, Tuple
 
-from icm.context import MARKDOWN_SUFFIXES, Context
+from icm.context import MARKDOWN_SUFFIXES, UNDATED, Context
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Severity
 
@@ -85,11 +86,17 @@ def run(ctx: Context) -> Report:
         newest: Optional[Tuple[int, str]] = None
         for path in code:
             hit = history.last(path)
-            if hit is not None and (newest is None or hit[0] > newest[0]):
+            if hit is not None and (newest is None or newest[0] != UNDATED and (
+                    hit[0] == UNDATED or hit[0] > newest[0])):  # undated sticks
                 newest = hit
+        undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
         if note_last is None:
             verdict, code_name, sev = "unknown - note never committed", "unknown", \
                 Severity.ERROR if strict else Severity.WARNING
+        elif undated:
+            verdict, code_name, sev = (
+                f"unknown - commit {undated[0][1][:12]} has no valid committer "
+                "date", "unknown", Severity.ERROR if strict else Severity.WARNING)
         elif history.boundary and (note_last[1] in history.boundary or (
                 newest is not None and newest[1] in history.boundary)):
             verdict, code_name, sev = (

@@ -317,7 +317,9 @@ _gitpython_exe: List[str] = []
 
 class Repository:
     """The facts check-stale needs about the repository holding ``root``,
-    read through GitPython's handle (no history walk here)."""
+    read through GitPython's handle (no history walk here). Its processes
+    get the pinned environment but no emptied filters: use it for object
+    reads only, and ``run`` for anything touching the work tree."""
 
     def __init__(self, root: Path) -> None:
         exe = executable()
@@ -392,17 +394,16 @@ class HistoryPass:
     third slower than the same command writing to a file. The file is read
     back in 1 MiB blocks, so memory stays flat whatever the history's size.
 
-    A partial clone is refused before git starts unless ``allow_partial``:
-    a missing tree would be fetched from the promisor remote (with transport
-    blocked, git fails instead of fetching).
+    A partial clone is refused unless ``allow_partial``: a missing tree
+    would be fetched from the promisor remote. The environment already
+    forbids any fetch, so the pass starts first and is stopped if the
+    configuration read meanwhile says "partial".
     """
 
     def __init__(self, root: Path, mode: str, allow_partial: bool = False) -> None:
         exe = executable()
         if exe is None:
             raise UsageError("git is not installed or not on PATH")
-        if setup(root).partial and not allow_partial:
-            raise UsageError(PARTIAL_HINT)
         self.root = root
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
@@ -410,8 +411,18 @@ class HistoryPass:
             [exe, *BASE, *history_command(mode)], cwd=str(root),
             env=environment(), stdout=self.out, stderr=self.err,
             stdin=subprocess.DEVNULL)
+        try:
+            partial = setup(root).partial
+        except BaseException:
+            self.discard()
+            raise
+        if partial and not allow_partial:
+            self.discard()
+            raise UsageError(PARTIAL_HINT)
 
     def discard(self) -> None:
+        """Stop the pass (its answer is not wanted) and free its files."""
+        self.proc.kill()
         self.proc.wait()
         self.out.close()
         self.err.close()

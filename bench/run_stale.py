@@ -49,7 +49,7 @@ def main() -> None:
     print("| repository | commits | notes | git log to a file (floor) | git log into a "
           "pipe | icm check-stale | ratio to floor |")
     print("|---|---|---|---|---|---|---|")
-    env = git.clean_env()
+    env = git.environment()
     for repo in args.repos:
         repo = repo.resolve()
         if args.seed_notes:
@@ -59,7 +59,8 @@ def main() -> None:
                                  text=True).stdout.strip()
         notes = subprocess.run(["git", "ls-files", "--", "*context.md"], cwd=repo,
                                capture_output=True, text=True).stdout.count("\n")
-        log = ["git", *git.BASE, *git.history_command("first-parent")]
+        log = [git.executable() or "git", *git.BASE,
+               *git.history_command("first-parent")]
         floor = median_seconds(args.runs, log, repo, env)
         piped = median_seconds(args.runs, ["sh", "-c", " ".join(
             f"'{a}'" for a in log) + " | cat > /dev/null"], repo, env)

@@ -106,6 +106,8 @@ ShallowOpt = typer.Option(False, "--allow-shallow", help="Run on a shallow clone
 CommittedOpt = typer.Option(False, "--committed", help="Judge staleness from "
                             "committed history only, ignoring staged and "
                             "work-tree changes (CI on a clean checkout).")
+PartialOpt = typer.Option(False, "--allow-partial", help="Run on a partial clone; "
+                          "missing objects are never fetched (git fails instead).")
 
 
 BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
@@ -119,12 +121,13 @@ def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
           against: Optional[str] = typer.Option(None, "--against", metavar="REF",
                                                 help="Compare the queue with "
                                                 "REF (see check-queue)."),
-          committed: bool = CommittedOpt, debug: bool = DebugOpt) -> None:
+          committed: bool = CommittedOpt, debug: bool = DebugOpt,
+          allow_partial: bool = PartialOpt) -> None:
     """Run every check; exit 1 if any finds a problem."""
     # Outside git, staleness is one info line and the other checks still run.
     _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
             budget=budget, against=against, committed=committed,
-            history_optional=True)
+            history_optional=True, allow_partial=allow_partial)
 
 
 @app.command("check-journal")
@@ -160,10 +163,11 @@ def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
 @app.command("check-stale")
 def check_stale(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
                 strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-                committed: bool = CommittedOpt, debug: bool = DebugOpt) -> None:
+                committed: bool = CommittedOpt, debug: bool = DebugOpt,
+                allow_partial: bool = PartialOpt) -> None:
     """Flag notes whose folder's code changed after them."""
     _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
-            committed=committed)
+            committed=committed, allow_partial=allow_partial)
 
 
 @app.command("bootmap")

@@ -9,7 +9,17 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, Optional, Pattern, Tuple
+from typing import (
+    Any,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    Optional,
+    Pattern,
+    Set,
+    Tuple,
+)
 
 from icm import config as config_mod
 from icm import git
@@ -17,6 +27,7 @@ from icm.config import Config
 from icm.errors import UsageError
 
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+UNDATED = git.UNDATED  # the time of a commit with no valid committer date
 
 
 class Unreadable(Exception):
@@ -39,9 +50,11 @@ class Context:
     root: Path
     config: Config
     files: Tuple[str, ...]  # root-relative posix paths, sorted, exclude applied
-    tracked: FrozenSet[str]  # the subset git tracks (empty outside git)
+    tracked: FrozenSet[str]  # what git tracks, sparse included (empty outside git)
     in_git: bool
-    file_set: FrozenSet[str] = frozenset()  # ``files`` as a set, built once
+    # ``files`` as a set, built once, plus tracked files a sparse checkout
+    # keeps off the disk: they exist for links, they are never read.
+    file_set: FrozenSet[str] = frozenset()
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
@@ -51,7 +64,9 @@ class Context:
     def history(self) -> "History":
         """Git history facts, read once per run (one ``git log`` pass)."""
         if "history" not in self._memo:
-            self._memo["history"] = read_history(self.root, self.config.stale_history)
+            self._memo["history"] = read_history(
+                self.root, self.config.stale_history,
+                bool(self.options.get("allow_partial")))
         history: History = self._memo["history"]
         return history
 
@@ -143,15 +158,18 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
                    git.config_value(ctx.root, "user.name") or "")
 
 
-def read_history(root: Path, mode: str) -> History:
+def read_history(root: Path, mode: str, allow_partial: bool = False) -> History:
     # Start the long pass first; the other facts are gathered while it runs.
-    pending = git.HistoryPass(root, mode)
+    pending = git.HistoryPass(root, mode, allow_partial)
     try:
         repo = git.Repository(root)  # raises UsageError outside git
-        if not repo.has_commits():
-            pending.discard()
-            return History(False, {}, frozenset(), frozenset())
-        boundary, changes = repo.shallow_boundary(), git.pending_paths(root)
+        try:
+            if not repo.has_commits():
+                pending.discard()
+                return History(False, {}, frozenset(), frozenset())
+            boundary, changes = repo.shallow_boundary(), git.pending_paths(root)
+        finally:
+            repo.close()
     except BaseException:
         pending.discard()
         raise
@@ -306,19 +324,22 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         raise UsageError(f"root {root} is not a folder")
     gitdir = git.locate(root)  # None outside git
     in_git = gitdir is not None
+    sparse: Set[str] = set()
     if in_git:
-        tracked_list, untracked = git.list_files(root)
+        tracked_list, untracked, sparse_list = git.list_files(root)
         all_files = set(tracked_list) | set(untracked)
+        sparse = set(sparse_list)
     else:
         tracked_list = []
         all_files = set(walk(root))
     excluded = compile_globs(cfg.exclude)
     if excluded is not None:
         all_files = {f for f in all_files if not excluded.match(f)}
-    tracked = frozenset(f for f in tracked_list if f in all_files)
+        sparse = {f for f in sparse if not excluded.match(f)}
+    tracked = frozenset(f for f in tracked_list if f in all_files) | sparse
     return Context(
         root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,
-        in_git=in_git, file_set=frozenset(all_files),
+        in_git=in_git, file_set=frozenset(all_files | sparse),
         cache_dir=gitdir / "icm" if gitdir else None,
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),

@@ -2,46 +2,180 @@
 
 Raw ``git`` runs where streaming speed matters (the history pass, file lists);
 GitPython gives the repository handle for the facts that are not hot. Every
-call scrubs inherited ``GIT_*`` variables so a hook's ``GIT_DIR`` or
-``GIT_INDEX_FILE`` never points icm at another repository.
+git process, GitPython's included, starts from ``environment(cwd)``: inherited
+``GIT_*`` variables scrubbed (a hook's ``GIT_DIR`` or ``GIT_OBJECT_DIRECTORY``
+never points icm at another repository) and every setting that could start a
+program, reach the network or change what icm parses pinned.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 from icm.errors import UsageError
 
-# Keep config overrides a user set on purpose; drop everything that relocates
-# the repository, its index or its object store.
+# Keep config-file choices a user set on purpose; drop everything that
+# relocates the repository, its index or its object store, and every other
+# GIT_* knob (GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_CONFIG_PARAMETERS...).
 _KEEP = {"GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"}
 
-# Fixed options so user configuration cannot change what we parse.
-BASE = (
-    "-c", "core.quotePath=false",
-    "-c", "log.showSignature=false",
-    "-c", "color.ui=false",
-    "-c", "core.fsmonitor=false",  # a repository's config must not run programs
-    "--no-pager",
-    "--literal-pathspecs",
+# Settings pinned on every git call. They travel as GIT_CONFIG_COUNT pairs in
+# the environment (command-line precedence, and no '=' splitting of keys), so
+# GitPython's processes get them too.
+PINNED: Tuple[Tuple[str, str], ...] = (
+    # Nothing may start a program: hooks (an index write runs
+    # post-index-change), fsmonitor, credential helpers, askpass, gc.
+    ("core.hooksPath", os.devnull),  # <devnull>/<hook> is never a file
+    ("core.fsmonitor", "false"),
+    ("credential.helper", ""),  # an empty value clears the helper list
+    ("core.askPass", ""),
+    ("protocol.allow", "never"),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+    ("submodule.recurse", "false"),
+    # Nothing may change what icm parses.
+    ("core.quotePath", "false"),
+    ("color.ui", "false"),
+    ("log.showRoot", "true"),
+    ("log.follow", "false"),
+    ("log.showSignature", "false"),
+    ("log.decorate", "false"),
+    ("log.abbrevCommit", "false"),
+    ("log.mailmap", "false"),
+    ("log.date", "default"),
+    ("format.pretty", "medium"),
+    ("i18n.logOutputEncoding", "UTF-8"),
+    ("diff.renames", "false"),
+    ("diff.noprefix", "false"),
+    ("diff.relative", "false"),
+    ("diff.ignoreSubmodules", "none"),
 )
 
+# Fixed variables: no prompt, no lazy fetch from a promisor remote (git
+# 2.44+; older git is stopped by GIT_ALLOW_PROTOCOL), no transport at all (an
+# empty allow list beats every protocol.<name>.allow), no editor (":" is
+# git's "do nothing"), no optional index refresh.
+FIXED_ENV = {
+    "LC_ALL": "C",
+    "LANGUAGE": "C",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_NO_LAZY_FETCH": "1",
+    "GIT_ALLOW_PROTOCOL": "",
+    "GIT_ASKPASS": "",
+    "GIT_EDITOR": ":",
+    "GIT_SEQUENCE_EDITOR": ":",
+    "GIT_OPTIONAL_LOCKS": "0",
+}
 
-def clean_env() -> Dict[str, str]:
-    """Return the environment without inherited repository-relocating GIT_*."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GIT_") or k in _KEEP}
-    env["LC_ALL"] = "C"
-    return env
+BASE = ("--no-pager", "--literal-pathspecs")
+
+# Diffs read no converted content and run no external diff program.
+DIFF_SAFETY = ("--no-textconv", "--no-ext-diff", "--ignore-submodules=none")
+
+PARTIAL_HINT = (
+    "partial clone: reading history would fetch missing objects from the "
+    "promisor remote; make a full clone (actions/checkout without 'filter:'), "
+    "or pass --allow-partial to read only what is present")
+PARTIAL_MISSING = (
+    "partial clone: history needs objects this clone lacks, and icm never "
+    "fetches; make a full clone, or one with --filter=blob:none (history "
+    "needs no file contents)")
+
+
+def _search_path() -> str:
+    """PATH without empty or relative entries: '.' in PATH must never find a
+    ``git`` inside the repository."""
+    entries = os.environ.get("PATH", os.defpath).split(os.pathsep)
+    return os.pathsep.join(p for p in entries if p and os.path.isabs(p))
+
+
+_resolved: Dict[str, Optional[str]] = {}
+
+
+def executable() -> Optional[str]:
+    """Absolute path of ``git``, resolved once per PATH value."""
+    search = _search_path()
+    if search not in _resolved:
+        found = shutil.which("git", path=search)
+        _resolved[search] = os.path.abspath(found) if found else None
+    return _resolved[search]
 
 
 def available() -> bool:
-    return shutil.which("git") is not None
+    return executable() is not None
+
+
+def clean_env() -> Dict[str, str]:
+    """The environment without inherited GIT_* variables, with a safe PATH
+    and the fixed variables above (no repository-specific settings)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GIT_") or k in _KEEP}
+    env["PATH"] = _search_path()
+    env.update(FIXED_ENV)
+    return env
+
+
+def _with_config(env: Dict[str, str], pairs: Sequence[Tuple[str, str]]) -> None:
+    env["GIT_CONFIG_COUNT"] = str(len(pairs))
+    for i, (key, value) in enumerate(pairs):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+
+
+class Setup:
+    """What the repository's configuration says that icm must neutralise or
+    refuse: filter drivers (names come from config, so they can be listed)
+    and whether this is a partial clone."""
+
+    def __init__(self, filters: Tuple[str, ...], partial: bool) -> None:
+        self.filters = filters
+        self.partial = partial
+
+
+_SETUP_KEYS = (r"^(filter\..+\.(clean|smudge|process)|extensions\.partialclone"
+               r"|remote\..+\.promisor)$")
+
+
+def setup(cwd: Path) -> Setup:
+    """One ``git config`` read: the filter drivers and promisor remotes."""
+    exe = executable()
+    if exe is None:
+        raise UsageError("git is not installed or not on PATH")
+    proc = subprocess.run(
+        [exe, *BASE, "config", "-z", "--get-regexp", _SETUP_KEYS], cwd=str(cwd),
+        env=environment(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL)
+    filters = set()
+    partial = False
+    for item in proc.stdout.split(b"\0"):
+        key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
+        if key.startswith("filter."):
+            filters.add(key[len("filter."):key.rindex(".")])
+        elif key == "extensions.partialclone" or (
+                key.endswith(".promisor") and value.lower() in ("true", "yes",
+                                                                "on", "1", "")):
+            partial = True
+    return Setup(tuple(sorted(filters)), partial)
+
+
+def environment(filters: Sequence[str] = ()) -> Dict[str, str]:
+    """The whole environment for a git process: clean, the pinned settings,
+    and each named filter driver emptied (git then reads and hashes content
+    as it is; ``required`` off so none fails)."""
+    env = clean_env()
+    pairs = list(PINNED)
+    for name in filters:
+        pairs += [(f"filter.{name}.{part}", "") for part in
+                  ("clean", "smudge", "process")]
+        pairs.append((f"filter.{name}.required", "false"))
+    _with_config(env, pairs)
+    return env
 
 
 def _explain(stderr: str, cwd: Path) -> str:
@@ -55,14 +189,24 @@ def _explain(stderr: str, cwd: Path) -> str:
     return first
 
 
-def run(args: Sequence[str], cwd: Path, check: bool = True) -> Tuple[int, bytes, str]:
+# (Object-only commands never read the work tree either.)
+_NO_CONVERSION = frozenset({"rev-parse", "ls-files", "log", "config", "symbolic-ref",
+                            "merge-base", "rev-list", "ls-tree", "cat-file"})
+
+
+def run(args: Sequence[str], cwd: Path, check: bool = True,
+        stdin: Optional[bytes] = None) -> Tuple[int, bytes, str]:
     """Run git with fixed options; raise UsageError on failure when ``check``."""
-    if not available():
+    exe = executable()
+    if exe is None:
         raise UsageError("git is not installed or not on PATH")
+    # Only these never convert work-tree content (ls-files without -m, log
+    # without a work tree); any other command first lists the filter drivers
+    # to empty them.
+    filters = () if args[0] in _NO_CONVERSION else setup(cwd).filters
     proc = subprocess.run(
-        ["git", *BASE, *args], cwd=str(cwd), env=clean_env(),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-    )
+        [exe, *BASE, *args], cwd=str(cwd), env=environment(filters),
+        input=stdin or b"", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = proc.stderr.decode("utf-8", "replace")
     if check and proc.returncode != 0:
         raise UsageError(_explain(err, cwd))
@@ -100,17 +244,20 @@ def locate(cwd: Path) -> Optional[Path]:
     return found[1] if found else None
 
 
-def list_files(root: Path) -> Tuple[List[str], List[str]]:
-    """Tracked and untracked-but-not-ignored files under ``root``, root-relative.
+def list_files(root: Path) -> Tuple[List[str], List[str], List[str]]:
+    """Tracked files on disk, untracked-but-not-ignored files, and tracked
+    files a sparse checkout keeps off the disk, all root-relative.
 
-    One ``ls-files`` call; ``-t`` tags tell them apart, and files deleted from
-    the work tree (tag ``R``) are left out without a stat per file. Paths
-    come back relative to ``root`` because git runs there.
+    One ``ls-files`` call; ``-t`` tags tell them apart: files deleted from
+    the work tree (tag ``R``) are left out without a stat per file, and
+    skip-worktree files (tag ``S``) come back on their own. Paths come back
+    relative to ``root`` because git runs there.
     """
     _, out, _ = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
                      "--exclude-standard"], root)
     tracked: List[str] = []
     untracked: List[str] = []
+    sparse: List[str] = []
     deleted = set()
     for item in out.split(b"\0"):
         if not item:
@@ -120,48 +267,96 @@ def list_files(root: Path) -> Tuple[List[str], List[str]]:
             untracked.append(name)
         elif tag == b"R":  # in the index, gone from the work tree
             deleted.add(name)
+        elif tag == b"S":  # skip-worktree: in the index, not on disk
+            sparse.append(name)
         else:
             tracked.append(name)
     if deleted:
         tracked = [name for name in tracked if name not in deleted]
-    return tracked, untracked
+    return tracked, untracked, sparse
 
 
 def stage_move(root: Path, old: str, new: str) -> None:
-    """Record in the index that ``old`` became ``new`` (both already on disk)."""
-    run(["rm", "-q", "--cached", "--", old], root)
-    run(["add", "--", new], root)
+    """Record in the index that ``old`` became ``new`` (both already on disk).
+
+    The new file is hashed with ``--no-filters`` (no clean filter can run)
+    and both changes go into the index in one ``update-index`` write, so the
+    index never holds half a move.
+    """
+    _, out, _ = run(["hash-object", "-w", "--no-filters", "--", new], root)
+    oid = out.decode("ascii").strip()
+    zero = "0" * len(oid)
+    entries = f"0 {zero}\t{old}\x00100644 {oid}\t{new}\x00"
+    run(["update-index", "-z", "--index-info"], root,
+        stdin=entries.encode("utf-8", "surrogateescape"))
 
 
 # -- history (check-stale) ---------------------------------------------------
 
 
+@contextlib.contextmanager
+def _isolated(env: Dict[str, str]) -> Iterator[None]:
+    """Run GitPython with ``env`` as the whole process environment.
+
+    GitPython reads ``GIT_DIR``, ``GIT_WORK_TREE`` and
+    ``GIT_OBJECT_DIRECTORY`` from ``os.environ`` in-process and copies
+    ``os.environ`` into every git it starts (its ``cat-file --batch``
+    processes too); it has no way to drop a variable, so the process
+    environment itself is swapped while it works.
+    """
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+_gitpython_exe: List[str] = []
+
+
 class Repository:
     """The facts check-stale needs about the repository holding ``root``,
-    read through GitPython's handle (no history walk here)."""
+    read through GitPython's handle (no history walk here). Its processes
+    get the pinned environment but no emptied filters: use it for object
+    reads only, and ``run`` for anything touching the work tree."""
 
     def __init__(self, root: Path) -> None:
-        if not available():
+        exe = executable()
+        if exe is None:
             raise UsageError("git is not installed or not on PATH")
-        os.environ.setdefault("GIT_PYTHON_REFRESH", "quiet")
-        import git as gitpython  # the only import of gitpython in icm
-
         # Resolve the top level with raw git first: it reports dubious
         # ownership and "not a repository" in git's own words.
         if toplevel(root) is None:
             raise UsageError(f"{root} is not inside a git repository "
                              "(check-stale reads git history)")
-        try:
-            self.repo = gitpython.Repo(str(root), search_parent_directories=True)
-        except gitpython.exc.InvalidGitRepositoryError:
-            raise UsageError(f"{root} is not inside a git repository") from None
-        except gitpython.exc.NoSuchPathError:
-            raise UsageError(f"{root} does not exist") from None
+        self.env = environment()
+        # Its import-time refresh runs this git, never one found through PATH.
+        self.env.update(GIT_PYTHON_REFRESH="quiet", GIT_PYTHON_GIT_EXECUTABLE=exe)
+        with _isolated(self.env):
+            import git as gitpython  # the only import of gitpython in icm
+
+            if _gitpython_exe != [exe]:
+                gitpython.refresh(exe)
+                _gitpython_exe[:] = [exe]
+            try:
+                self.repo = gitpython.Repo(str(root), search_parent_directories=True)
+            except gitpython.exc.InvalidGitRepositoryError:
+                raise UsageError(f"{root} is not inside a git repository") from None
+            except gitpython.exc.NoSuchPathError:
+                raise UsageError(f"{root} does not exist") from None
         self.root = root
         self.common_dir = Path(self.repo.common_dir)
 
     def has_commits(self) -> bool:
-        return bool(self.repo.head.is_valid())
+        with _isolated(self.env):
+            return bool(self.repo.head.is_valid())
+
+    def close(self) -> None:
+        """Stop GitPython's ``cat-file`` processes."""
+        self.repo.close()
 
     def shallow_boundary(self) -> FrozenSet[str]:
         """Commits whose parents this clone lacks; empty when not shallow."""
@@ -184,7 +379,12 @@ HISTORY_ARGS = {
 def history_command(mode: str) -> List[str]:
     """The one ``git log`` pass (also what the benchmark times as the floor)."""
     return ["log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
-            "--format=%x00%H %ct", "--relative", "--", "."]
+            *DIFF_SAFETY, "--format=%x00%H %ct", "--relative", "--", "."]
+
+
+# The time of a commit whose committer date is missing or malformed (git
+# prints an empty %ct): every comparison with it is unknown.
+UNDATED = -1
 
 
 class HistoryPass:
@@ -195,32 +395,53 @@ class HistoryPass:
     flushes a pipe in 4 KiB writes, and the context switches made the pass a
     third slower than the same command writing to a file. The file is read
     back in 1 MiB blocks, so memory stays flat whatever the history's size.
+
+    A partial clone is refused unless ``allow_partial``: a missing tree
+    would be fetched from the promisor remote. The environment already
+    forbids any fetch, so the pass starts first and is stopped if the
+    configuration read meanwhile says "partial".
     """
 
-    def __init__(self, root: Path, mode: str) -> None:
-        if not available():
+    def __init__(self, root: Path, mode: str, allow_partial: bool = False) -> None:
+        exe = executable()
+        if exe is None:
             raise UsageError("git is not installed or not on PATH")
         self.root = root
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
-            ["git", *BASE, *history_command(mode)], cwd=str(root), env=clean_env(),
-            stdout=self.out, stderr=self.err, stdin=subprocess.DEVNULL)
+            [exe, *BASE, *history_command(mode)], cwd=str(root),
+            env=environment(), stdout=self.out, stderr=self.err,
+            stdin=subprocess.DEVNULL)
+        try:
+            partial = setup(root).partial
+        except BaseException:
+            self.discard()
+            raise
+        if partial and not allow_partial:
+            self.discard()
+            raise UsageError(PARTIAL_HINT)
 
     def discard(self) -> None:
+        """Stop the pass (its answer is not wanted) and free its files."""
+        self.proc.kill()
         self.proc.wait()
         self.out.close()
         self.err.close()
 
     def result(self, chunk: int = 1 << 20) -> Dict[bytes, Tuple[int, bytes]]:
         """For every path under the root in HEAD's history, (committer time,
-        commit) of the newest commit touching it. Paths are bytes relative to
-        the root, exactly as git wrote them (``-z``: no quoting)."""
+        commit) of the newest commit touching it; the time is ``UNDATED``
+        when that commit's date is missing or malformed. Paths are bytes
+        relative to the root, exactly as git wrote them (``-z``: no
+        quoting)."""
         try:
             if self.proc.wait() != 0:
                 self.err.seek(0)
-                raise UsageError(_explain(
-                    self.err.read().decode("utf-8", "replace"), self.root))
+                text = self.err.read().decode("utf-8", "replace")
+                if "lazy fetching disabled" in text:
+                    raise UsageError(PARTIAL_MISSING)
+                raise UsageError(_explain(text, self.root))
             self.out.seek(0)
             return _parse_history(iter(lambda: self.out.read(chunk), b""))
         finally:
@@ -243,7 +464,7 @@ def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes]]:
                 expect_header = True
             elif expect_header:
                 sha, _, ct = token.partition(b" ")
-                current = (int(ct), sha)
+                current = (int(ct) if ct.isdigit() else UNDATED, sha)
                 expect_header = False
                 first_name = True
             else:
@@ -254,23 +475,29 @@ def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes]]:
     return seen
 
 
+def _status(root: Path, untracked: bool) -> List[Tuple[str, str]]:
+    """(two-letter porcelain status, root-relative path) of every change
+    under ``root``; renames as delete plus add. ``git status`` with optional
+    locks off refreshes stat data in memory only, where ``git diff`` would
+    rewrite the index (and run its hooks)."""
+    _, prefix, _ = run(["rev-parse", "--show-prefix"], root)
+    strip = len(prefix.rstrip(b"\n"))
+    _, out, _ = run(["status", "--porcelain=v1", "-z", "--no-renames",
+                     f"--untracked-files={'all' if untracked else 'no'}",
+                     "--ignore-submodules=dirty", "--", "."], root)
+    return [(item[:2].decode("ascii", "replace"),
+             item[3 + strip:].decode("utf-8", "surrogateescape"))
+            for item in out.split(b"\0") if len(item) > 3]
+
+
 def pending_paths(root: Path) -> FrozenSet[str]:
     """Paths under ``root`` that differ from HEAD in the index or in the work
     tree: what the next commit changes, or could. Modified, added, deleted
     and both sides of a rename count; untracked files do not (a commit
-    leaves them out). Two diffs, index against HEAD and work tree against
-    the index, so a staged change undone in the work tree still counts."""
-    found: Set[str] = set()
-    for against in (("--cached", "HEAD"), ()):
-        # --no-optional-locks: never write the index (a commit may hold it);
-        # a submodule counts when its commit moves, not when it is dirty.
-        _, out, _ = run(["--no-optional-locks", "diff", *against, "--name-only",
-                         "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-                         "--ignore-submodules=dirty", "--relative", "--", "."],
-                        root)
-        found.update(p.decode("utf-8", "surrogateescape")
-                     for p in out.split(b"\0") if p)
-    return frozenset(found)
+    leaves them out), nor does a file added and then deleted again. A
+    submodule counts when its commit moves, not when it is dirty."""
+    return frozenset(path for code, path in _status(root, untracked=False)
+                     if code != "AD")
 
 
 # -- branch state (handoff, check-handoff) -----------------------------------
@@ -411,20 +638,8 @@ def diff_status(root: Path, a: str, b: str, folders: Sequence[str]
 
 def worktree_status(root: Path) -> List[Tuple[str, str]]:
     """(two-letter porcelain status, path) for every uncommitted change under
-    ``root``, root-relative; untracked files as ``??``. No optional locks: the
-    index is not refreshed on disk."""
-    _, prefix_out, _ = run(["rev-parse", "--show-prefix"], root)
-    prefix = prefix_out.decode("utf-8", "surrogateescape").strip("\n")
-    _, out, _ = run(["--no-optional-locks", "status", "--porcelain=v1", "-z",
-                     "--no-renames", "--untracked-files=all",
-                     "--ignore-submodules=none", "--", "."], root)
-    rows = []
-    for item in out.split(b"\0"):
-        if len(item) > 3:
-            path = item[3:].decode("utf-8", "surrogateescape")
-            rows.append((item[:2].decode("ascii", "replace"),
-                         path[len(prefix):] if path.startswith(prefix) else path))
-    return rows
+    ``root``, root-relative; untracked files as ``??``."""
+    return _status(root, untracked=True)
 
 
 # -- another ref's tree (check-queue --against, renumber) ---------------------
@@ -456,8 +671,12 @@ def read_blobs(root: Path, oids: Sequence[str], cap: int = 1 << 16
     with tempfile.TemporaryFile() as ids:
         ids.write("".join(f"{oid}\n" for oid in wanted).encode("ascii"))
         ids.seek(0)
+        exe = executable()
+        if exe is None:
+            raise UsageError("git is not installed or not on PATH")
+        # Raw blobs: plain --batch applies no filter and no textconv.
         proc = subprocess.Popen(
-            ["git", *BASE, "cat-file", "--batch"], cwd=str(root), env=clean_env(),
+            [exe, *BASE, "cat-file", "--batch"], cwd=str(root), env=environment(),
             stdin=ids, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert proc.stdout is not None
         out = proc.stdout

@@ -23,7 +23,8 @@ judges history alone (CI on a clean checkout, where both agree).
 
 A note never committed is ``unknown``, never fresh, staged or not: there is
 no history to set it against, and a new folder's first commit should not
-fail for it (``--strict`` makes unknown a failure).
+fail for it (``--strict`` makes unknown a failure). A deciding commit with
+a missing or malformed committer date is ``unknown`` too.
 
 Bad::
 
@@ -41,7 +42,7 @@ from __future__ import annotations
 import posixpath
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from icm.context import MARKDOWN_SUFFIXES, Context, compile_globs
+from icm.context import MARKDOWN_SUFFIXES, UNDATED, Context, compile_globs
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Severity
 
@@ -131,8 +132,10 @@ def run(ctx: Context) -> Report:
         newest: Optional[Tuple[int, str]] = None
         for path in code:
             hit = history.last(path)
-            if hit is not None and (newest is None or hit[0] > newest[0]):
+            if hit is not None and (newest is None or newest[0] != UNDATED and (
+                    hit[0] == UNDATED or hit[0] > newest[0])):  # undated sticks
                 newest = hit
+        undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
         if note_last is None:
             verdict, code_name, sev = "unknown - note never committed", "unknown", \
                 Severity.ERROR if strict else Severity.WARNING
@@ -142,6 +145,10 @@ def run(ctx: Context) -> Report:
             verdict, code_name, sev = (
                 f"STALE - code in {folder} changed (uncommitted) after the note",
                 "stale", Severity.ERROR)
+        elif undated:
+            verdict, code_name, sev = (
+                f"unknown - commit {undated[0][1][:12]} has no valid committer "
+                "date", "unknown", Severity.ERROR if strict else Severity.WARNING)
         elif history.boundary and (note_last[1] in history.boundary or (
                 newest is not None and newest[1] in history.boundary)):
             verdict, code_name, sev = (

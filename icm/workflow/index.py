@@ -60,7 +60,8 @@ def fix(ctx: Context) -> List[str]:
             continue
         target = _target(handbook, line)
         if target is not None and target.endswith("/" + ctx.config.note_name) \
-                and target not in notes and not (ctx.root / target).exists():
+                and target not in notes and target not in ctx.file_set \
+                and not (ctx.root / target).exists():
             changes.append(f"removed from {handbook} index: {target}")
             continue
         kept.append((target or "", line.rstrip()))

@@ -475,3 +475,10 @@ def test_example_repo_holds_then_breaks(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[1].startswith(
         "journal/2026-10-26_read-input-as-a-stream.md: BROKEN - verify command "
         "exited 1: ")
+
+
+def test_no_shell_is_one_line(repo: Path, icm, monkeypatch) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry("`true`")})
+    monkeypatch.setenv("PATH", str(repo / "nowhere"))
+    assert run_verify(icm, repo) == (
+        2, "", "icm: cannot start sh: No such file or directory\n")

@@ -70,8 +70,7 @@ def valid_name(filename: str) -> bool:
 
 
 SHELL_INFO = ("", "sh", "bash", "shell", "console")
-_SUPERSEDED = re.compile(r"\s*superseded-by:\s*(.*?)\s*\Z", re.I)
-_LINK = re.compile(r"\[[^\]]*\]\(\s*(<[^>]*>|[^\s)]*)[^)]*\)\Z")
+_SUPERSEDED = "superseded-by:"
 
 
 @dataclass(frozen=True)
@@ -130,9 +129,10 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
                 found[current] = Slot(current, sec.line, "")
         if not seen_two and superseded is None:
             for line, source in sec.lines:
-                m = _SUPERSEDED.match(source)
-                if m:
-                    superseded, superseded_line = _target(m.group(1), path), line
+                source = source.strip()
+                if source[:len(_SUPERSEDED)].lower() == _SUPERSEDED:
+                    value = source[len(_SUPERSEDED):].strip()
+                    superseded, superseded_line = _target(value, path), line
                     break
         if current is not None:
             slot = found[current]
@@ -178,10 +178,16 @@ def _console(text: str) -> str:
 
 
 def _target(value: str, path: str) -> str:
-    """The root-relative path a Superseded-by value names."""
-    m = _LINK.match(value)
-    if m:
-        dest = unquote(m.group(1).strip("<>").split("#", 1)[0])
+    """The root-relative path a Superseded-by value names (parsed by hand:
+    a regex here backtracks quadratically on a long hostile line)."""
+    middle = value.find("](")
+    if value.startswith("[") and value.endswith(")") and middle > 0:
+        inner = value[middle + 2:-1].strip()
+        if inner.startswith("<") and ">" in inner:
+            dest = inner[1:inner.index(">")]
+        else:
+            dest = inner.split()[0] if inner.split() else ""
+        dest = unquote(dest.split("#", 1)[0])
         base = "" if dest.startswith("/") else posixpath.dirname(path)
         value = posixpath.join(base, dest.lstrip("/"))
     elif value.startswith("<") and value.endswith(">"):

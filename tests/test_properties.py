@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from icm import markdown
-from icm.checks.journal import slot_problems
+from icm.checks.journal import parse_entry, slot_problems
 from icm.config import DEFAULT_SLOTS
 
 # Text made of the characters markdown cares about, so the examples hit
@@ -76,6 +76,25 @@ def test_slot_detection_never_raises(text: str) -> None:
     for index, slot, kind, line in slot_problems(text, DEFAULT_SLOTS):
         assert DEFAULT_SLOTS[index] == slot and kind in ("missing", "empty")
         assert line >= 0
+
+
+@given(markdownish)
+def test_entry_parse_is_crlf_invariant(text: str) -> None:
+    def parsed(t: str) -> tuple:
+        entry = parse_entry(t, "journal/a.md", DEFAULT_SLOTS, "Verify command")
+        return (entry.command, entry.verify_line, entry.superseded_by,
+                {k: (v.line, v.visible) for k, v in entry.slots.items()})
+
+    assert parsed(text) == parsed(text.replace("\n", "\r\n"))
+
+
+@given(any_text, st.sampled_from(["Superseded-by: ", "## Verify command\n",
+                                  "```console\n$ ", "    "]))
+def test_entry_parse_never_raises(text: str, lead: str) -> None:
+    entry = parse_entry(lead + text, "journal/a.md", DEFAULT_SLOTS,
+                        "Verify command")
+    assert entry.command is None or entry.command.strip()
+    assert entry.superseded_by is None or not entry.superseded_by.startswith("/")
 
 
 @given(st.text(max_size=80))

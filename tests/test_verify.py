@@ -126,10 +126,10 @@ def test_stdin_is_closed(repo: Path, icm, pinned: None) -> None:
 
 def test_timeout_kills_the_whole_group(repo: Path, icm, pinned: None) -> None:
     script = "sleep 300 &\necho $! > bg.pid\nsleep 300"
-    write(repo, {"icm.toml": "verify_timeout = 1\n",
+    write(repo, {"icm.toml": "verify_timeout = 3\n",
                  "journal/2026-01-01_a.md": entry(sh(script))})
     assert run_verify(icm, repo) == (1, (
-        "journal/2026-01-01_a.md: TIMEOUT - verify command ran past 1 s\n"
+        "journal/2026-01-01_a.md: TIMEOUT - verify command ran past 3 s\n"
         "verify: 0 hold, 0 broken, 1 timed out, 0 skipped, 0 not run\n"), "")
     assert gone(int((repo / "bg.pid").read_text()))
 
@@ -187,12 +187,15 @@ def test_invalid_utf8_and_control_characters_are_replaced(repo: Path, icm) -> No
     assert tail == ["bad \ufffd\ufffd bytes", "\x1b[31m::error::x"]
 
 
-def test_parallel_runs_at_once(repo: Path, icm, pinned: None) -> None:
+def test_parallel_runs_at_once(repo: Path, icm, monkeypatch, pinned: None) -> None:
     # Each command waits for the other's flag: only concurrent runs hold.
+    # The wait's bound comes from the environment (which the commands get).
     def waits_for(mine: str, other: str) -> str:
         return sh(f"touch {mine}\ni=0\nwhile [ ! -e {other} ]; do\n  sleep 0.05\n"
-                  "  i=$((i+1))\n  if [ $i -gt 40 ]; then echo alone; exit 1; fi\n"
-                  "done")
+                  '  i=$((i+1))\n  if [ $i -gt "$ICM_TEST_LIMIT" ]; then echo alone; '
+                  "exit 1; fi\ndone")
+
+    monkeypatch.setenv("ICM_TEST_LIMIT", "400")
 
     write(repo, {"journal/2026-01-01_a.md": entry(waits_for("a.flag", "b.flag")),
                  "journal/2026-01-02_b.md": entry(waits_for("b.flag", "a.flag"))})
@@ -202,6 +205,7 @@ def test_parallel_runs_at_once(repo: Path, icm, pinned: None) -> None:
         "verify: 2 hold, 0 broken, 0 timed out, 0 skipped, 0 not run\n"))
     (repo / "a.flag").unlink()
     (repo / "b.flag").unlink()
+    monkeypatch.setenv("ICM_TEST_LIMIT", "20")
     assert run_verify(icm, repo, "--jobs", "1")[1].splitlines()[0] == \
         "journal/2026-01-01_a.md: BROKEN - verify command exited 1: alone"
 
@@ -475,3 +479,10 @@ def test_example_repo_holds_then_breaks(tmp_path: Path) -> None:
     assert result.stdout.splitlines()[1].startswith(
         "journal/2026-10-26_read-input-as-a-stream.md: BROKEN - verify command "
         "exited 1: ")
+
+
+def test_no_shell_is_one_line(repo: Path, icm, monkeypatch) -> None:
+    write(repo, {"journal/2026-01-01_a.md": entry("`true`")})
+    monkeypatch.setenv("PATH", str(repo / "nowhere"))
+    assert run_verify(icm, repo) == (
+        2, "", "icm: cannot start sh: No such file or directory\n")

@@ -70,8 +70,7 @@ def valid_name(filename: str) -> bool:
 
 
 SHELL_INFO = ("", "sh", "bash", "shell", "console")
-_SUPERSEDED = re.compile(r"\s*superseded-by:\s*(.*?)\s*\Z", re.I)
-_LINK = re.compile(r"\[[^\]]*\]\(\s*(<[^>]*>|[^\s)]*)[^)]*\)\Z")
+_SUPERSEDED = "superseded-by:"
 
 
 @dataclass(frozen=True)
@@ -107,14 +106,15 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     the next top-level heading of level 1 or 2, so its ``###`` sub-headings
     belong to it (their titles are not content, their bodies are). The
     command is the slot's first code block that is indented or fenced as
-    ``sh``, ``bash``, ``shell``, ``console`` or nothing (``$ `` prompts kept,
-    output lines dropped, in ``console``), else its first code span.
+    ``sh``, ``bash``, ``shell``, ``console`` or nothing (in ``console``, the
+    ``$ `` lines without their prompt), else its first code span.
     ``Superseded-by:`` counts on a line of its own before the first ``##``
     heading: a bare path is from the root, a link from the entry's folder.
     """
     from icm import markdown  # loaded on first use: keeps other commands light
 
-    found: Dict[str, Slot] = {}
+    lines: Dict[str, int] = {}
+    seen: Dict[str, List[str]] = {}  # joined once at the end: linear
     codes: List[markdown.Code] = []
     superseded: Optional[str] = None
     superseded_line = 0
@@ -125,21 +125,22 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
             current = None
         if sec.level == 2:
             seen_two = True
-            if sec.title in slots and sec.title not in found:
+            if sec.title in slots and sec.title not in lines:
                 current = sec.title
-                found[current] = Slot(current, sec.line, "")
+                lines[current], seen[current] = sec.line, []
         if not seen_two and superseded is None:
             for line, source in sec.lines:
-                m = _SUPERSEDED.match(source)
-                if m:
-                    superseded, superseded_line = _target(m.group(1), path), line
+                source = source.strip()
+                if source[:len(_SUPERSEDED)].lower() == _SUPERSEDED:
+                    value = source[len(_SUPERSEDED):].strip()
+                    superseded, superseded_line = _target(value, path), line
                     break
         if current is not None:
-            slot = found[current]
-            joined = f"{slot.visible} {sec.visible}".strip()
-            found[current] = Slot(slot.name, slot.line, joined)
+            if sec.visible:
+                seen[current].append(sec.visible)
             if current == verify:
                 codes.extend(sec.code)
+    found = {name: Slot(name, lines[name], " ".join(seen[name])) for name in lines}
     held = found.get(verify) if verify else None
     return Entry(found, command(codes), held.line if held else 0,
                  superseded, superseded_line)
@@ -178,10 +179,16 @@ def _console(text: str) -> str:
 
 
 def _target(value: str, path: str) -> str:
-    """The root-relative path a Superseded-by value names."""
-    m = _LINK.match(value)
-    if m:
-        dest = unquote(m.group(1).strip("<>").split("#", 1)[0])
+    """The root-relative path a Superseded-by value names (parsed by hand:
+    a regex here backtracks quadratically on a long hostile line)."""
+    middle = value.find("](")
+    if value.startswith("[") and value.endswith(")") and middle > 0:
+        inner = value[middle + 2:-1].strip()
+        if inner.startswith("<") and ">" in inner:
+            dest = inner[1:inner.index(">")]
+        else:
+            dest = inner.split()[0] if inner.split() else ""
+        dest = unquote(dest.split("#", 1)[0])
         base = "" if dest.startswith("/") else posixpath.dirname(path)
         value = posixpath.join(base, dest.lstrip("/"))
     elif value.startswith("<") and value.endswith(">"):

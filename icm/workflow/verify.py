@@ -139,10 +139,13 @@ class Runner:
         if self.stopping.is_set():
             return None
         start, begun = self.clock(), time.monotonic()
-        proc = subprocess.Popen(
-            ["sh", "-c", script], cwd=str(self.root), stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            start_new_session=True)
+        try:
+            proc = subprocess.Popen(
+                ["sh", "-c", script], cwd=str(self.root), stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                start_new_session=True)
+        except OSError as exc:
+            raise UsageError(f"cannot start sh: {exc.strerror or exc}") from None
         with self.lock:
             self.groups.add(proc.pid)
         tail = Tail()
@@ -174,12 +177,14 @@ class Runner:
         is done, so the shell's exit, not the pipe's end, ends the wait."""
         deadline = begun + self.timeout
         eof = False
+        nap = 0.001  # after the pipe's end the exit follows at once: look soon
         while not self.stopping.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 return True
             if eof:
-                time.sleep(min(left, POLL / 5))
+                time.sleep(min(left, nap))
+                nap = min(nap * 2, POLL / 5)
             elif sel.select(min(left, POLL)):
                 chunk = os.read(fd, CHUNK)
                 if chunk:

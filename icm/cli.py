@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import enum
+import io
 import os
 import sys
 import traceback
@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import typer
 
+from icm import usage
 from icm.errors import UsageError
 
 app = typer.Typer(
@@ -39,15 +40,29 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version,
     """Keep a repository's agent-facing context healthy."""
 
 
-class Format(str, enum.Enum):
-    text = "text"
-    json = "json"
-    github = "github"
-
-
-RootOpt = typer.Option(None, "--root", help="Repository root (default: found "
-                       "from the working directory).", file_okay=False)
-FormatOpt = typer.Option(Format.text, "--format", help="Output format.")
+# The options every check command accepts, so one ICM_FLAGS suits every make
+# target; an option that does not apply to a check is accepted and ignored.
+# Values are plain strings checked by icm.usage: typer's own validation
+# words its errors in its validation library's terms.
+RootOpt = typer.Option(None, "--root", metavar="DIR", help="Repository root "
+                       "(default: found from the working directory).")
+FormatOpt = typer.Option("text", "--format", metavar=usage.FORMAT_METAVAR,
+                         help="Output format.")
+QuietOpt = typer.Option(False, "--quiet", "-q", help="Print problems and the "
+                        "summary only: no ok lines, no bootmap table within budget.")
+StrictOpt = typer.Option(False, "--strict", help="stale: treat unknown staleness "
+                         "(never committed, shallow) as a failure.")
+ShallowOpt = typer.Option(False, "--allow-shallow", help="stale: run on a shallow "
+                          "clone; notes at the boundary are reported unknown.")
+BudgetOpt = typer.Option(None, "--budget", metavar="N", help="bootmap: token "
+                         "budget of the cold-boot set (overrides the config).")
+VerboseOpt = typer.Option(False, "--verbose", "-v", help="bootmap: list the boot "
+                          "files and the whole-tree cost.")
+TokenizerOpt = typer.Option("bytes", "--tokenizer", metavar=usage.TOKENIZER_METAVAR,
+                            help="bootmap: bytes/4, or an exact count (cl100k, "
+                            "o200k: needs the tokens extra).")
+JobsOpt = typer.Option(None, "--jobs", metavar="N", help="links: parser "
+                       "processes (0: one per core).")
 DebugOpt = typer.Option(False, "--debug", help="Show tracebacks of internal errors.")
 
 
@@ -75,6 +90,31 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
         return 2
 
 
+def _emit(text: str) -> None:
+    """Write ``text`` to stdout in one go. A reader that went away (``| head``)
+    ends the run quietly; any other write failure is one line, exit 2."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _detach_stdout()
+    except OSError as exc:
+        _detach_stdout()
+        raise UsageError(f"cannot write output: {exc.strerror or exc}") from None
+
+
+def _detach_stdout() -> None:
+    # Point fd 1 at /dev/null so the interpreter's final flush of what is
+    # still buffered cannot fail a second time and print a traceback.
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
     from icm import config, context
 
@@ -85,111 +125,160 @@ def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
     return context.build(base.resolve(), cfg, options=options)
 
 
-def _checks(names: Sequence[str], root: Optional[Path], fmt: Format, debug: bool,
-            **options: object) -> None:
+class _Progress:
+    """``icm: parsing N/M markdown files`` on a terminal's stderr, redrawn in
+    place and wiped when the run ends; checks only call it."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if done != total and done % max(1, total // 100):
+            return
+        text = f"icm: parsing {done}/{total} markdown files"
+        self.stream.write("\r" + text)
+        self.stream.flush()
+        self.shown = len(text)
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.stream.flush()
+
+
+def _checks(names: Sequence[str], root: Optional[Path], fmt: str, debug: bool,
+            quiet: bool = False, **options: object) -> None:
+    """Run the named checks (all when empty) and render them; the run of every
+    check ends with one summary line."""
     def body() -> int:
         from icm import engine, report
 
-        ctx = _context(root, options)
-        reports = engine.run(ctx, names)
-        report.render(reports, fmt.value, sys.stdout, color=_color(sys.stdout),
-                      root=str(ctx.root))
+        opts = usage.check_options(fmt, options)
+        progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+        if progress is not None:
+            opts["progress"] = progress
+        try:
+            ctx = _context(root, opts)
+            reports = engine.run(ctx, names)
+        finally:
+            if progress is not None:
+                progress.close()
+        buf = io.StringIO()
+        report.render(reports, fmt, buf, color=_color(sys.stdout),
+                      root=str(ctx.root), quiet=quiet, summary=not names)
+        _emit(buf.getvalue())
         return 1 if any(r.failed for r in reports) else 0
 
     raise typer.Exit(_guard(debug, body))
 
 
-StrictOpt = typer.Option(False, "--strict", help="Treat unknown staleness "
-                         "(never committed, shallow) as a failure.")
-ShallowOpt = typer.Option(False, "--allow-shallow", help="Run on a shallow clone; "
-                          "notes at the boundary are reported unknown.")
-
-
-BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
-                         "cold-boot set (overrides the config).")
-
-
 @app.command("check")
-def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-          strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-          budget: Optional[int] = BudgetOpt, debug: bool = DebugOpt) -> None:
-    """Run every check; exit 1 if any finds a problem."""
-    _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
-            budget=budget)
+def check(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+          quiet: bool = QuietOpt, strict: bool = StrictOpt,
+          allow_shallow: bool = ShallowOpt, budget: Optional[str] = BudgetOpt,
+          verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+          jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """Run every check and end with a one-line summary."""
+    _checks((), root, fmt, debug, quiet, strict=strict, allow_shallow=allow_shallow,
+            budget=budget, verbose=verbose, tokenizer=tokenizer, jobs=jobs)
 
 
 @app.command("check-journal")
-def check_journal(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+def check_journal(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                  quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                  allow_shallow: bool = ShallowOpt,
+                  budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
+                  tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
                   debug: bool = DebugOpt) -> None:
-    """Every journal entry has the four slots, each with content."""
-    _checks(("journal",), root, fmt, debug)
+    """Check that every journal entry has its four slots.
+
+    Each slot is a level-2 heading with content under it."""
+    _checks(("journal",), root, fmt, debug, quiet, strict=strict,
+            allow_shallow=allow_shallow, budget=budget, verbose=verbose,
+            tokenizer=tokenizer, jobs=jobs)
 
 
 @app.command("check-links")
-def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+def check_links(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
                 fix: bool = typer.Option(False, "--fix", help="Write missing "
                                          "notes into the handbook's index block."),
-                jobs: int = typer.Option(0, "--jobs", min=0, help="Parser "
-                                         "processes (0: one per core)."),
-                debug: bool = DebugOpt) -> None:
-    """Every relative link resolves; every note is linked from the handbook."""
+                quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                allow_shallow: bool = ShallowOpt, budget: Optional[str] = BudgetOpt,
+                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """Check relative links and the handbook's index of notes.
+
+    Every relative link resolves; every note is linked from the handbook."""
     if fix:
         def body() -> int:
             from icm.workflow import index
 
+            usage.check_options(fmt, {})
             changes = index.fix(_context(root, {}))
             for line in changes:
-                typer.echo(line, err=fmt is not Format.text)
+                typer.echo(line, err=fmt != "text")
             return 0
 
         code = _guard(debug, body)
         if code:
             raise typer.Exit(code)
-    _checks(("links",), root, fmt, debug, jobs=jobs)
+    _checks(("links",), root, fmt, debug, quiet, strict=strict,
+            allow_shallow=allow_shallow, budget=budget, verbose=verbose,
+            tokenizer=tokenizer, jobs=jobs)
 
 
 @app.command("check-stale")
-def check_stale(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-                strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-                debug: bool = DebugOpt) -> None:
-    """Flag notes whose folder's code was committed after them."""
-    _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow)
+def check_stale(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                allow_shallow: bool = ShallowOpt, budget: Optional[str] = BudgetOpt,
+                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """Flag notes older than the code in their folder.
+
+    A note is stale when its folder's code was committed after it."""
+    _checks(("stale",), root, fmt, debug, quiet, strict=strict,
+            allow_shallow=allow_shallow, budget=budget, verbose=verbose,
+            tokenizer=tokenizer, jobs=jobs)
 
 
 @app.command("bootmap")
-def bootmap(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-            budget: Optional[int] = BudgetOpt,
-            verbose: bool = typer.Option(False, "--verbose", "-v", help="List the "
-                                         "boot files and the whole-tree cost."),
-            tokenizer: str = typer.Option("bytes", "--tokenizer", help="bytes "
-                                          "(bytes/4), cl100k or o200k (needs the "
-                                          "tokens extra)."),
-            debug: bool = DebugOpt) -> None:
-    """List notes by size and sum the cold-boot set against the budget."""
-    _checks(("bootmap",), root, fmt, debug, budget=budget, verbose=verbose,
-            tokenizer=tokenizer)
+def bootmap(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+            quiet: bool = QuietOpt, strict: bool = StrictOpt,
+            allow_shallow: bool = ShallowOpt, budget: Optional[str] = BudgetOpt,
+            verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+            jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """List notes by size; sum the boot set against the budget."""
+    _checks(("bootmap",), root, fmt, debug, quiet, strict=strict,
+            allow_shallow=allow_shallow, budget=budget, verbose=verbose,
+            tokenizer=tokenizer, jobs=jobs)
 
 
 @app.command("check-queue")
-def check_queue(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-                debug: bool = DebugOpt) -> None:
-    """Queue items are named NN_slug.md and no number is used twice."""
-    _checks(("queue",), root, fmt, debug)
+def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                allow_shallow: bool = ShallowOpt, budget: Optional[str] = BudgetOpt,
+                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """Check queue item names and that no number is used twice."""
+    _checks(("queue",), root, fmt, debug, quiet, strict=strict,
+            allow_shallow=allow_shallow, budget=budget, verbose=verbose,
+            tokenizer=tokenizer, jobs=jobs)
 
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
     def run_body() -> int:
-        for line in body():
-            typer.echo(line)
+        _emit("".join(line + "\n" for line in body()))
         return 0
 
     raise typer.Exit(_guard(debug, run_body))
 
 
-@app.command("new-queue")
-def new_queue(title: str = typer.Argument(..., help="The item's title."),
+@app.command("new-queue", cls=usage.Command)
+def new_queue(title: str = typer.Argument(..., metavar="TITLE",
+                                          help="The item's title."),
               root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Create queue/NN_slug.md with the next free number; print its path."""
+    """Create the next numbered queue item; print its path."""
     def body() -> List[str]:
         from icm.workflow import queue
 
@@ -198,39 +287,33 @@ def new_queue(title: str = typer.Argument(..., help="The item's title."),
     _write(debug, body)
 
 
-@app.command("new-journal")
-def new_journal(item: str = typer.Argument(..., help="Queue number (07), slug "
-                                           "or path."),
+@app.command("new-journal", cls=usage.Command)
+def new_journal(item: str = typer.Argument(..., metavar="ITEM", help="Queue "
+                                           "number (07), slug or path."),
                 day: Optional[str] = typer.Option(None, "--date", metavar=
                                                   "YYYY-MM-DD", help="Entry date "
                                                   "(default: today)."),
                 root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Turn a queue item into journal/DATE_slug.md; print its path."""
+    """Turn a queue item into a journal entry; print its path."""
     def body() -> List[str]:
-        from datetime import date
-
         from icm.workflow import journal
 
-        when = None
-        if day is not None:
-            try:
-                when = date.fromisoformat(day)
-            except ValueError:
-                raise UsageError(f"--date must be YYYY-MM-DD, not '{day}'") from None
+        when = usage.parse_date("--date", day) if day is not None else None
         return [journal.new_entry(_context(root, {}), item, when)]
 
     _write(debug, body)
 
 
-InitRootOpt = typer.Option(None, "--root", help="Folder to set up (default: "
-                           "here).", file_okay=False)
+InitRootOpt = typer.Option(None, "--root", metavar="DIR", help="Folder to set "
+                           "up (default: here).")
 
 
 @app.command("init")
 def init(root: Optional[Path] = InitRootOpt,
          debug: bool = DebugOpt) -> None:
-    """Scaffold handbook, journal/, queue/, Makefile and [tool.icm]; never
-    overwrite."""
+    """Set up handbook, journal/, queue/, Makefile and config.
+
+    Never overwrites a file."""
     def body() -> List[str]:
         from icm.workflow import init as init_mod
 
@@ -241,11 +324,27 @@ def init(root: Optional[Path] = InitRootOpt,
 
 @app.command("makefile")
 def makefile() -> None:
-    """Print the path of icm's Makefile.inc, for: include $(shell icm makefile)."""
+    """Print the path of Makefile.inc for make's include line.
+
+    Use it as: include $(shell icm makefile)"""
     from icm.workflow.files import template_dir
 
     typer.echo(str(template_dir() / "Makefile.inc"))
     raise typer.Exit(0)
+
+
+@app.command("completion", cls=usage.Command)
+def completion(shell: str = typer.Argument(..., metavar=usage.SHELL_METAVAR,
+                                           help="The shell to complete in.")
+               ) -> None:
+    """Print a shell completion script to load or save.
+
+    bash: eval "$(icm completion bash)"; it prints, and writes nothing."""
+    def body() -> int:
+        _emit(usage.completion_script(shell) + "\n")
+        return 0
+
+    raise typer.Exit(_guard(False, body))
 
 
 def run() -> None:
@@ -255,11 +354,23 @@ def run() -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run icm with ``argv``; return the exit code (never raises SystemExit)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    usage.prepare_completion()
     try:
-        app(args=argv, prog_name="icm", standalone_mode=True)
-    except SystemExit as exc:
+        result = app(args=args, prog_name="icm", standalone_mode=False)
+    except SystemExit as exc:  # shell completion and typer's pipe handling
         code = exc.code
         if code is None:
             return 0
         return code if isinstance(code, int) else 1
-    return 0
+    except usage.ClickUsageError as exc:
+        message = usage.describe(exc, args)
+        if message is None:  # bare ``icm``: the help, as click shows it
+            exc.show()
+        else:
+            typer.echo(f"icm: {message}", err=True)
+        return 2
+    except usage.ClickAbort:
+        typer.echo("icm: interrupted", err=True)
+        return 130
+    return result if isinstance(result, int) else 0

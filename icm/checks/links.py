@@ -139,7 +139,12 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         results: Iterable[ParseResult] = _parse_parallel(work, jobs)
     else:
         results = map(_parse_path, work)
-    for rel, result, problem, hashed in results:
+    # The CLI passes a progress callback when stderr is a terminal; the
+    # check only reports counts, the CLI owns what is drawn.
+    progress: Optional[Callable[[int, int], None]] = ctx.options.get("progress")
+    for done, (rel, result, problem, hashed) in enumerate(results, 1):
+        if progress is not None:
+            progress(done, len(work))
         if result is None:
             assert problem is not None
             errors[rel] = problem

@@ -129,8 +129,10 @@ def test_internal_error_is_one_line(repo: Path, icm, monkeypatch) -> None:
                "the traceback)\n")
 
 
-def test_help_does_not_import_heavy_modules() -> None:
-    code = ("import sys; from icm.cli import main; main(['--help']); "
+@pytest.mark.parametrize("argv", [["--help"], ["check", "--help"],
+                                  ["completion", "bash"], ["chek"]])
+def test_help_does_not_import_heavy_modules(argv) -> None:
+    code = (f"import sys; from icm.cli import main; main({argv!r}); "
             "bad = [m for m in ('git', 'icm.markdown', 'icm.context', 'icm.git') "
             "if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
@@ -183,13 +185,15 @@ def test_closed_pipe_ends_quietly_with_the_runs_exit_code(repo: Path) -> None:
 
 
 def test_head_reads_one_line(repo: Path) -> None:
-    _journal_repo(repo)
+    # More output than a pipe holds (64 KiB), so icm is still writing when
+    # head exits.
+    write(repo, {f"journal/2026-01-01_entry-{n:04d}.md": "# x\n" for n in range(800)})
     proc = subprocess.run(
-        f"set -o pipefail; '{sys.executable}' -m icm check --root '{repo}' | head -1",
-        shell=True, executable="/bin/bash", capture_output=True, text=True,
-        stdin=subprocess.DEVNULL)
+        f"set -o pipefail; '{sys.executable}' -m icm check-journal --root '{repo}' "
+        "| head -1", shell=True, executable="/bin/bash", capture_output=True,
+        text=True, stdin=subprocess.DEVNULL)
     assert (proc.returncode, proc.stdout, proc.stderr) == (
-        1, f"{J}: missing slot 'Invariant'\n", "")
+        1, "journal/2026-01-01_entry-0000.md: missing slot 'Decision'\n", "")
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")

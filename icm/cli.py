@@ -334,8 +334,8 @@ def makefile() -> None:
 
 
 @app.command("completion", cls=usage.Command)
-def completion(shell: str = typer.Argument(..., metavar=usage.SHELL_METAVAR,
-                                           help="The shell to complete in.")
+def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh, "
+                                           "fish, powershell or pwsh.")
                ) -> None:
     """Print a shell completion script to load or save.
 

@@ -25,7 +25,6 @@ TOKENIZERS = ("bytes", "cl100k", "o200k")
 SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
 FORMAT_METAVAR = "[" + "|".join(FORMATS) + "]"
 TOKENIZER_METAVAR = "[" + "|".join(TOKENIZERS) + "]"
-SHELL_METAVAR = "[" + "|".join(SHELLS) + "]"
 
 _COMPLETE_VAR = "_ICM_COMPLETE"
 
@@ -42,6 +41,7 @@ ACCEPTS: Dict[str, str] = {
     "--jobs": "a whole number, 0 for one per core",
     "--root": "a folder",
     "--date": "a date as YYYY-MM-DD",
+    "SHELL": _one_of(SHELLS),
 }
 
 
@@ -122,8 +122,9 @@ def describe(exc: ClickUsageError, args: Sequence[str]) -> Optional[str]:
     if isinstance(exc, _click_exc.MissingParameter) and exc.param is not None \
             and ctx is not None:
         name = exc.param.metavar or (exc.param.name or "").upper()
+        accepts = f": {ACCEPTS[name]}" if name in ACCEPTS else ""
         line = " ".join([command, *ctx.command.collect_usage_pieces(ctx)])
-        return f"{ctx.info_name} needs {name} (usage: {line})"
+        return f"{ctx.info_name} needs {name}{accepts} (usage: {line})"
     if ctx is not None and ctx.parent is None and exc.message.startswith(
             "No such command"):
         return _unknown_command(ctx, args)
@@ -143,7 +144,14 @@ def _unknown_command(ctx: Any, args: Sequence[str]) -> str:
 
 
 class Command(TyperCommand):
-    """A command whose usage line reads ``TITLE``, not typer's ``{TITLE}``."""
+    """A command whose arguments read ``TITLE`` in its usage line and help,
+    not typer's ``{TITLE}`` and ``TITLE <str>``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if param.param_type_name == "argument" and param.metavar:
+                param.display_type_rich = lambda ctx: None  # type: ignore
 
     def collect_usage_pieces(self, ctx: Any) -> List[str]:
         return [p[1:-1] if p.startswith("{") and p.endswith("}") else p

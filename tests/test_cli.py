@@ -240,6 +240,8 @@ def test_quiet_prints_problems_and_the_summary_only(repo: Path, icm) -> None:
     assert icm("check-stale", "--root", str(repo), "-q") == (
         1, "src/context.md: STALE - code in src moved 4 days after the note\n", "")
     assert icm("bootmap", "--root", str(repo), "-q") == (0, "", "")
+    assert icm("check-queue", "--root", str(repo), "-q", "--format", "github") == (
+        0, "", "")
     assert icm("bootmap", "--root", str(repo), "-q", "--budget", "1") == (1, (
         "background notes, by size:\n"
         "      2 words  src/context.md\n"
@@ -312,9 +314,10 @@ def test_help_lists_full_sentences_and_readable_metavars(icm) -> None:
     sub = icm("bootmap", "--help")[1] + icm("new-queue", "--help")[1]
     for metavar in ("--tokenizer [bytes|cl100k|o200k]", "--budget N", "--root DIR",
                     "--format [text|json|github|sarif]",
-                    "Usage: icm new-queue [OPTIONS] TITLE\n"):
+                    "Usage: icm new-queue [OPTIONS] TITLE\n",
+                    "Arguments:\n  TITLE  The item's title.  [required]\n"):
         assert metavar in sub
-    assert "{" not in sub and "<int" not in sub
+    assert "{" not in sub and "<int" not in sub and "<str>" not in sub
 
 
 def test_completion_script_and_callback() -> None:

@@ -40,6 +40,8 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["check", "extra"], "unexpected argument 'extra' for 'icm check'"),
     (["check", "--bo\x1bgus"],
      "unknown option '--bo\\x1bgus' for 'icm check' (see 'icm check --help')"),
+    (["completion"], "completion needs SHELL: one of: bash, zsh, fish, powershell, "
+                     "pwsh (usage: icm completion [OPTIONS] SHELL)"),
     (["completion", "tcsh"],
      "SHELL must be one of: bash, zsh, fish, powershell, pwsh (not 'tcsh')"),
 ])

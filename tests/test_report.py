@@ -98,3 +98,12 @@ def test_summary_line_wording() -> None:
                          report("queue")]) == (
         "icm check: 2 of 3 checks failed (journal: 2 errors, links: 1 error and "
         "1 warning)")
+
+
+def test_readme_github_example_is_what_icm_prints(repo: Path, icm) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (example,) = [line.strip().rstrip(".").strip("`") for line in readme.splitlines()
+                  if line.strip().startswith("`::error file=")]
+    write(repo, {"journal/2026-10-29_x.md": entry("Invariant")})
+    code, out, _ = icm("check-journal", "--root", str(repo), "--format", "github")
+    assert (code, out.splitlines()[0]) == (1, example)

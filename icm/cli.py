@@ -29,8 +29,7 @@ def _version(value: bool) -> None:
     if value:
         from icm import __version__
 
-        typer.echo(f"icm {__version__}")
-        raise typer.Exit(0)
+        raise typer.Exit(_guard(False, lambda: _print(f"icm {__version__}\n")))
 
 
 @app.callback()
@@ -101,6 +100,11 @@ def _emit(text: str) -> None:
     except OSError as exc:
         _detach_stdout()
         raise UsageError(f"cannot write output: {exc.strerror or exc}") from None
+
+
+def _print(text: str) -> int:
+    _emit(text)
+    return 0
 
 
 def _detach_stdout() -> None:
@@ -267,11 +271,8 @@ def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
 
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
-    def run_body() -> int:
-        _emit("".join(line + "\n" for line in body()))
-        return 0
-
-    raise typer.Exit(_guard(debug, run_body))
+    raise typer.Exit(_guard(debug, lambda: _print(
+        "".join(line + "\n" for line in body()))))
 
 
 @app.command("new-queue", cls=usage.Command)
@@ -329,8 +330,8 @@ def makefile() -> None:
     Use it as: include $(shell icm makefile)"""
     from icm.workflow.files import template_dir
 
-    typer.echo(str(template_dir() / "Makefile.inc"))
-    raise typer.Exit(0)
+    raise typer.Exit(_guard(False, lambda: _print(
+        f"{template_dir() / 'Makefile.inc'}\n")))
 
 
 @app.command("completion", cls=usage.Command)
@@ -340,11 +341,8 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
     """Print a shell completion script to load or save.
 
     bash: eval "$(icm completion bash)"; it prints, and writes nothing."""
-    def body() -> int:
-        _emit(usage.completion_script(shell) + "\n")
-        return 0
-
-    raise typer.Exit(_guard(False, body))
+    raise typer.Exit(_guard(False, lambda: _print(
+        usage.completion_script(shell) + "\n")))
 
 
 def run() -> None:

@@ -173,15 +173,19 @@ def _icm_process(*argv: str, **kwargs) -> subprocess.CompletedProcess:
 
 def test_closed_pipe_ends_quietly_with_the_runs_exit_code(repo: Path) -> None:
     _journal_repo(repo)
-    for fmt in ("text", "json"):
+    for argv, code in ((["check", "--format", "text"], 1),
+                       (["check", "--format", "json"], 1),
+                       (["check-queue"], 0), (["makefile"], 0), (["--version"], 0),
+                       (["new-queue", "Piped away"], 0)):
         read_end, write_end = os.pipe()
         os.close(read_end)  # the reader is gone before icm writes a byte
         try:
-            proc = _icm_process("check", "--root", str(repo), "--format", fmt,
-                                stdout=write_end, stderr=subprocess.PIPE)
+            proc = _icm_process(*argv, stdout=write_end, stderr=subprocess.PIPE,
+                                cwd=repo)
         finally:
             os.close(write_end)
-        assert (proc.returncode, proc.stderr) == (1, b"")
+        assert (proc.returncode, proc.stderr) == (code, b""), argv
+    assert (repo / "queue" / "01_piped-away.md").is_file()
 
 
 def test_head_reads_one_line(repo: Path) -> None:

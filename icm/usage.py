@@ -93,11 +93,13 @@ def parse_date(option: str, value: str) -> date:
     if not 1 <= month <= 12:
         raise UsageError(f"{option} {value} does not exist: there is no month "
                          f"{m.group(2)}")
-    days = calendar.monthrange(year, month)[1] if year else 31
-    if not 1 <= day <= days or not year:
-        where = "there is no year 0000" if not year else \
-            f"{calendar.month_name[month]} {year} has {days} days"
-        raise UsageError(f"{option} {value} does not exist: {where}")
+    if not year or not day:
+        part = "year 0000" if not year else "day 00"
+        raise UsageError(f"{option} {value} does not exist: there is no {part}")
+    days = calendar.monthrange(year, month)[1]
+    if day > days:
+        raise UsageError(f"{option} {value} does not exist: "
+                         f"{calendar.month_name[month]} {year} has {days} days")
     return date(year, month, day)
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import enum
+import io
 import os
 import sys
 import traceback
@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import typer
 
+from icm import usage
 from icm.errors import UsageError
 
 app = typer.Typer(
@@ -28,8 +29,7 @@ def _version(value: bool) -> None:
     if value:
         from icm import __version__
 
-        typer.echo(f"icm {__version__}")
-        raise typer.Exit(0)
+        raise typer.Exit(_guard(False, lambda: _print(f"icm {__version__}\n")))
 
 
 @app.callback()
@@ -39,15 +39,33 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version,
     """Keep a repository's agent-facing context healthy."""
 
 
-class Format(str, enum.Enum):
-    text = "text"
-    json = "json"
-    github = "github"
-
-
-RootOpt = typer.Option(None, "--root", help="Repository root (default: found "
-                       "from the working directory).", file_okay=False)
-FormatOpt = typer.Option(Format.text, "--format", help="Output format.")
+# The options every check command accepts, so one ICM_FLAGS suits every make
+# target; an option that does not apply to a check is accepted and ignored.
+# Values are plain strings checked by icm.usage: typer's own validation
+# words its errors in its validation library's terms.
+RootOpt = typer.Option(None, "--root", metavar="DIR", help="Repository root "
+                       "(default: found from the working directory).")
+FormatOpt = typer.Option("text", "--format", metavar=usage.FORMAT_METAVAR,
+                         help="Output format.")
+QuietOpt = typer.Option(False, "--quiet", "-q", help="Print problems and the "
+                        "summary only: no ok lines, no bootmap table within budget.")
+StrictOpt = typer.Option(False, "--strict", help="stale: treat unknown staleness "
+                         "(never committed, shallow) as a failure.")
+ShallowOpt = typer.Option(False, "--allow-shallow", help="stale: run on a shallow "
+                          "clone; notes at the boundary are reported unknown.")
+BudgetOpt = typer.Option(None, "--budget", metavar="N", help="bootmap: token "
+                         "budget of the cold-boot set (overrides the config).")
+PartialOpt = typer.Option(False, "--allow-partial", help="stale: run on a partial "
+                          "clone; missing objects are never fetched.")
+CommittedOpt = typer.Option(False, "--committed", help="stale: judge committed "
+                            "history only, not staged or work-tree changes.")
+VerboseOpt = typer.Option(False, "--verbose", "-v", help="bootmap: list the boot "
+                          "files and the whole-tree cost.")
+TokenizerOpt = typer.Option("bytes", "--tokenizer", metavar=usage.TOKENIZER_METAVAR,
+                            help="bootmap: bytes/4, or an exact count (cl100k, "
+                            "o200k: needs the tokens extra).")
+JobsOpt = typer.Option(None, "--jobs", metavar="N", help="links: parser "
+                       "processes (0: one per core).")
 DebugOpt = typer.Option(False, "--debug", help="Show tracebacks of internal errors.")
 
 
@@ -75,6 +93,36 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
         return 2
 
 
+def _emit(text: str) -> None:
+    """Write ``text`` to stdout in one go. A reader that went away (``| head``)
+    ends the run quietly; any other write failure is one line, exit 2."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _detach_stdout()
+    except OSError as exc:
+        _detach_stdout()
+        raise UsageError(f"cannot write output: {exc.strerror or exc}") from None
+
+
+def _print(text: str) -> int:
+    _emit(text)
+    return 0
+
+
+def _detach_stdout() -> None:
+    # Point fd 1 at /dev/null so the interpreter's final flush of what is
+    # still buffered cannot fail a second time and print a traceback.
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
     from icm import config, context
 
@@ -85,135 +133,187 @@ def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
     return context.build(base.resolve(), cfg, options=options)
 
 
-def _checks(names: Sequence[str], root: Optional[Path], fmt: Format, debug: bool,
-            **options: object) -> None:
+class _Progress:
+    """``icm: parsing N/M markdown files`` on a terminal's stderr, redrawn in
+    place and wiped when the run ends; checks only call it."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if done != total and done % max(1, total // 100):
+            return
+        text = f"icm: parsing {done}/{total} markdown files"
+        self.stream.write("\r" + text)
+        self.stream.flush()
+        self.shown = len(text)
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.stream.flush()
+
+
+def _checks(names: Sequence[str], root: Optional[Path], fmt: str, debug: bool,
+            quiet: bool = False, **options: object) -> None:
+    """Run the named checks (all when empty) and render them; the run of every
+    check ends with one summary line."""
     def body() -> int:
         from icm import engine, report
 
-        ctx = _context(root, options)
-        reports = engine.run(ctx, names)
-        report.render(reports, fmt.value, sys.stdout, color=_color(sys.stdout),
-                      root=str(ctx.root))
+        opts = usage.check_options(fmt, options)
+        progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+        if progress is not None:
+            opts["progress"] = progress
+        try:
+            ctx = _context(root, opts)
+            reports = engine.run(ctx, names)
+        finally:
+            if progress is not None:
+                progress.close()
+        buf = io.StringIO()
+        report.render(reports, fmt, buf, color=_color(sys.stdout),
+                      root=str(ctx.root), quiet=quiet, summary=not names)
+        _emit(buf.getvalue())
         return 1 if any(r.failed for r in reports) else 0
 
     raise typer.Exit(_guard(debug, body))
 
 
-StrictOpt = typer.Option(False, "--strict", help="Treat unknown staleness "
-                         "(never committed, shallow) as a failure.")
-ShallowOpt = typer.Option(False, "--allow-shallow", help="Run on a shallow clone; "
-                          "notes at the boundary are reported unknown.")
-CommittedOpt = typer.Option(False, "--committed", help="Judge staleness from "
-                            "committed history only, ignoring staged and "
-                            "work-tree changes (CI on a clean checkout).")
-PartialOpt = typer.Option(False, "--allow-partial", help="Run on a partial clone; "
-                          "missing objects are never fetched (git fails instead).")
-
-
-BudgetOpt = typer.Option(None, "--budget", min=1, help="Token budget of the "
-                         "cold-boot set (overrides the config).")
+# Every check command takes the shared options, so ICM_FLAGS is safe for every
+# make target; one that does not apply to that check is accepted and ignored.
+AgainstOpt = typer.Option(None, "--against", metavar="REF", help="queue: compare "
+                          "with REF before merging (default: ICM_BASE, "
+                          "GITHUB_BASE_REF, the upstream, origin/HEAD).")
 
 
 @app.command("check")
-def check(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-          strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-          budget: Optional[int] = BudgetOpt,
-          against: Optional[str] = typer.Option(None, "--against", metavar="REF",
-                                                help="Compare the queue with "
-                                                "REF (see check-queue)."),
-          committed: bool = CommittedOpt, debug: bool = DebugOpt,
-          allow_partial: bool = PartialOpt) -> None:
-    """Run every check; exit 1 if any finds a problem."""
+def check(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+          quiet: bool = QuietOpt, strict: bool = StrictOpt,
+          allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
+          committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
+          verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+          jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
+          debug: bool = DebugOpt) -> None:
+    """Run every check and end with a one-line summary."""
     # Outside git, staleness is one info line and the other checks still run.
-    _checks((), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
-            budget=budget, against=against, committed=committed,
-            history_optional=True, allow_partial=allow_partial)
+    _checks((), root, fmt, debug, quiet, strict=strict, allow_shallow=allow_shallow,
+            allow_partial=allow_partial, committed=committed, budget=budget,
+            verbose=verbose, tokenizer=tokenizer, jobs=jobs, against=against,
+            history_optional=True)
+
+
+def _one(name: str, root: Optional[Path], fmt: str, quiet: bool, strict: bool,
+         allow_shallow: bool, allow_partial: bool, committed: bool,
+         budget: Optional[str], verbose: bool, tokenizer: str, jobs: Optional[str],
+         debug: bool, **extra: object) -> None:
+    _checks((name,), root, fmt, debug, quiet, strict=strict,
+            allow_shallow=allow_shallow, allow_partial=allow_partial,
+            committed=committed, budget=budget, verbose=verbose,
+            tokenizer=tokenizer, jobs=jobs, **extra)
 
 
 @app.command("check-journal")
-def check_journal(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+def check_journal(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                  quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                  allow_shallow: bool = ShallowOpt,
+                  allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
+                  budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
+                  tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
                   debug: bool = DebugOpt) -> None:
-    """Every journal entry has the four slots, each with content."""
-    _checks(("journal",), root, fmt, debug)
+    """Check that every journal entry has its four slots.
+
+    Each slot is a level-2 heading with content under it."""
+    _one("journal", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug)
 
 
 @app.command("check-links")
-def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+def check_links(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
                 fix: bool = typer.Option(False, "--fix", help="Write missing "
                                          "notes into the handbook's index block."),
-                jobs: int = typer.Option(0, "--jobs", min=0, help="Parser "
-                                         "processes (0: one per core)."),
-                debug: bool = DebugOpt) -> None:
-    """Every relative link resolves; every note is linked from the handbook."""
+                quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
+                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
+                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """Check relative links and the handbook's index of notes.
+
+    Every relative link resolves; every note is linked from the handbook."""
     if fix:
         def body() -> int:
             from icm.workflow import index
 
+            usage.check_options(fmt, {})
             changes = index.fix(_context(root, {}))
             for line in changes:
-                typer.echo(line, err=fmt is not Format.text)
+                typer.echo(line, err=fmt != "text")
             return 0
 
         code = _guard(debug, body)
         if code:
             raise typer.Exit(code)
-    _checks(("links",), root, fmt, debug, jobs=jobs)
+    _one("links", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug)
 
 
 @app.command("check-stale")
-def check_stale(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-                strict: bool = StrictOpt, allow_shallow: bool = ShallowOpt,
-                committed: bool = CommittedOpt, debug: bool = DebugOpt,
-                allow_partial: bool = PartialOpt) -> None:
-    """Flag notes whose folder's code changed after them."""
-    _checks(("stale",), root, fmt, debug, strict=strict, allow_shallow=allow_shallow,
-            committed=committed, allow_partial=allow_partial)
+def check_stale(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
+                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
+                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """Flag notes older than the code in their folder.
+
+    A note is stale when its folder's code changed after it: in a commit, or
+    staged or in the work tree (--committed: in history only)."""
+    _one("stale", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug)
 
 
 @app.command("bootmap")
-def bootmap(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-            budget: Optional[int] = BudgetOpt,
-            verbose: bool = typer.Option(False, "--verbose", "-v", help="List the "
-                                         "boot files and the whole-tree cost."),
-            tokenizer: str = typer.Option("bytes", "--tokenizer", help="bytes "
-                                          "(bytes/4), cl100k or o200k (needs the "
-                                          "tokens extra)."),
-            debug: bool = DebugOpt) -> None:
-    """List notes by size and sum the cold-boot set against the budget."""
-    _checks(("bootmap",), root, fmt, debug, budget=budget, verbose=verbose,
-            tokenizer=tokenizer)
-
-
-AgainstOpt = typer.Option(None, "--against", metavar="REF", help="Compare the "
-                          "queue with REF before merging (default: ICM_BASE, "
-                          "GITHUB_BASE_REF, the upstream, origin/HEAD).")
+def bootmap(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+            quiet: bool = QuietOpt, strict: bool = StrictOpt,
+            allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
+            committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
+            verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+            jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """List notes by size; sum the boot set against the budget."""
+    _one("bootmap", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug)
 
 
 @app.command("check-queue")
-def check_queue(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-                against: Optional[str] = AgainstOpt,
+def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
+                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
+                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+                jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
                 debug: bool = DebugOpt) -> None:
-    """Queue items are named NN_slug.md and no number is used twice."""
-    _checks(("queue",), root, fmt, debug, against=against)
+    """Check queue item names and that no number is used twice.
+
+    With --against REF (or a known base), also against REF before merging."""
+    _one("queue", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug, against=against)
 
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
-    def run_body() -> int:
-        for line in body():
-            typer.echo(line)
-        return 0
-
-    raise typer.Exit(_guard(debug, run_body))
+    raise typer.Exit(_guard(debug, lambda: _print(
+        "".join(line + "\n" for line in body()))))
 
 
-@app.command("new-queue")
-def new_queue(title: str = typer.Argument(..., help="The item's title."),
+@app.command("new-queue", cls=usage.Command)
+def new_queue(title: str = typer.Argument(..., metavar="TITLE",
+                                          help="The item's title."),
               against: Optional[str] = typer.Option(
                   None, "--against", metavar="REF", help="Also skip numbers "
                   "used on REF (default: queue_refs, else the upstream and "
                   "origin/HEAD)."),
               root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Create queue/NN_slug.md with the next free number; print its path."""
+    """Create the next numbered queue item; print its path."""
     def body() -> List[str]:
         from icm.workflow import queue
 
@@ -222,34 +322,27 @@ def new_queue(title: str = typer.Argument(..., help="The item's title."),
     _write(debug, body)
 
 
-@app.command("new-journal")
-def new_journal(item: str = typer.Argument(..., help="Queue number (07), slug "
-                                           "or path."),
+@app.command("new-journal", cls=usage.Command)
+def new_journal(item: str = typer.Argument(..., metavar="ITEM", help="Queue "
+                                           "number (07), slug or path."),
                 day: Optional[str] = typer.Option(None, "--date", metavar=
                                                   "YYYY-MM-DD", help="Entry date "
                                                   "(default: today)."),
                 force: bool = typer.Option(False, "--force", help="Finish an "
                                            "item another writer has claimed."),
                 root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Turn a queue item into journal/DATE_slug.md; print its path."""
+    """Turn a queue item into a journal entry; print its path."""
     def body() -> List[str]:
-        from datetime import date
-
         from icm.workflow import journal
 
-        when = None
-        if day is not None:
-            try:
-                when = date.fromisoformat(day)
-            except ValueError:
-                raise UsageError(f"--date must be YYYY-MM-DD, not '{day}'") from None
+        when = usage.parse_date("--date", day) if day is not None else None
         return [journal.new_entry(_context(root, {}), item, when, force)]
 
     _write(debug, body)
 
 
-InitRootOpt = typer.Option(None, "--root", help="Folder to set up (default: "
-                           "here).", file_okay=False)
+InitRootOpt = typer.Option(None, "--root", metavar="DIR", help="Folder to set "
+                           "up (default: here).")
 
 
 @app.command("init")
@@ -259,8 +352,9 @@ def init(root: Optional[Path] = InitRootOpt,
                                               "an exported session in the "
                                               "AGENTS layout."),
          debug: bool = DebugOpt) -> None:
-    """Scaffold handbook, journal/, queue/, Makefile and [tool.icm]; never
-    overwrite."""
+    """Set up handbook, journal/, queue/, Makefile and config.
+
+    Never overwrites a file."""
     def body() -> List[str]:
         from icm.workflow import init as init_mod
 
@@ -279,17 +373,37 @@ AgentDirsArg = typer.Argument(None, metavar="[DIR]...", help="Exported-session "
 
 @app.command("check-agents")
 def check_agents(dirs: Optional[List[str]] = AgentDirsArg,
-                 root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                 root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                 quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                 allow_shallow: bool = ShallowOpt,
+                 allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
+                 budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
+                 tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
                  debug: bool = DebugOpt) -> None:
-    """Exported agent sessions follow the AGENTS layout and POSITIONS schema."""
-    _checks(("agents",), root, fmt, debug, agents_dirs=tuple(dirs or ()))
+    """Check exported agent sessions in the AGENTS layout.
+
+    Every file present, a Link Policy that starts at POSITIONS.md, and a
+    POSITIONS.md whose entries follow the schema and whose superseded-by
+    links resolve."""
+    _one("agents", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug,
+         agents_dirs=tuple(dirs or ()))
 
 
 @app.command("check-handoff")
-def check_handoff(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+def check_handoff(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                  quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                  allow_shallow: bool = ShallowOpt,
+                  allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
+                  budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
+                  tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
                   debug: bool = DebugOpt) -> None:
-    """Handoff records have every field and name a commit that exists."""
-    _checks(("handoff",), root, fmt, debug)
+    """Check handoff records: fields present, commit known.
+
+    Every field is present and the commit the record was made at exists; an
+    outdated record says how many commits old it is."""
+    _one("handoff", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug)
 
 
 @app.command("handoff")
@@ -307,42 +421,47 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", help="Why "
                                                  metavar="PATH", help="Write here "
                                                  "('-': stdout) instead of "
                                                  "handoff/DATE_BRANCH.md."),
-            tail: int = typer.Option(3, "--tail", min=0, max=4, help="Full "
+            tail: str = typer.Option("3", "--tail", metavar="N", help="Full "
                                      "messages of the last N commits (0-4)."),
             show: bool = typer.Option(False, "--show", help="Print the newest "
                                       "record for the current branch."),
-            root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+            root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
             debug: bool = DebugOpt) -> None:
-    """Write a handoff record assembled from the repository's state."""
+    """Write a handoff record built from the repository's state.
+
+    Only --reason and --question are author text; everything else is read
+    from git, the journal, the queue and the checks."""
     def body() -> int:
         import json
 
         from icm.workflow import handoff as mod
         from icm.workflow.files import create_new
 
+        usage.choice("--format", fmt, ("text", "json"))
+        lines = usage.number("--tail", tail, 0)
+        if lines is None or lines > 4:
+            raise UsageError(f"--tail must be {usage.ACCEPTS['--tail']} (not "
+                             f"{usage.quote(tail)})")
         ctx = _context(root, {})
         if show:
-            sys.stdout.write(mod.newest(ctx))
-            return 0
+            return _print(mod.newest(ctx))
         if reason is None or question is None:
             raise UsageError("handoff needs --reason and --question: they are the "
                              "only fields an author writes")
-        state = mod.gather(ctx, reason, question, base, tail)
+        state = mod.gather(ctx, reason, question, base, lines)
         budget = ctx.config.handoff_budget
-        if fmt is Format.json:
+        if fmt == "json":
             text = json.dumps(mod.as_json(state, budget), indent=2,
                               ensure_ascii=False) + "\n"
         else:
             text = mod.render(state, budget)[0]
-        if output == "-" or (output is None and fmt is Format.json):
-            sys.stdout.write(text)
-        elif output is not None:
+        if output == "-" or (output is None and fmt == "json"):
+            return _print(text)
+        if output is not None:
             path = mod.out_path(ctx, output)
             create_new(path, text.encode("utf-8"))
-            typer.echo(os.path.relpath(path, ctx.root))
-        else:
-            typer.echo(mod.write(ctx, state, text))
-        return 0
+            return _print(os.path.relpath(path, ctx.root) + "\n")
+        return _print(mod.write(ctx, state, text) + "\n")
 
     raise typer.Exit(_guard(debug, body))
 
@@ -352,10 +471,12 @@ ItemArg = typer.Argument(..., metavar="ITEM", help="Queue number (07), slug or "
 ForceOpt = typer.Option(False, "--force", help="Act on another writer's claim.")
 
 
-@app.command("claim")
+@app.command("claim", cls=usage.Command)
 def claim(item: str = ItemArg, force: bool = ForceOpt,
           root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Record in the item that you work on it (Claimed-by: NAME on BRANCH)."""
+    """Claim a queue item for yourself (a Claimed-by line).
+
+    The line travels with the branch, so check-queue --against sees it."""
     def body() -> List[str]:
         from icm.workflow import claims
 
@@ -364,7 +485,7 @@ def claim(item: str = ItemArg, force: bool = ForceOpt,
     _write(debug, body)
 
 
-@app.command("release")
+@app.command("release", cls=usage.Command)
 def release(item: str = ItemArg, force: bool = ForceOpt,
             root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
     """Remove your claim line from a queue item."""
@@ -376,34 +497,48 @@ def release(item: str = ItemArg, force: bool = ForceOpt,
     _write(debug, body)
 
 
-@app.command("renumber")
+@app.command("renumber", cls=usage.Command)
 def renumber(item: str = ItemArg,
-             to: Optional[int] = typer.Option(None, "--to", min=1, metavar="N",
+             to: Optional[str] = typer.Option(None, "--to", metavar="N",
                                               help="The new number (default: "
                                               "the next free one)."),
              against: Optional[str] = typer.Option(
                  None, "--against", metavar="REF", help="Also skip numbers used "
                  "on REF."),
              root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Move a queue item to a free number and rewrite every link to it."""
+    """Move a queue item to a free number; fix links to it."""
     def body() -> List[str]:
         from icm.workflow import claims, queue
 
+        number = usage.number("--to", to, 1)
         ctx = _context(root, {})
         used = queue.ref_numbers(ctx, [against] if against else
                                  ctx.config.queue_refs)
-        return claims.renumber(ctx, item, to, used)
+        return claims.renumber(ctx, item, number, used)
 
     _write(debug, body)
 
 
 @app.command("makefile")
 def makefile() -> None:
-    """Print the path of icm's Makefile.inc, for: include $(shell icm makefile)."""
+    """Print the path of Makefile.inc for make's include line.
+
+    Use it as: include $(shell icm makefile)"""
     from icm.workflow.files import template_dir
 
-    typer.echo(str(template_dir() / "Makefile.inc"))
-    raise typer.Exit(0)
+    raise typer.Exit(_guard(False, lambda: _print(
+        f"{template_dir() / 'Makefile.inc'}\n")))
+
+
+@app.command("completion", cls=usage.Command)
+def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh, "
+                                           "fish, powershell or pwsh.")
+               ) -> None:
+    """Print a shell completion script to load or save.
+
+    bash: eval "$(icm completion bash)"; it prints, and writes nothing."""
+    raise typer.Exit(_guard(False, lambda: _print(
+        usage.completion_script(shell) + "\n")))
 
 
 EntriesArg = typer.Argument(None, metavar="[ENTRY]...", help="Entries by path, "
@@ -412,26 +547,34 @@ EntriesArg = typer.Argument(None, metavar="[ENTRY]...", help="Entries by path, "
 
 @app.command("verify")
 def verify(entries: Optional[List[str]] = EntriesArg,
-           jobs: int = typer.Option(0, "--jobs", min=0, help="Commands run at "
-                                    "once (0: one per core)."),
+           jobs: Optional[str] = typer.Option(None, "--jobs", metavar="N",
+                                              help="Commands run at once (0: one "
+                                              "per core)."),
            since: Optional[str] = typer.Option(None, "--since", metavar="REV",
                                                help="Only entries naming a path "
                                                "changed since REV, or naming no "
                                                "path."),
            dry_run: bool = typer.Option(False, "--dry-run", help="Print each "
                                         "command and where it would run."),
-           root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
-           debug: bool = DebugOpt) -> None:
-    """Run each journal entry's Verify command (runs the repository's code:
-    opt-in, never part of icm check)."""
+           root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+           quiet: bool = QuietOpt, debug: bool = DebugOpt) -> None:
+    """Run each journal entry's Verify command.
+
+    It runs the repository's code: opt-in, never part of icm check."""
     def body() -> int:
+        import io
+
         from icm import report
         from icm.workflow import verify as verify_mod
 
+        usage.check_options(fmt, {})
+        workers = usage.number("--jobs", jobs, 0) or 0
         ctx = _context(root, {})
-        result = verify_mod.run(ctx, entries or (), since, jobs, dry_run)
-        report.render([result], fmt.value, sys.stdout, color=_color(sys.stdout),
-                      root=str(ctx.root))
+        result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
+        buf = io.StringIO()
+        report.render([result], fmt, buf, color=_color(sys.stdout),
+                      root=str(ctx.root), quiet=quiet)
+        _emit(buf.getvalue())
         return 1 if result.failed else 0
 
     raise typer.Exit(_guard(debug, body))
@@ -444,11 +587,23 @@ def run() -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run icm with ``argv``; return the exit code (never raises SystemExit)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    usage.prepare_completion()
     try:
-        app(args=argv, prog_name="icm", standalone_mode=True)
-    except SystemExit as exc:
+        result = app(args=args, prog_name="icm", standalone_mode=False)
+    except SystemExit as exc:  # shell completion and typer's pipe handling
         code = exc.code
         if code is None:
             return 0
         return code if isinstance(code, int) else 1
-    return 0
+    except usage.ClickUsageError as exc:
+        message = usage.describe(exc, args)
+        if message is None:  # bare ``icm``: the help, as click shows it
+            exc.show()
+        else:
+            typer.echo(f"icm: {message}", err=True)
+        return 2
+    except usage.ClickAbort:
+        typer.echo("icm: interrupted", err=True)
+        return 130
+    return result if isinstance(result, int) else 0

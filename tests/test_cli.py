@@ -1,13 +1,15 @@
 """Whole-output assertions for the CLI surface: formats, config errors, exits."""
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import entry, write
+from tests.conftest import commit, entry, git, write
 
 J = "journal/2026-01-01_a.md"
 
@@ -145,8 +147,10 @@ def test_internal_error_is_one_line(repo: Path, icm, monkeypatch) -> None:
                "the traceback)\n")
 
 
-def test_help_does_not_import_heavy_modules() -> None:
-    code = ("import sys; from icm.cli import main; main(['--help']); "
+@pytest.mark.parametrize("argv", [["--help"], ["check", "--help"],
+                                  ["completion", "bash"], ["chek"]])
+def test_help_does_not_import_heavy_modules(argv) -> None:
+    code = (f"import sys; from icm.cli import main; main({argv!r}); "
             "bad = [m for m in ('git', 'icm.markdown', 'icm.context', 'icm.git') "
             "if m in sys.modules]; print(bad)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
@@ -169,3 +173,182 @@ def test_version(icm) -> None:
     from icm import __version__
 
     assert icm("--version") == (0, f"icm {__version__}\n", "")
+
+
+# -- pipes, the summary line, --quiet, shared options, progress, help ---------
+
+def _journal_repo(repo: Path) -> Path:
+    write(repo, {"AGENTS.md": "# H\n", J: entry("Invariant")})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "x", when="2026-01-01T00:00:00+00:00")
+    return repo
+
+
+def _icm_process(*argv: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "icm", *argv],
+                          stdin=subprocess.DEVNULL, timeout=120, **kwargs)
+
+
+def test_closed_pipe_ends_quietly_with_the_runs_exit_code(repo: Path) -> None:
+    _journal_repo(repo)
+    for argv, code in ((["check", "--format", "text"], 1),
+                       (["check", "--format", "json"], 1),
+                       (["check-queue"], 0), (["makefile"], 0), (["--version"], 0),
+                       (["new-queue", "Piped away"], 0)):
+        read_end, write_end = os.pipe()
+        os.close(read_end)  # the reader is gone before icm writes a byte
+        try:
+            proc = _icm_process(*argv, stdout=write_end, stderr=subprocess.PIPE,
+                                cwd=repo)
+        finally:
+            os.close(write_end)
+        assert (proc.returncode, proc.stderr) == (code, b""), argv
+    assert (repo / "queue" / "01_piped-away.md").is_file()
+
+
+def test_head_reads_one_line(repo: Path) -> None:
+    # More output than a pipe holds (64 KiB), so icm is still writing when
+    # head exits.
+    write(repo, {f"journal/2026-01-01_entry-{n:04d}.md": "# x\n" for n in range(800)})
+    proc = subprocess.run(
+        f"set -o pipefail; '{sys.executable}' -m icm check-journal --root '{repo}' "
+        "| head -1", shell=True, executable="/bin/bash", capture_output=True,
+        text=True, stdin=subprocess.DEVNULL)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1, "journal/2026-01-01_entry-0000.md: missing slot 'Decision'\n", "")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_full_disk_is_one_line(repo: Path) -> None:
+    _journal_repo(repo)
+    with open("/dev/full", "w") as full:
+        proc = _icm_process("check", "--root", str(repo), stdout=full,
+                            stderr=subprocess.PIPE)
+    assert (proc.returncode, proc.stderr) == (
+        2, b"icm: cannot write output: No space left on device\n")
+
+
+def test_check_ends_with_a_summary_line(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "# H\n[gone](gone.md)\n", J: entry("Invariant",
+                                                                  "Decision")})
+    code, out, _ = icm("check", "--root", str(repo))
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        "icm check: 2 of 7 checks failed (journal: 2 errors, links: 1 error)")
+    assert out.splitlines()[-2] == "queue ok"
+
+
+def test_clean_check_summary_and_single_checks_print_none(repo: Path, icm) -> None:
+    _journal_repo(repo)
+    write(repo, {J: entry()})
+    git(repo, "commit", "-qam", "fix", when="2026-01-02T00:00:00+00:00")
+    assert icm("check", "--root", str(repo), "-q") == (
+        0, "icm check: all 7 checks passed\n", "")
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+    out = icm("bootmap", "--root", str(repo))[1]
+    assert out == ("background notes, by size:\n"
+                   "cold-boot set: 4 bytes, about 1 tokens (budget 1600)\n"
+                   "bootmap: no notes named context.md (set note_name)\n")
+
+
+def test_quiet_prints_problems_and_the_summary_only(repo: Path, icm) -> None:
+    commit(repo, {"AGENTS.md": "# H\n\n- [s](src/context.md)\n- [t](t/context.md)\n",
+                  "src/context.md": "# s\n", "t/context.md": "# t\n",
+                  "t/x.py": "", J: entry("Invariant")}, "2026-01-01T00:00:00+00:00")
+    commit(repo, {"src/x.py": "1"}, "2026-01-05T00:00:00+00:00")
+    assert icm("check", "--root", str(repo), "--quiet") == (1, (
+        f"{J}: missing slot 'Invariant'\n"
+        "src/context.md: STALE - code in src moved 4 days after the note\n"
+        "icm check: 2 of 7 checks failed (journal: 1 error, stale: 1 error)\n"), "")
+    assert icm("check-stale", "--root", str(repo), "-q") == (
+        1, "src/context.md: STALE - code in src moved 4 days after the note\n", "")
+    assert icm("bootmap", "--root", str(repo), "-q") == (0, "", "")
+    assert icm("check-queue", "--root", str(repo), "-q", "--format", "github") == (
+        0, "", "")
+    assert icm("bootmap", "--root", str(repo), "-q", "--budget", "1") == (1, (
+        "background notes, by size:\n"
+        "      2 words  src/context.md\n"
+        "      2 words  t/context.md\n"
+        "cold-boot set: 51 bytes, about 12 tokens (budget 1)\n"
+        "cold-boot set over budget by 11 tokens; largest file: AGENTS.md "
+        "(47 bytes)\n"), "")
+
+
+def test_every_check_command_takes_the_shared_options(repo: Path, icm) -> None:
+    _journal_repo(repo)
+    shared = ["--root", str(repo), "--strict", "--allow-shallow", "--budget", "50",
+              "-v", "--tokenizer", "bytes", "--jobs", "1", "-q", "--format", "text"]
+    expected = {"check": 1, "check-journal": 1, "check-links": 0, "check-stale": 0,
+                "bootmap": 0, "check-queue": 0}
+    for command, code in expected.items():
+        result = icm(command, *shared)
+        assert result[0] == code and result[2] == "", (command, result)
+
+
+@pytest.mark.skipif(not shutil.which("make"), reason="make is not installed")
+def test_icm_flags_suit_every_make_target(repo: Path) -> None:
+    write(repo, {"Makefile": "include $(shell icm makefile)\n", "AGENTS.md": "# H\n"})
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+               f"{os.environ['PATH']}")
+    for target in ("check", "check-journal", "check-links", "check-stale",
+                   "check-queue", "bootmap"):
+        proc = subprocess.run(["make", "--no-print-directory", target,
+                               "ICM_FLAGS=--strict --jobs 1 --tokenizer bytes -v -q"],
+                              cwd=repo, env=env, capture_output=True, text=True)
+        assert (proc.returncode, proc.stderr) == (0, ""), target
+
+
+def test_progress_only_on_a_terminal(repo: Path) -> None:
+    import pty
+
+    write(repo, {"AGENTS.md": "# H\n", "a.md": "[x](AGENTS.md)\n", "b.md": "b\n"})
+    primary, secondary = pty.openpty()
+    try:
+        proc = _icm_process("check-links", "--root", str(repo),
+                            stdout=subprocess.PIPE, stderr=secondary)
+    finally:
+        os.close(secondary)
+    drawn = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # EIO: the terminal's other side is closed
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(primary)
+    assert (proc.returncode, proc.stdout) == (0, b"links ok\n")
+    lines = [f"icm: parsing {n}/3 markdown files" for n in (1, 2, 3)]
+    assert drawn.decode() == "".join("\r" + line for line in lines) + \
+        "\r" + " " * len(lines[-1]) + "\r"
+    piped = _icm_process("check-links", "--root", str(repo), "--format", "json",
+                         capture_output=True)
+    assert piped.stderr == b""
+
+
+def test_help_lists_full_sentences_and_readable_metavars(icm) -> None:
+    code, out, _ = icm("--help")
+    commands = out.split("Commands:\n", 1)[1].splitlines()
+    assert code == 0 and len(commands) >= 11
+    for row in commands:
+        name, text = row.split(None, 1)
+        assert text.endswith(".") and "..." not in text and len(row) <= 78, row
+    sub = icm("bootmap", "--help")[1] + icm("new-queue", "--help")[1]
+    for metavar in ("--tokenizer [bytes|cl100k|o200k]", "--budget N", "--root DIR",
+                    "--format [text|json|github|sarif]",
+                    "Usage: icm new-queue [OPTIONS] TITLE\n",
+                    "Arguments:\n  TITLE  The item's title.  [required]\n"):
+        assert metavar in sub
+    assert "{" not in sub and "<int" not in sub and "<str>" not in sub
+
+
+def test_completion_script_and_callback() -> None:
+    out = _icm_process("completion", "bash", capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == ""
+    assert out.stdout.endswith("complete -o default -F _icm_completion icm\n")
+    assert "_ICM_COMPLETE=complete_bash" in out.stdout
+    env = dict(os.environ, _ICM_COMPLETE="complete_bash", COMP_WORDS="icm check-j",
+               COMP_CWORD="1")
+    words = _icm_process(capture_output=True, text=True, env=env)
+    assert (words.returncode, words.stdout.split()) == (0, ["check-journal"])

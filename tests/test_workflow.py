@@ -39,8 +39,8 @@ def test_queue_three_times(repo: Path, icm) -> None:
 def test_new_queue_numbers_and_slug(repo: Path, icm) -> None:
     write(repo, {"queue/06_old.md": "x"})
     assert icm("new-queue", "Auto-detect the Délimiter!", "--root", str(repo)) == (
-        0, "queue/07_auto-detect-the-delimiter.md\n", "")
-    text = (repo / "queue/07_auto-detect-the-delimiter.md").read_text()
+        0, "queue/07_auto-detect-the-délimiter.md\n", "")
+    text = (repo / "queue/07_auto-detect-the-délimiter.md").read_text()
     assert text.startswith("# Auto-detect the Délimiter!\n")
 
 
@@ -50,8 +50,61 @@ def test_new_queue_widens_past_99(repo: Path, icm) -> None:
 
 
 def test_new_queue_rejects_empty_slug(repo: Path, icm) -> None:
-    assert icm("new-queue", "!!!", "--root", str(repo)) == (
-        2, "", "icm: the title needs at least one letter or digit\n")
+    assert icm("new-queue", "!!! -- ...", "--root", str(repo)) == (
+        2, "", "icm: the title needs at least one letter or digit (of any script) "
+        "to name the file\n")
+
+
+@pytest.mark.parametrize("title, name", [
+    ("日本語のタイトル", "日本語のタイトル"), ("Исправить парсер", "исправить-парсер")])
+def test_titles_in_other_scripts_go_through_the_workflow(repo: Path, icm, title: str,
+                                                         name: str) -> None:
+    assert icm("new-queue", title, "--root", str(repo)) == (
+        0, f"queue/01_{name}.md\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("new-journal", "01", "--date", "2026-11-29", "--root", str(repo)) == (
+        0, f"journal/2026-11-29_{name}.md\nremoved queue/01_{name}.md\n", "")
+    entry = (repo / f"journal/2026-11-29_{name}.md").read_text(encoding="utf-8")
+    assert entry.startswith(f"# {title}\n")
+    out = icm("check-journal", "--root", str(repo))[1]
+    assert "name does not match" not in out and out.count("empty slot") == 4
+
+
+# -- numbers are never reused --------------------------------------------------
+
+def test_new_queue_skips_the_number_a_finished_item_had(repo: Path, icm) -> None:
+    """The issue's case: 04 became a journal entry, the next item is 05."""
+    commit(repo, {"queue/03_low.md": "# Low\n", "queue/04_highest-one.md":
+                  "# Highest one\n\nText.\n"}, D1)
+    icm("new-journal", "04", "--date", "2026-11-29", "--root", str(repo))
+    assert icm("new-queue", "next one", "--root", str(repo)) == (
+        0, "queue/05_next-one.md\n", "")
+
+
+@pytest.mark.parametrize("body", ["\nSome text.\n", ""])
+def test_journal_carried_numbers_count_outside_git(tmp_path: Path, icm,
+                                                   body: str) -> None:
+    write(tmp_path, {"queue/04_x.md": f"# X\n{body}", "queue/02_y.md": "y"})
+    assert icm("new-journal", "04", "--date", "2026-11-29", "--root",
+               str(tmp_path))[0] == 0
+    entry = (tmp_path / "journal/2026-11-29_x.md").read_text()
+    assert "Carried over from `queue/04_x.md`" in entry
+    assert icm("new-queue", "z", "--root", str(tmp_path)) == (
+        0, "queue/05_z.md\n", "")
+
+
+def test_numbers_from_git_history_on_any_ref_are_never_reused(repo: Path,
+                                                              icm) -> None:
+    commit(repo, {"queue/04_gone.md": "x", "queue/notes/40_nested.md": "x"}, D1)
+    git(repo, "rm", "-q", "queue/04_gone.md")  # deleted by hand, no journal entry
+    commit(repo, {}, D1)
+    assert icm("new-queue", "a", "--root", str(repo))[1] == "queue/05_a.md\n"
+    git(repo, "switch", "-q", "-c", "side")
+    commit(repo, {"queue/09_elsewhere.md": "x"}, D1)
+    git(repo, "mv", "queue/09_elsewhere.md", "queue/12_renamed.md")
+    commit(repo, {}, D1)
+    git(repo, "switch", "-q", "main")
+    assert icm("new-queue", "b", "--root", str(repo))[1] == "queue/13_b.md\n"
 
 
 def test_new_queue_concurrent_writers_get_distinct_numbers(repo: Path) -> None:
@@ -77,7 +130,8 @@ def test_new_journal_by_number_slug_path(repo: Path, icm, item: str) -> None:
     write(repo, {"queue/07_auto-detect-delimiter.md": QUEUE_ITEM,
                  "queue/08_other.md": "x"})
     assert icm("new-journal", item, "--date", "2026-11-29", "--root", str(repo)) == (
-        0, "journal/2026-11-29_auto-detect-delimiter.md\n", "")
+        0, "journal/2026-11-29_auto-detect-delimiter.md\n"
+        "removed queue/07_auto-detect-delimiter.md\n", "")
     entry = (repo / "journal/2026-11-29_auto-detect-delimiter.md").read_text()
     assert entry.startswith("# Auto-detect the delimiter\n\nCarried over from "
                             "`queue/07_auto-detect-delimiter.md`:\n\nSome exports "
@@ -90,7 +144,9 @@ def test_new_journal_by_number_slug_path(repo: Path, icm, item: str) -> None:
 
 def test_new_journal_tracked_item_is_staged_as_a_move(repo: Path, icm) -> None:
     commit(repo, {"queue/07_a.md": QUEUE_ITEM}, D1)
-    assert icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo))[0] == 0
+    assert icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo)) == (
+        0, "journal/2026-11-29_a.md\nremoved queue/07_a.md (staged in git as a "
+        "move)\n", "")
     status = git(repo, "status", "--porcelain")
     assert status.splitlines() == ["A  journal/2026-11-29_a.md", "D  queue/07_a.md"]
 

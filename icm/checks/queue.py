@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from icm.context import Context
 from icm.finding import Finding, Report
+from icm.slug import is_slug
 
 NAME = "queue"
-ITEM_NAME = re.compile(r"(\d{2,})_[A-Za-z0-9][A-Za-z0-9._-]*\.md\Z")
+ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
 PATTERN = "NN_slug.md"
 
 
@@ -31,8 +32,14 @@ def items(ctx: Context) -> List[str]:
             and f[len(prefix):] != "README.md"]
 
 
+def match(name: str) -> "Optional[re.Match[str]]":
+    """The ``NN_slug.md`` parse of a file name: number and slug, or None."""
+    m = ITEM_NAME.match(name)
+    return m if m and is_slug(m.group(2)) else None
+
+
 def number(path: str) -> int:
-    m = ITEM_NAME.match(path.rsplit("/", 1)[-1])
+    m = match(path.rsplit("/", 1)[-1])
     return int(m.group(1)) if m else -1
 
 
@@ -41,7 +48,7 @@ def run(ctx: Context) -> Report:
     by_number: Dict[int, List[str]] = defaultdict(list)
     for path in items(ctx):
         name = path.rsplit("/", 1)[-1]
-        m = ITEM_NAME.match(name)
+        m = match(name)
         if not m:
             findings.append(Finding(
                 path=path, message=f"{path}: name does not match {PATTERN}",

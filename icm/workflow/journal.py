@@ -13,11 +13,31 @@ import re
 from datetime import date
 from typing import List, Optional, Tuple
 
-from icm.checks.journal import valid_name
+from icm.checks.journal import entries, valid_name
 from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.workflow.files import create_new, ensure_folder, template
+
+# The line that records which queue item an entry finished; new-queue reads
+# it back so the item's number is never given again.
+CARRIED = "Carried over from `{source}`"
+
+
+def carried_numbers(ctx: Context) -> List[int]:
+    """Queue numbers that journal entries say they carried over."""
+    queue = ctx.config.queue_dir.rstrip("/")
+    before = CARRIED.partition("{source}")[0] + queue + "/"
+    pattern = re.compile(re.escape(before.encode()) + rb"([^`/\n]+)`")
+    found: List[int] = []
+    for path in entries(ctx):
+        try:
+            data = ctx.read_bytes(path, ctx.config.max_file_bytes)
+        except Unreadable:
+            continue
+        found.extend(number(m.group(1).decode("utf-8", "replace"))
+                     for m in pattern.finditer(data))
+    return found
 
 
 def find_item(ctx: Context, item: str) -> str:
@@ -59,7 +79,9 @@ def split_title(text: str, fallback: str) -> Tuple[str, str]:
     return fallback, text.strip()
 
 
-def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> str:
+def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> List[str]:
+    """Write the entry; return its path and a line saying what became of the
+    queue item."""
     from icm import git
 
     source = find_item(ctx, item)
@@ -73,7 +95,10 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> str:
     name = f"{day:%Y-%m-%d}_{slug}.md"
     if not valid_name(name):
         raise UsageError(f"cannot make a journal name from '{slug}'")
-    carried = f"Carried over from `{source}`:\n\n{body}\n" if body else ""
+    # The line is written even for an item with no text: it is how the
+    # number stays used once the queue file is gone.
+    said = CARRIED.format(source=source)
+    carried = f"{said}:\n\n{body}\n" if body else f"{said}.\n"
     entry = template("journal.md").replace("{title}", title).replace(
         "{carried}", carried)
     target = ensure_folder(ctx.root, ctx.config.journal_dir) / name
@@ -92,4 +117,5 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> str:
             # The files are right; only the index could not follow.
             raise UsageError(f"wrote {rel} and removed {source}, but git could "
                              f"not stage the move: {exc}") from None
-    return rel
+        return [rel, f"removed {source} (staged in git as a move)"]
+    return [rel, f"removed {source}"]

@@ -162,8 +162,8 @@ def bootmap(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
             verbose: bool = typer.Option(False, "--verbose", "-v", help="List the "
                                          "boot files and the whole-tree cost."),
             tokenizer: str = typer.Option("bytes", "--tokenizer", help="bytes "
-                                          "(bytes/4), cl100k or o200k (needs the "
-                                          "tokens extra)."),
+                                          "(bytes/4), or an exact count: cl100k or "
+                                          "o200k (the tokens extra, offline)."),
             debug: bool = DebugOpt) -> None:
     """List notes by size and sum the cold-boot set against the budget."""
     _checks(("bootmap",), root, fmt, debug, budget=budget, verbose=verbose,

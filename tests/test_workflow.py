@@ -5,9 +5,11 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
+from icm.workflow.init import INCLUDE_LINE
 from tests.conftest import commit, git, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -219,11 +221,79 @@ def test_init_keeps_existing_files(repo: Path, icm) -> None:
     write(repo, {"AGENTS.md": "mine\n", "Makefile": "all:\n\techo hi\n"})
     out = icm("init", "--root", str(repo))[1].splitlines()
     assert out == ["left alone AGENTS.md (exists)", "created journal/.gitkeep",
-                   "created queue/.gitkeep",
-                   "left alone Makefile; add this line to it: include $(shell icm "
-                   "makefile)"]
+                   "created queue/.gitkeep", "added icm's include line to Makefile"]
     assert (repo / "AGENTS.md").read_text() == "mine\n"
-    assert (repo / "Makefile").read_text() == "all:\n\techo hi\n"
+    assert (repo / "Makefile").read_text() == f"all:\n\techo hi\n\n{INCLUDE_LINE}\n"
+
+
+def _make_env() -> dict:
+    """PATH with the virtual environment's bin/ first, so icm resolves."""
+    return dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+                f"{os.environ['PATH']}")
+
+
+def _make(repo: Path, *args: str, env: Optional[dict] = None
+          ) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=repo,
+                          env=env or _make_env(), capture_output=True, text=True)
+
+
+needs_make = pytest.mark.skipif(shutil.which("make") is None,
+                                reason="make is not installed")
+
+
+@needs_make
+def test_init_prefixes_targets_when_the_makefile_has_its_own_check(repo: Path,
+                                                                   icm) -> None:
+    own = ".PHONY: check\ncheck bootmap:\n\t@echo project check\n"
+    write(repo, {"Makefile": own})
+    assert icm("init", "--root", str(repo))[1].splitlines()[-1] == (
+        "added icm's include line to Makefile with ICM_PREFIX := icm- (it has its "
+        "own bootmap, check): make icm-check")
+    assert (repo / "Makefile").read_text() == (
+        f"{own}\n# icm's targets are prefixed: the Makefile has its own bootmap.\n"
+        f"ICM_PREFIX := icm-\n{INCLUDE_LINE}\n")
+    result = _make(repo, "check")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "project check\n", "")  # no "overriding recipe" warning
+    result = _make(repo, "icm-check-queue")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "queue ok\n", "")
+
+
+@needs_make
+def test_make_new_journal_and_new_queue_say_how_to_call_them(repo: Path) -> None:
+    write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
+    inc = ROOT / "templates" / "Makefile.inc"
+    for target, usage in (("new-journal", "ITEM=07 (a queue number, slug or path)"),
+                          ("new-queue", 'TITLE="Auto-detect the delimiter"')):
+        result = _make(repo, target)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.endswith(f"*** usage: make {target} {usage}.  Stop.\n")
+        assert result.stderr.startswith(f"{inc.resolve()}:")
+    assert not (repo / "queue").exists()
+
+
+@needs_make
+def test_make_passes_titles_through_untouched(repo: Path) -> None:
+    write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
+    title = "Fix `make` for $HOME, it's \"quoted\" $(x)"
+    result = _make(repo, "new-queue", f"TITLE={title}")
+    assert (result.returncode, result.stdout) == (
+        0, "queue/01_fix-make-for-home-it-s-quoted-x.md\n")
+    text = (repo / "queue/01_fix-make-for-home-it-s-quoted-x.md").read_text()
+    assert text.startswith(f"# {title}\n")
+
+
+@needs_make
+def test_include_line_says_icm_is_missing(repo: Path, tmp_path: Path) -> None:
+    write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
+    only_make = tmp_path / "bin"
+    only_make.mkdir()
+    os.symlink(str(shutil.which("make")), only_make / "make")
+    result = _make(repo, "check", env=dict(os.environ, PATH=str(only_make)))
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", "Makefile:1: *** icm is not installed or not on PATH: pip install "
+        "/path/to/icm.  Stop.\n")
 
 
 # -- Makefile.inc --------------------------------------------------------------

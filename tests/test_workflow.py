@@ -226,6 +226,42 @@ def test_init_keeps_existing_files(repo: Path, icm) -> None:
     assert (repo / "Makefile").read_text() == f"all:\n\techo hi\n\n{INCLUDE_LINE}\n"
 
 
+def test_init_uses_a_lowercase_handbook_instead_of_adding_one(repo: Path,
+                                                                icm) -> None:
+    write(repo, {"agents.md": "# Ours\n\n- [a](a/context.md)\n",
+                 "a/context.md": "x\n"})
+    code, out, err = icm("init", "--root", str(repo))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "using agents.md as the handbook (not creating AGENTS.md)",
+        "created journal/.gitkeep", "created queue/.gitkeep", "created Makefile",
+        "created icm.toml"]
+    assert sorted(p.name for p in repo.glob("*.md")) == ["agents.md"]
+    assert (repo / "icm.toml").read_text() == 'handbook = "agents.md"\n'
+    assert icm("check-links", "--root", str(repo)) == (0, "links ok\n", "")
+
+
+def test_init_puts_the_handbook_key_into_a_new_tool_icm_table(repo: Path,
+                                                              icm) -> None:
+    write(repo, {"CLAUDE.md": "# Ours\n", "pyproject.toml": "[project]\n"})
+    out = icm("init", "--root", str(repo))[1].splitlines()
+    assert out[0] == "using CLAUDE.md as the handbook (not creating AGENTS.md)"
+    assert out[-1] == "added [tool.icm] to pyproject.toml"
+    assert (repo / "pyproject.toml").read_text().endswith(
+        'exclude = []\nhandbook = "CLAUDE.md"\n')
+    assert not (repo / "AGENTS.md").exists()
+
+
+def test_init_with_a_config_leaves_the_handbook_choice_to_the_user(repo: Path,
+                                                                   icm) -> None:
+    write(repo, {"agents.md": "# Ours\n", "icm.toml": "budget = 900\n"})
+    out = icm("init", "--root", str(repo))[1].splitlines()
+    assert out[0] == ("left alone agents.md; not creating AGENTS.md beside it: "
+                      'set handbook = "agents.md" in icm.toml')
+    assert not (repo / "AGENTS.md").exists()
+    assert (repo / "icm.toml").read_text() == "budget = 900\n"
+
+
 def _make_env() -> dict:
     """PATH with the virtual environment's bin/ first, so icm resolves."""
     return dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"

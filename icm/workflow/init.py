@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import List, Tuple
 
+from icm.checks.links import near_handbooks
 from icm.context import Context
 from icm.workflow.files import create_new, replace_atomic, template
 
@@ -74,7 +75,18 @@ def init(ctx: Context) -> List[str]:
         create_new(path, text.encode("utf-8"))
         said.append(f"created {rel}")
 
-    create(cfg.handbook, template("AGENTS.md"))
+    handbook_key = ""
+    near = near_handbooks(ctx) if not (root / cfg.handbook).exists() else []
+    if not near:
+        create(cfg.handbook, template("AGENTS.md"))
+    elif cfg.source:
+        # A config exists and names another handbook: editing it was rejected
+        # (it is the user's file); a second handbook would split the method.
+        said.append(f"left alone {near[0]}; not creating {cfg.handbook} beside it: "
+                    f'set handbook = "{near[0]}" in {cfg.source}')
+    else:
+        handbook_key = f'handbook = "{near[0]}"\n'
+        said.append(f"using {near[0]} as the handbook (not creating {cfg.handbook})")
     create(f"{cfg.journal_dir}/.gitkeep", "")
     create(f"{cfg.queue_dir}/.gitkeep", "")
     makefile = root / "Makefile"
@@ -97,6 +109,9 @@ def init(ctx: Context) -> List[str]:
             said.append("left alone pyproject.toml (has [tool.icm])")
         else:
             sep = b"" if raw.endswith(b"\n") or not raw else b"\n"
-            replace_atomic(pyproject, raw + sep + PYPROJECT_SECTION.encode())
+            section = PYPROJECT_SECTION + handbook_key
+            replace_atomic(pyproject, raw + sep + section.encode())
             said.append("added [tool.icm] to pyproject.toml")
+    elif handbook_key:
+        create("icm.toml", handbook_key)
     return said

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Optional
 
@@ -70,6 +71,13 @@ def test_titles_in_other_scripts_go_through_the_workflow(repo: Path, icm, title:
     assert entry.startswith(f"# {title}\n")
     out = icm("check-journal", "--root", str(repo))[1]
     assert "name does not match" not in out and out.count("empty slot") == 4
+
+
+def test_new_journal_finds_a_slug_typed_decomposed(repo: Path, icm) -> None:
+    write(repo, {"queue/03_délimiter.md": "# Délimiter\n"})
+    typed = unicodedata.normalize("NFD", "délimiter")
+    assert icm("new-journal", typed, "--date", "2026-11-29", "--root",
+               str(repo))[1].splitlines()[0] == "journal/2026-11-29_délimiter.md"
 
 
 # -- numbers are never reused --------------------------------------------------
@@ -294,6 +302,16 @@ def test_init_prefixes_targets_when_the_makefile_has_its_own_check(repo: Path,
         0, "project check\n", "")  # no "overriding recipe" warning
     result = _make(repo, "icm-check-queue")
     assert (result.returncode, result.stdout, result.stderr) == (0, "queue ok\n", "")
+
+
+def test_init_extends_the_makefile_make_reads(repo: Path, icm) -> None:
+    write(repo, {"makefile": "check:\n\ttrue\n"})
+    assert icm("init", "--root", str(repo))[1].splitlines()[-1] == (
+        "added icm's include line to makefile with ICM_PREFIX := icm- (it has its "
+        "own check): make icm-check")
+    assert os.listdir(repo).count("Makefile") == 0
+    assert (repo / "makefile").read_text().endswith(f"ICM_PREFIX := icm-\n"
+                                                    f"{INCLUDE_LINE}\n")
 
 
 @needs_make

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import List, Tuple
 
@@ -48,17 +49,22 @@ def clashing_targets(makefile: str) -> List[str]:
     return sorted(found)
 
 
-def _add_include(makefile: str) -> Tuple[str, str]:
-    """The Makefile's text with icm's include added, and the line to print."""
+def _add_include(makefile: str, name: str) -> Tuple[str, str]:
+    """The makefile's text with icm's include added, and the line to print."""
     clash = clashing_targets(makefile)
     sep = "" if makefile.endswith("\n") or not makefile else "\n"
     if not clash:
         return (makefile + sep + f"\n{INCLUDE_LINE}\n",
-                "added icm's include line to Makefile")
-    text = (makefile + sep + f"\n# icm's targets are prefixed: the Makefile has its "
+                f"added icm's include line to {name}")
+    text = (makefile + sep + f"\n# icm's targets are prefixed: the {name} has its "
             f"own {clash[0]}.\nICM_PREFIX := {PREFIX}\n{INCLUDE_LINE}\n")
-    return text, (f"added icm's include line to Makefile with ICM_PREFIX := {PREFIX}"
+    return text, (f"added icm's include line to {name} with ICM_PREFIX := {PREFIX}"
                   f" (it has its own {', '.join(clash)}): make {PREFIX}check")
+
+
+# The names GNU make reads, in its order: the first that exists is the one
+# make uses, so that is the one to extend.
+MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 
 
 def init(ctx: Context) -> List[str]:
@@ -89,17 +95,18 @@ def init(ctx: Context) -> List[str]:
         said.append(f"using {near[0]} as the handbook (not creating {cfg.handbook})")
     create(f"{cfg.journal_dir}/.gitkeep", "")
     create(f"{cfg.queue_dir}/.gitkeep", "")
-    makefile = root / "Makefile"
+    name = next((n for n in MAKEFILE_NAMES if n in os.listdir(root)), "Makefile")
+    makefile = root / name
     if makefile.is_file() and not makefile.is_symlink():
         raw = makefile.read_bytes()
         if b"icm makefile" in raw:
-            said.append("left alone Makefile (already includes icm's targets)")
+            said.append(f"left alone {name} (already includes icm's targets)")
         else:
-            text, line = _add_include(raw.decode("utf-8", "surrogateescape"))
+            text, line = _add_include(raw.decode("utf-8", "surrogateescape"), name)
             replace_atomic(makefile, text.encode("utf-8", "surrogateescape"))
             said.append(line)
     elif makefile.exists() or makefile.is_symlink():
-        said.append(f"left alone Makefile; add this line to it: {INCLUDE_LINE}")
+        said.append(f"left alone {name}; add this line to it: {INCLUDE_LINE}")
     else:
         create("Makefile", f"# make check runs icm's checks.\n{INCLUDE_LINE}\n")
     pyproject = root / "pyproject.toml"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from datetime import date
 from typing import List, Optional, Tuple
 
@@ -53,7 +54,9 @@ def find_item(ctx: Context, item: str) -> str:
         matches = [q for q in queue if q == rel or q == wanted
                    or q.rsplit("/", 1)[-1] == wanted]
     else:
-        matches = [q for q in queue if _slug(q) == wanted]
+        # A terminal may type the decomposed form of the name new-queue wrote.
+        forms = {wanted, unicodedata.normalize("NFKC", wanted)}
+        matches = [q for q in queue if _slug(q) in forms]
     if len(matches) == 1:
         return matches[0]
     listing = ", ".join(queue) if queue else "the queue is empty"

@@ -47,6 +47,11 @@ def test_new_queue_numbers_and_slug(repo: Path, icm) -> None:
     assert text.startswith("# Auto-detect the Délimiter!\n")
 
 
+def test_new_queue_counts_the_number_of_a_badly_named_item(repo: Path, icm) -> None:
+    write(repo, {"queue/05_Fix the parser.md": "x"})
+    assert icm("new-queue", "next", "--root", str(repo))[1] == "queue/06_next.md\n"
+
+
 def test_new_queue_widens_past_99(repo: Path, icm) -> None:
     write(repo, {"queue/99_last.md": "x"})
     assert icm("new-queue", "next", "--root", str(repo))[1] == "queue/100_next.md\n"

@@ -32,14 +32,15 @@ def items(ctx: Context) -> List[str]:
             and f[len(prefix):] != "README.md"]
 
 
-def match(name: str) -> "Optional[re.Match[str]]":
-    """The ``NN_slug.md`` parse of a file name: number and slug, or None."""
+def match(name: str, strict: bool = True) -> "Optional[re.Match[str]]":
+    """The ``NN_slug.md`` parse of a file name: number and slug, or None.
+    Not ``strict``: any slug, for a number a badly named item still uses."""
     m = ITEM_NAME.match(name)
-    return m if m and is_slug(m.group(2)) else None
+    return m if m and (is_slug(m.group(2)) or not strict) else None
 
 
-def number(path: str) -> int:
-    m = match(path.rsplit("/", 1)[-1])
+def number(path: str, strict: bool = True) -> int:
+    m = match(path.rsplit("/", 1)[-1], strict)
     return int(m.group(1)) if m else -1
 
 

@@ -36,7 +36,7 @@ def carried_numbers(ctx: Context) -> List[int]:
             data = ctx.read_bytes(path, ctx.config.max_file_bytes)
         except Unreadable:
             continue
-        found.extend(number(m.group(1).decode("utf-8", "replace"))
+        found.extend(number(m.group(1).decode("utf-8", "replace"), strict=False)
                      for m in pattern.finditer(data))
     return found
 

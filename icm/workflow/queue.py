@@ -43,7 +43,7 @@ def locked(folder: Path) -> Iterator[None]:
 def _in_queue(ctx: Context, folder: Path) -> Iterable[int]:
     # Listed under the lock, not taken from ctx.files: another writer may
     # have created an item since the context was built.
-    return (number(name) for name in os.listdir(folder))
+    return (number(name, strict=False) for name in os.listdir(folder))
 
 
 def _carried_over(ctx: Context, folder: Path) -> Iterable[int]:
@@ -56,12 +56,13 @@ def _in_history(ctx: Context, folder: Path) -> Iterable[int]:
     from icm import git
 
     prefix = ctx.config.queue_dir.rstrip("/") + "/"
-    return (number(path) for path in git.added_paths(ctx.root, prefix)
+    return (number(path, strict=False) for path in git.added_paths(ctx.root, prefix)
             if "/" not in path[len(prefix):])
 
 
-# Each source says which numbers it has seen used; add one to widen the
-# memory (for example numbers on other clones' refs).
+# Each source says which numbers it has seen used, badly named items
+# included (check-queue reports their names; their numbers are still taken).
+# Add a source to widen the memory, e.g. numbers on other clones' refs.
 NumberSource = Callable[[Context, Path], Iterable[int]]
 NUMBER_SOURCES: Tuple[NumberSource, ...] = (_in_queue, _carried_over, _in_history)
 

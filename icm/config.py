@@ -123,6 +123,10 @@ def load(root: Path) -> Config:
     else:
         table = doc
         where = "icm.toml"
+        tool = doc.get("tool")
+        if isinstance(tool, dict) and "icm" in tool:
+            raise UsageError("icm.toml: has a [tool.icm] table; keys go at the top "
+                             "level of icm.toml (delete the [tool.icm] line)")
     if not isinstance(table, dict):
         raise UsageError(f"{name}: {where} must be a table")
     return validate(table, name, where)
@@ -131,17 +135,19 @@ def load(root: Path) -> Config:
 def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
     """Turn a parsed table into a Config, or raise UsageError naming the key."""
     values: Dict[str, Any] = {}
+    # "pyproject.toml [tool.icm]: ...", or "icm.toml: ..." (not the name twice)
+    location = name if where == name else f"{name} {where}"
     for key, value in table.items():
         if key not in _SCHEMA:
             close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise UsageError(f"{name}: unknown key '{key}' in {where}{hint}")
+            raise UsageError(f"{location}: unknown key '{key}'{hint}")
         kind, allowed = _SCHEMA[key]
         values[key] = _check_value(key, value, kind, allowed, name, where)
     cfg = Config(source=name, **values)
     if cfg.verify_slot and cfg.verify_slot not in cfg.slots:
-        raise UsageError(f"{name}: key 'verify_slot' in {where} must name one of "
-                         f"the slots, not '{cfg.verify_slot}'")
+        raise UsageError(f"{where}: key 'verify_slot' must name one of the slots, "
+                         f"got '{cfg.verify_slot}'")
     return cfg
 
 
@@ -153,19 +159,20 @@ def _check_value(
     name: str,
     where: str,
 ) -> Any:
-    def bad(expected: str) -> UsageError:
-        return UsageError(
-            f"{name}: key '{key}' in {where} must be {expected}, "
-            f"not {_describe(value)}"
-        )
+    def bad(expected: str, right_type: bool = False) -> UsageError:
+        # A value of the wrong type is described ("got a string ('x')"); one
+        # of the right type but out of range is shown as it is ("got -5").
+        got = repr(value) if right_type else _describe(value)
+        location = name if where == name else f"{name} {where}"
+        return UsageError(f"{location}: key '{key}' must be {expected}, got {got}")
 
     if kind in ("path", "name"):
         if not isinstance(value, str) or not value.strip():
-            raise bad("a non-empty string")
+            raise bad("a non-empty string", isinstance(value, str))
         if kind == "name" and ("/" in value or "\\" in value):
-            raise bad("a file name without a folder")
+            raise bad("a file name without a folder", right_type=True)
         if kind == "path" and (value.startswith("/") or ".." in value.split("/")):
-            raise bad("a path inside the repository")
+            raise bad("a path inside the repository", right_type=True)
         return value.strip("/") if kind == "path" else value
     if kind == "string":
         if not isinstance(value, str) or not value.strip():
@@ -181,13 +188,13 @@ def _check_value(
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad("an integer")
         if value <= 0:
-            raise bad("a positive integer")
+            raise bad("a positive integer", right_type=True)
         return value
     if kind == "enum":
         assert allowed is not None
         if value not in allowed:
             options = " or ".join(f"'{a}'" for a in allowed)
-            raise bad(options)
+            raise bad(options, isinstance(value, str))
         return value
     raise AssertionError(kind)  # pragma: no cover
 
@@ -225,6 +232,9 @@ def _describe(value: Any) -> str:
     if isinstance(value, float):
         return f"a float ({value})"
     if isinstance(value, list):
+        odd = [v for v in value if not isinstance(v, str)]
+        if odd:
+            return f"a list holding {_describe(odd[0])}"
         return "a list" if value else "an empty list"
     if isinstance(value, dict):
         return "a table"

@@ -276,6 +276,17 @@ def list_files(root: Path) -> Tuple[List[str], List[str], List[str]]:
     return tracked, untracked, sparse
 
 
+def added_paths(root: Path, folder: str) -> List[str]:
+    """Every path under ``folder`` that a commit on any ref ever added,
+    root-relative: one ``git log --all`` pass, renames seen as additions.
+    Empty in a repository without commits."""
+    _, out, _ = run(["log", "--all", "--no-renames", "--diff-filter=A",
+                     "--name-only", "-z", "--format=", "--relative", "--", folder],
+                    root)
+    return [p.lstrip(b"\n").decode("utf-8", "surrogateescape")
+            for p in out.split(b"\0") if p.strip(b"\n")]
+
+
 def stage_move(root: Path, old: str, new: str) -> None:
     """Record in the index that ``old`` became ``new`` (both already on disk).
 

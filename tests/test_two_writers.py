@@ -195,7 +195,8 @@ def test_new_journal_twice_at_once(repo: Path) -> None:
                               text=True) for _ in range(2)]
     results = sorted((p.wait(), p.stdout.read(), p.stderr.read())  # type: ignore
                      for p in procs)
-    assert results[0] == (0, "journal/2026-11-29_x.md\n", "")
+    assert results[0] == (0, "journal/2026-11-29_x.md\nremoved queue/07_x.md\n",
+                          "")
     assert results[1][0] == 2 and results[1][1] == ""
     assert results[1][2] in (
         "icm: queue/07_x.md is gone: another writer finished or moved it just "

@@ -77,4 +77,4 @@ def test_bare_icm_shows_help(icm) -> None:
 def test_a_valid_date_still_works(repo: Path, icm) -> None:
     write(repo, {"queue/07_a.md": "# A\n"})
     assert icm("new-journal", "07", "--date", "2028-02-29", "--root", str(repo)) \
-        == (0, "journal/2028-02-29_a.md\n", "")
+        == (0, "journal/2028-02-29_a.md\nremoved queue/07_a.md\n", "")

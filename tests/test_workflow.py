@@ -5,10 +5,13 @@ import os
 import shutil
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
+from icm.workflow.init import INCLUDE_LINE
 from tests.conftest import commit, git, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,9 +43,14 @@ def test_queue_three_times(repo: Path, icm) -> None:
 def test_new_queue_numbers_and_slug(repo: Path, icm) -> None:
     write(repo, {"queue/06_old.md": "x"})
     assert icm("new-queue", "Auto-detect the Délimiter!", "--root", str(repo)) == (
-        0, "queue/07_auto-detect-the-delimiter.md\n", "")
-    text = (repo / "queue/07_auto-detect-the-delimiter.md").read_text()
+        0, "queue/07_auto-detect-the-délimiter.md\n", "")
+    text = (repo / "queue/07_auto-detect-the-délimiter.md").read_text()
     assert text.startswith("# Auto-detect the Délimiter!\n")
+
+
+def test_new_queue_counts_the_number_of_a_badly_named_item(repo: Path, icm) -> None:
+    write(repo, {"queue/05_Fix the parser.md": "x"})
+    assert icm("new-queue", "next", "--root", str(repo))[1] == "queue/06_next.md\n"
 
 
 def test_new_queue_widens_past_99(repo: Path, icm) -> None:
@@ -51,8 +59,68 @@ def test_new_queue_widens_past_99(repo: Path, icm) -> None:
 
 
 def test_new_queue_rejects_empty_slug(repo: Path, icm) -> None:
-    assert icm("new-queue", "!!!", "--root", str(repo)) == (
-        2, "", "icm: the title needs at least one letter or digit\n")
+    assert icm("new-queue", "!!! -- ...", "--root", str(repo)) == (
+        2, "", "icm: the title needs at least one letter or digit (of any script) "
+        "to name the file\n")
+
+
+@pytest.mark.parametrize("title, name", [
+    ("日本語のタイトル", "日本語のタイトル"), ("Исправить парсер", "исправить-парсер")])
+def test_titles_in_other_scripts_go_through_the_workflow(repo: Path, icm, title: str,
+                                                         name: str) -> None:
+    assert icm("new-queue", title, "--root", str(repo)) == (
+        0, f"queue/01_{name}.md\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("new-journal", "01", "--date", "2026-11-29", "--root", str(repo)) == (
+        0, f"journal/2026-11-29_{name}.md\nremoved queue/01_{name}.md\n", "")
+    entry = (repo / f"journal/2026-11-29_{name}.md").read_text(encoding="utf-8")
+    assert entry.startswith(f"# {title}\n")
+    out = icm("check-journal", "--root", str(repo))[1]
+    assert "name does not match" not in out and out.count("empty slot") == 4
+
+
+def test_new_journal_finds_a_slug_typed_decomposed(repo: Path, icm) -> None:
+    write(repo, {"queue/03_délimiter.md": "# Délimiter\n"})
+    typed = unicodedata.normalize("NFD", "délimiter")
+    assert icm("new-journal", typed, "--date", "2026-11-29", "--root",
+               str(repo))[1].splitlines()[0] == "journal/2026-11-29_délimiter.md"
+
+
+# -- numbers are never reused --------------------------------------------------
+
+def test_new_queue_skips_the_number_a_finished_item_had(repo: Path, icm) -> None:
+    """The issue's case: 04 became a journal entry, the next item is 05."""
+    commit(repo, {"queue/03_low.md": "# Low\n", "queue/04_highest-one.md":
+                  "# Highest one\n\nText.\n"}, D1)
+    icm("new-journal", "04", "--date", "2026-11-29", "--root", str(repo))
+    assert icm("new-queue", "next one", "--root", str(repo)) == (
+        0, "queue/05_next-one.md\n", "")
+
+
+@pytest.mark.parametrize("body", ["\nSome text.\n", ""])
+def test_journal_carried_numbers_count_outside_git(tmp_path: Path, icm,
+                                                   body: str) -> None:
+    write(tmp_path, {"queue/04_x.md": f"# X\n{body}", "queue/02_y.md": "y"})
+    assert icm("new-journal", "04", "--date", "2026-11-29", "--root",
+               str(tmp_path))[0] == 0
+    entry = (tmp_path / "journal/2026-11-29_x.md").read_text()
+    assert "Carried over from `queue/04_x.md`" in entry
+    assert icm("new-queue", "z", "--root", str(tmp_path)) == (
+        0, "queue/05_z.md\n", "")
+
+
+def test_numbers_from_git_history_on_any_ref_are_never_reused(repo: Path,
+                                                              icm) -> None:
+    commit(repo, {"queue/04_gone.md": "x", "queue/notes/40_nested.md": "x"}, D1)
+    git(repo, "rm", "-q", "queue/04_gone.md")  # deleted by hand, no journal entry
+    commit(repo, {}, D1)
+    assert icm("new-queue", "a", "--root", str(repo))[1] == "queue/05_a.md\n"
+    git(repo, "switch", "-q", "-c", "side")
+    commit(repo, {"queue/09_elsewhere.md": "x"}, D1)
+    git(repo, "mv", "queue/09_elsewhere.md", "queue/12_renamed.md")
+    commit(repo, {}, D1)
+    git(repo, "switch", "-q", "main")
+    assert icm("new-queue", "b", "--root", str(repo))[1] == "queue/13_b.md\n"
 
 
 def test_new_queue_concurrent_writers_get_distinct_numbers(repo: Path) -> None:
@@ -78,7 +146,8 @@ def test_new_journal_by_number_slug_path(repo: Path, icm, item: str) -> None:
     write(repo, {"queue/07_auto-detect-delimiter.md": QUEUE_ITEM,
                  "queue/08_other.md": "x"})
     assert icm("new-journal", item, "--date", "2026-11-29", "--root", str(repo)) == (
-        0, "journal/2026-11-29_auto-detect-delimiter.md\n", "")
+        0, "journal/2026-11-29_auto-detect-delimiter.md\n"
+        "removed queue/07_auto-detect-delimiter.md\n", "")
     entry = (repo / "journal/2026-11-29_auto-detect-delimiter.md").read_text()
     assert entry.startswith("# Auto-detect the delimiter\n\nCarried over from "
                             "`queue/07_auto-detect-delimiter.md`:\n\nSome exports "
@@ -91,7 +160,9 @@ def test_new_journal_by_number_slug_path(repo: Path, icm, item: str) -> None:
 
 def test_new_journal_tracked_item_is_staged_as_a_move(repo: Path, icm) -> None:
     commit(repo, {"queue/07_a.md": QUEUE_ITEM}, D1)
-    assert icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo))[0] == 0
+    assert icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo)) == (
+        0, "journal/2026-11-29_a.md\nremoved queue/07_a.md (staged in git as a "
+        "move)\n", "")
     status = git(repo, "status", "--porcelain")
     assert status.splitlines() == ["A  journal/2026-11-29_a.md", "D  queue/07_a.md"]
 
@@ -164,11 +235,125 @@ def test_init_keeps_existing_files(repo: Path, icm) -> None:
     write(repo, {"AGENTS.md": "mine\n", "Makefile": "all:\n\techo hi\n"})
     out = icm("init", "--root", str(repo))[1].splitlines()
     assert out == ["left alone AGENTS.md (exists)", "created journal/.gitkeep",
-                   "created queue/.gitkeep",
-                   "left alone Makefile; add this line to it: include $(shell icm "
-                   "makefile)"]
+                   "created queue/.gitkeep", "added icm's include line to Makefile"]
     assert (repo / "AGENTS.md").read_text() == "mine\n"
-    assert (repo / "Makefile").read_text() == "all:\n\techo hi\n"
+    assert (repo / "Makefile").read_text() == f"all:\n\techo hi\n\n{INCLUDE_LINE}\n"
+
+
+def test_init_uses_a_lowercase_handbook_instead_of_adding_one(repo: Path,
+                                                                icm) -> None:
+    write(repo, {"agents.md": "# Ours\n\n- [a](a/context.md)\n",
+                 "a/context.md": "x\n"})
+    code, out, err = icm("init", "--root", str(repo))
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "using agents.md as the handbook (not creating AGENTS.md)",
+        "created journal/.gitkeep", "created queue/.gitkeep", "created Makefile",
+        "created icm.toml"]
+    assert sorted(p.name for p in repo.glob("*.md")) == ["agents.md"]
+    assert (repo / "icm.toml").read_text() == 'handbook = "agents.md"\n'
+    assert icm("check-links", "--root", str(repo)) == (0, "links ok\n", "")
+
+
+def test_init_puts_the_handbook_key_into_a_new_tool_icm_table(repo: Path,
+                                                              icm) -> None:
+    write(repo, {"CLAUDE.md": "# Ours\n", "pyproject.toml": "[project]\n"})
+    out = icm("init", "--root", str(repo))[1].splitlines()
+    assert out[0] == "using CLAUDE.md as the handbook (not creating AGENTS.md)"
+    assert out[-1] == "added [tool.icm] to pyproject.toml"
+    assert (repo / "pyproject.toml").read_text().endswith(
+        'exclude = []\nhandbook = "CLAUDE.md"\n')
+    assert not (repo / "AGENTS.md").exists()
+
+
+def test_init_with_a_config_leaves_the_handbook_choice_to_the_user(repo: Path,
+                                                                   icm) -> None:
+    write(repo, {"agents.md": "# Ours\n", "icm.toml": "budget = 900\n"})
+    out = icm("init", "--root", str(repo))[1].splitlines()
+    assert out[0] == ("left alone agents.md; not creating AGENTS.md beside it: "
+                      'set handbook = "agents.md" in icm.toml')
+    assert not (repo / "AGENTS.md").exists()
+    assert (repo / "icm.toml").read_text() == "budget = 900\n"
+
+
+def _make_env() -> dict:
+    """PATH with the virtual environment's bin/ first, so icm resolves."""
+    return dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
+                f"{os.environ['PATH']}")
+
+
+def _make(repo: Path, *args: str, env: Optional[dict] = None
+          ) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=repo,
+                          env=env or _make_env(), capture_output=True, text=True)
+
+
+needs_make = pytest.mark.skipif(shutil.which("make") is None,
+                                reason="make is not installed")
+
+
+@needs_make
+def test_init_prefixes_targets_when_the_makefile_has_its_own_check(repo: Path,
+                                                                   icm) -> None:
+    own = ".PHONY: check\ncheck bootmap:\n\t@echo project check\n"
+    write(repo, {"Makefile": own})
+    assert icm("init", "--root", str(repo))[1].splitlines()[-1] == (
+        "added icm's include line to Makefile with ICM_PREFIX := icm- (it has its "
+        "own bootmap, check): make icm-check")
+    assert (repo / "Makefile").read_text() == (
+        f"{own}\n# icm's targets are prefixed: the Makefile has its own bootmap.\n"
+        f"ICM_PREFIX := icm-\n{INCLUDE_LINE}\n")
+    result = _make(repo, "check")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "project check\n", "")  # no "overriding recipe" warning
+    result = _make(repo, "icm-check-queue")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "queue ok\n", "")
+
+
+def test_init_extends_the_makefile_make_reads(repo: Path, icm) -> None:
+    write(repo, {"makefile": "check:\n\ttrue\n"})
+    assert icm("init", "--root", str(repo))[1].splitlines()[-1] == (
+        "added icm's include line to makefile with ICM_PREFIX := icm- (it has its "
+        "own check): make icm-check")
+    assert os.listdir(repo).count("Makefile") == 0
+    assert (repo / "makefile").read_text().endswith(f"ICM_PREFIX := icm-\n"
+                                                    f"{INCLUDE_LINE}\n")
+
+
+@needs_make
+def test_make_new_journal_and_new_queue_say_how_to_call_them(repo: Path) -> None:
+    write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
+    inc = ROOT / "templates" / "Makefile.inc"
+    for target, usage in (("new-journal", "ITEM=07 (a queue number, slug or path)"),
+                          ("new-queue", 'TITLE="Auto-detect the delimiter"')):
+        result = _make(repo, target)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.endswith(f"*** usage: make {target} {usage}.  Stop.\n")
+        assert result.stderr.startswith(f"{inc.resolve()}:")
+    assert not (repo / "queue").exists()
+
+
+@needs_make
+def test_make_passes_titles_through_untouched(repo: Path) -> None:
+    write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
+    title = "Fix `make` for $HOME, it's \"quoted\" $(x)"
+    result = _make(repo, "new-queue", f"TITLE={title}")
+    assert (result.returncode, result.stdout) == (
+        0, "queue/01_fix-make-for-home-it-s-quoted-x.md\n")
+    text = (repo / "queue/01_fix-make-for-home-it-s-quoted-x.md").read_text()
+    assert text.startswith(f"# {title}\n")
+
+
+@needs_make
+def test_include_line_says_icm_is_missing(repo: Path, tmp_path: Path) -> None:
+    write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
+    only_make = tmp_path / "bin"
+    only_make.mkdir()
+    os.symlink(str(shutil.which("make")), only_make / "make")
+    result = _make(repo, "check", env=dict(os.environ, PATH=str(only_make)))
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", "Makefile:1: *** icm is not installed or not on PATH: pip install "
+        "/path/to/icm.  Stop.\n")
 
 
 # -- Makefile.inc --------------------------------------------------------------

@@ -36,9 +36,10 @@ from urllib.parse import unquote
 from icm.config import Config
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report, Severity
+from icm.slug import is_slug
 
 NAME = "journal"
-ENTRY_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})_[A-Za-z0-9][A-Za-z0-9._-]*\.md\Z")
+ENTRY_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})_(.+)\.md\Z", re.DOTALL)
 PATTERN = "YYYY-MM-DD_slug.md"
 
 
@@ -60,7 +61,7 @@ def _finding(path: str, message: str, code: str, line: int = 0, rank: int = 0,
 
 def valid_name(filename: str) -> bool:
     m = ENTRY_NAME.match(filename)
-    if not m:
+    if not m or not is_slug(m.group(4)):
         return False
     try:
         date(int(m.group(1)), int(m.group(2)), int(m.group(3)))

@@ -42,6 +42,7 @@ from typing import (
 from urllib.parse import unquote
 
 from icm import cache as cache_mod
+from icm.config import Config
 from icm.context import (
     MARKDOWN_SUFFIXES,
     Context,
@@ -407,6 +408,32 @@ def notes_below_root(ctx: Context) -> List[str]:
     return [n for n in ctx.notes() if "/" in n]
 
 
+# Handbook names agents read at start; when the handbook is left at its
+# default, one of these beside it is the handbook under another name.
+HANDBOOK_NAMES = ("agents.md", "claude.md")
+
+
+def near_handbooks(ctx: Context) -> List[str]:
+    """Files that are probably the missing handbook: its name in another
+    letter case first, then (for the default handbook) the other names."""
+    handbook = ctx.config.handbook
+    folder, _, name = handbook.rpartition("/")
+    names = {name.lower()}
+    if handbook == Config.handbook:
+        names.update(HANDBOOK_NAMES)
+    found = [f for f in ctx.files if f != handbook and f.rpartition("/")[0] == folder
+             and f.rpartition("/")[2].lower() in names]
+    return sorted(found, key=lambda f: (f.rpartition("/")[2].lower() != name.lower(),
+                                        f))
+
+
+def missing_handbook(ctx: Context) -> str:
+    handbook = ctx.config.handbook
+    near = near_handbooks(ctx)
+    hint = f' (found {near[0]}; set handbook = "{near[0]}")' if near else ""
+    return f"handbook not found: {handbook}{hint}"
+
+
 def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
     handbook = ctx.config.handbook
     notes = notes_below_root(ctx)
@@ -415,7 +442,7 @@ def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
     else:
         linked = frozenset()
         if notes and handbook not in corpus.errors:
-            return [_finding(handbook, 0, 0, f"handbook not found: {handbook}",
+            return [_finding(handbook, 0, 0, missing_handbook(ctx),
                              "missing-handbook")] + [
                 _finding(n, 0, 0, f"note missing from handbook index: {n}",
                          "unindexed-note") for n in notes]

@@ -27,9 +27,10 @@ from typing import Dict, List, Optional, Tuple
 
 from icm.context import Against, Context
 from icm.finding import Finding, Report, Severity
+from icm.slug import is_slug
 
 NAME = "queue"
-ITEM_NAME = re.compile(r"(\d{2,})_[A-Za-z0-9][A-Za-z0-9._-]*\.md\Z")
+ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
 CLAIM = re.compile(r"^Claimed-by: *(?P<who>.+?) on (?P<branch>\S+), "
                    r"(?P<day>\d{4}-\d{2}-\d{2}) *$", re.M)
 CARRIED = re.compile(r"^Carried over from `([^`\n]+)`", re.M)
@@ -45,8 +46,15 @@ def items(ctx: Context) -> List[str]:
             and f[len(prefix):] != "README.md"]
 
 
-def number(path: str) -> int:
-    m = ITEM_NAME.match(path.rsplit("/", 1)[-1])
+def match(name: str, strict: bool = True) -> "Optional[re.Match[str]]":
+    """The ``NN_slug.md`` parse of a file name: number and slug, or None.
+    Not ``strict``: any slug, for a number a badly named item still uses."""
+    m = ITEM_NAME.match(name)
+    return m if m and (is_slug(m.group(2)) or not strict) else None
+
+
+def number(path: str, strict: bool = True) -> int:
+    m = match(path.rsplit("/", 1)[-1], strict)
     return int(m.group(1)) if m else -1
 
 
@@ -55,7 +63,7 @@ def run(ctx: Context) -> Report:
     by_number: Dict[int, List[str]] = defaultdict(list)
     for path in items(ctx):
         name = path.rsplit("/", 1)[-1]
-        m = ITEM_NAME.match(name)
+        m = match(name)
         if not m:
             findings.append(Finding(
                 path=path, message=f"{path}: name does not match {PATTERN}",

@@ -16,12 +16,12 @@ from typing import Dict, List, Optional, Tuple
 
 from icm import git
 from icm.checks import links
-from icm.checks.queue import CLAIM, claim_of, items, number
+from icm.checks.queue import CLAIM, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.workflow.files import create_new, replace_atomic
 from icm.workflow.journal import find_item
-from icm.workflow.queue import locked
+from icm.workflow.queue import locked, used_numbers
 
 
 def _writer(ctx: Context) -> Tuple[str, str]:
@@ -118,14 +118,14 @@ def _linking(ctx: Context, old: str) -> Dict[str, List[Tuple[int, str]]]:
     return found
 
 
-def renumber(ctx: Context, item: str, to: Optional[int],
-             used: List[int]) -> List[str]:
-    """Move ``item`` to number ``to`` (default: the next free one after
-    ``used``) and rewrite every relative link to it; return what changed."""
+def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
+    """Move ``item`` to number ``to`` (default: the next free one, as
+    new-queue finds it) and rewrite every relative link to it; return what
+    changed."""
     old = find_item(ctx, item)
     folder = ctx.root / ctx.config.queue_dir
     with locked(folder):
-        taken = set(used) | {number(p) for p in items(ctx)}
+        taken = used_numbers(ctx, folder)
         if to is None:
             to = max([0, *taken]) + 1
         elif to in taken:

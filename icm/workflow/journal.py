@@ -10,14 +10,35 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from datetime import date
 from typing import List, Optional, Tuple
 
-from icm.checks.journal import valid_name
+from icm.checks.journal import entries, valid_name
 from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.workflow.files import create_new, ensure_folder, template
+
+# The line that records which queue item an entry finished; new-queue reads
+# it back so the item's number is never given again.
+CARRIED = "Carried over from `{source}`"
+
+
+def carried_numbers(ctx: Context) -> List[int]:
+    """Queue numbers that journal entries say they carried over."""
+    queue = ctx.config.queue_dir.rstrip("/")
+    before = CARRIED.partition("{source}")[0] + queue + "/"
+    pattern = re.compile(re.escape(before.encode()) + rb"([^`/\n]+)`")
+    found: List[int] = []
+    for path in entries(ctx):
+        try:
+            data = ctx.read_bytes(path, ctx.config.max_file_bytes)
+        except Unreadable:
+            continue
+        found.extend(number(m.group(1).decode("utf-8", "replace"), strict=False)
+                     for m in pattern.finditer(data))
+    return found
 
 
 def find_item(ctx: Context, item: str) -> str:
@@ -33,7 +54,9 @@ def find_item(ctx: Context, item: str) -> str:
         matches = [q for q in queue if q == rel or q == wanted
                    or q.rsplit("/", 1)[-1] == wanted]
     else:
-        matches = [q for q in queue if _slug(q) == wanted]
+        # A terminal may type the decomposed form of the name new-queue wrote.
+        forms = {wanted, unicodedata.normalize("NFKC", wanted)}
+        matches = [q for q in queue if _slug(q) in forms]
     if len(matches) == 1:
         return matches[0]
     listing = ", ".join(queue) if queue else "the queue is empty"
@@ -60,7 +83,9 @@ def split_title(text: str, fallback: str) -> Tuple[str, str]:
 
 
 def new_entry(ctx: Context, item: str, day: Optional[date] = None,
-              force: bool = False) -> str:
+              force: bool = False) -> List[str]:
+    """Write the entry; return its path and a line saying what became of the
+    queue item."""
     from icm.workflow.queue import locked
 
     source = find_item(ctx, item)
@@ -72,7 +97,8 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None,
         return _finish(ctx, source, day, force)
 
 
-def _finish(ctx: Context, source: str, day: Optional[date], force: bool) -> str:
+def _finish(ctx: Context, source: str, day: Optional[date],
+            force: bool) -> List[str]:
     from icm import git
     from icm.checks.queue import claim_of
 
@@ -91,7 +117,10 @@ def _finish(ctx: Context, source: str, day: Optional[date], force: bool) -> str:
     name = f"{day:%Y-%m-%d}_{slug}.md"
     if not valid_name(name):
         raise UsageError(f"cannot make a journal name from '{slug}'")
-    carried = f"Carried over from `{source}`:\n\n{body}\n" if body else ""
+    # The line is written even for an item with no text: it is how the
+    # number stays used once the queue file is gone.
+    said = CARRIED.format(source=source)
+    carried = f"{said}:\n\n{body}\n" if body else f"{said}.\n"
     entry = template("journal.md").replace("{title}", title).replace(
         "{carried}", carried)
     target = ensure_folder(ctx.root, ctx.config.journal_dir) / name
@@ -110,4 +139,5 @@ def _finish(ctx: Context, source: str, day: Optional[date], force: bool) -> str:
             # The files are right; only the index could not follow.
             raise UsageError(f"wrote {rel} and removed {source}, but git could "
                              f"not stage the move: {exc}") from None
-    return rel
+        return [rel, f"removed {source} (staged in git as a move)"]
+    return [rel, f"removed {source}"]

@@ -1,31 +1,26 @@
 """``icm new-queue TITLE``: create the next numbered queue item.
 
-The number is the highest in use plus one (numbers of finished items are not
-reused: journal entries and commits refer to them). Two writers at once are
-serialised by an advisory lock on the queue folder, and the file is created
-without ever replacing another.
+A number once used is never given again: journal entries and commits refer
+to it. The next number is one above the highest of every source in
+``NUMBER_SOURCES`` (the queue folder, the numbers journal entries carry over,
+the queue files git history ever added). Two writers at once are serialised
+by an advisory lock on the queue folder, and the file is created without
+ever replacing another.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
-import unicodedata
 from pathlib import Path
-from typing import Iterator, List, Optional, Sequence
+from typing import Callable, Iterable, Iterator, List, Sequence, Set, Tuple
 
 from icm.checks.queue import number
 from icm.context import Context
 from icm.errors import UsageError
+from icm.slug import slugify
 from icm.workflow.files import create_new, ensure_folder, template
-
-
-def slugify(title: str) -> str:
-    """``Auto-detect the delimiter`` -> ``auto-detect-the-delimiter``."""
-    text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:60].rstrip("-")
+from icm.workflow.journal import carried_numbers
 
 
 @contextlib.contextmanager
@@ -60,22 +55,63 @@ def ref_numbers(ctx: Context, refs: Sequence[str]) -> List[int]:
         if git.commit_of(ctx.root, ref) is None:
             raise UsageError(f"queue ref {ref}: names no commit (queue_refs or "
                              "--against)")
-        found += [number(p) for p in git.tree_entries(
+        found += [number(p, strict=False) for p in git.tree_entries(
             ctx.root, ref, [ctx.config.queue_dir])]
     return found
 
 
-def new_item(ctx: Context, title: str, against: Optional[str] = None) -> str:
+def _in_queue(ctx: Context, folder: Path) -> Iterable[int]:
+    # Listed under the lock, not taken from ctx.files: another writer may
+    # have created an item since the context was built.
+    return (number(name, strict=False) for name in os.listdir(folder))
+
+
+def _carried_over(ctx: Context, folder: Path) -> Iterable[int]:
+    return carried_numbers(ctx)
+
+
+def _on_refs(ctx: Context, folder: Path) -> Iterable[int]:
+    against = ctx.options.get("against")
+    return ref_numbers(ctx, [str(against)] if against else ctx.config.queue_refs)
+
+
+def _in_history(ctx: Context, folder: Path) -> Iterable[int]:
+    if not ctx.in_git:
+        return ()
+    from icm import git
+
+    prefix = ctx.config.queue_dir.rstrip("/") + "/"
+    return (number(path, strict=False) for path in git.added_paths(ctx.root, prefix)
+            if "/" not in path[len(prefix):])
+
+
+# Each source says which numbers it has seen used, badly named items
+# included (check-queue reports their names; their numbers are still taken).
+# ``_on_refs`` reads other branches' trees (``--against``, ``queue_refs``).
+NumberSource = Callable[[Context, Path], Iterable[int]]
+NUMBER_SOURCES: Tuple[NumberSource, ...] = (_in_queue, _carried_over, _in_history,
+                                            _on_refs)
+
+
+def used_numbers(ctx: Context, folder: Path) -> Set[int]:
+    """Every number any source has seen used."""
+    return {n for source in NUMBER_SOURCES for n in source(ctx, folder) if n >= 0}
+
+
+def next_number(ctx: Context, folder: Path) -> int:
+    """One above the highest number any source has seen used."""
+    return max([0, *used_numbers(ctx, folder)]) + 1
+
+
+def new_item(ctx: Context, title: str) -> str:
     title = " ".join(title.split())
     slug = slugify(title)
     if not slug:
-        raise UsageError("the title needs at least one letter or digit")
+        raise UsageError("the title needs at least one letter or digit (of any "
+                         "script) to name the file")
     folder = ensure_folder(ctx.root, ctx.config.queue_dir)
     text = template("queue.md").replace("{title}", title)
     with locked(folder):
-        used = [number(name) for name in os.listdir(folder)]
-        used += ref_numbers(ctx, [against] if against else ctx.config.queue_refs)
-        next_number = max([0, *used]) + 1
-        name = f"{next_number:02d}_{slug}.md"
+        name = f"{next_number(ctx, folder):02d}_{slug}.md"
         create_new(folder / name, text.encode("utf-8"))
     return f"{ctx.config.queue_dir}/{name}"

@@ -78,11 +78,23 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
 def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
     from icm import config, context
 
-    base = Path(root) if root is not None else context.find_root(Path.cwd())
+    base = Path(root) if root is not None else context.find_root(_cwd())
     if root is not None and not base.is_dir():
         raise UsageError(f"--root {root}: not a folder")
     cfg = config.load(base)
-    return context.build(base.resolve(), cfg, options=options)
+    ctx = context.build(base.resolve(), cfg, options=options)
+    for folder in ctx.unopened:  # its files are in no check: say so, once
+        typer.echo(f"icm: warning: cannot list {folder}; its files are not "
+                   "checked", err=True)
+    return ctx
+
+
+def _cwd() -> Path:
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise UsageError("the working directory no longer exists; cd into the "
+                         "repository, or pass --root") from None
 
 
 def _checks(names: Sequence[str], root: Optional[Path], fmt: Format, debug: bool,
@@ -234,7 +246,7 @@ def init(root: Optional[Path] = InitRootOpt,
     def body() -> List[str]:
         from icm.workflow import init as init_mod
 
-        return init_mod.init(_context(root or Path.cwd(), {}))
+        return init_mod.init(_context(root or _cwd(), {}))
 
     _write(debug, body)
 

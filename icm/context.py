@@ -9,10 +9,21 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, Optional, Pattern, Tuple
+from typing import (
+    Any,
+    BinaryIO,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Pattern,
+    Tuple,
+)
 
 from icm import config as config_mod
-from icm import git
+from icm import git, paths
 from icm.config import Config
 from icm.errors import UsageError
 
@@ -43,6 +54,8 @@ class Context:
     in_git: bool
     file_set: FrozenSet[str] = frozenset()  # ``files`` as a set, built once
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
+    git_dir: Optional[Path] = None  # never read or written through ``paths``
+    unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -55,7 +68,19 @@ class Context:
         return history
 
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
-        return read_file(self.root, rel, limit)
+        return read_file(self.root, rel, limit, self.git_dir)
+
+    def real(self, rel: str) -> str:
+        """The real path ``rel`` names (``paths.resolve``); Unreadable when it
+        leaves the root, names ``.git`` or cannot be searched."""
+        with _reading(rel):
+            return paths.resolve(self.root, rel, self.git_dir)
+
+    def stat(self, rel: str) -> os.stat_result:
+        """``os.stat`` of ``rel`` through ``real``; Unreadable on failure."""
+        real = self.real(rel)
+        with _reading(rel):
+            return os.stat(real)
 
     def read_text(self, rel: str) -> str:
         """UTF-8 text with a BOM accepted; raise Unreadable otherwise."""
@@ -101,21 +126,16 @@ def read_history(root: Path, mode: str) -> History:
     return History(True, pending.result(), boundary, changed)
 
 
-def _check_link(root: Path, rel: str, path: str) -> None:
-    """Refuse a symlink whose target leaves the root: icm never follows one."""
-    if os.path.islink(path):
-        real = os.path.realpath(path)
-        top = os.path.realpath(root)
-        if real != top and not real.startswith(top + os.sep):
-            raise Unreadable(rel, "symlink points outside the repository; "
-                                  "not followed")
-
-
 @contextlib.contextmanager
 def _reading(rel: str) -> Iterator[None]:
     """Turn the ways a read fails into one Unreadable with a plain reason."""
     try:
         yield
+    except paths.Refused as exc:
+        reason = exc.reason
+        if "outside the repository" in reason:
+            reason += "; not followed"
+        raise Unreadable(rel, reason) from None
     except IsADirectoryError:
         raise Unreadable(rel, "is a directory") from None
     except PermissionError:
@@ -126,12 +146,18 @@ def _reading(rel: str) -> Iterator[None]:
         raise Unreadable(rel, exc.strerror or str(exc)) from None
 
 
-def read_file(root: Path, rel: str, limit: int = 0) -> bytes:
-    """Read a file of the set: never through a symlink that leaves the root,
-    never more than ``limit`` bytes (0: no limit); Unreadable otherwise."""
-    path = os.path.join(root, rel)
-    _check_link(root, rel, path)
-    with _reading(rel), open(path, "rb") as fh:
+def _open(root: Path, rel: str, git_dir: Optional[Path]) -> BinaryIO:
+    """``rel`` opened through ``paths``: inside the root at every component,
+    a regular file; the caller wraps this in ``_reading``."""
+    return open(paths.open_regular(paths.resolve(root, rel, git_dir)), "rb")
+
+
+def read_file(root: Path, rel: str, limit: int = 0,
+              git_dir: Optional[Path] = None) -> bytes:
+    """Read a file of the set: never through a symlink that leaves the root
+    at any component, only a regular file, never more than ``limit`` bytes
+    (0: no limit); Unreadable otherwise."""
+    with _reading(rel), _open(root, rel, git_dir) as fh:
         if limit:
             size = os.fstat(fh.fileno()).st_size
             if size > limit:
@@ -140,11 +166,10 @@ def read_file(root: Path, rel: str, limit: int = 0) -> bytes:
         return fh.read()
 
 
-def read_file_blocks(root: Path, rel: str, chunk: int) -> Iterator[bytes]:
+def read_file_blocks(root: Path, rel: str, chunk: int,
+                     git_dir: Optional[Path] = None) -> Iterator[bytes]:
     """Like read_file, in blocks of ``chunk`` bytes."""
-    path = os.path.join(root, rel)
-    _check_link(root, rel, path)
-    with _reading(rel), open(path, "rb") as fh:
+    with _reading(rel), _open(root, rel, git_dir) as fh:
         while True:
             block = fh.read(chunk)
             if not block:
@@ -217,11 +242,20 @@ def _glob_regex(pattern: str) -> str:
     return f"(?:{prefix}{body}(?:/.*)?)\\Z"
 
 
-def walk(root: Path) -> Tuple[str, ...]:
+def walk(root: Path, unopened: Optional[List[str]] = None) -> Tuple[str, ...]:
     """Files under ``root`` outside git: skip ``.git``, never follow symlinked
-    folders (a symlink to a file is listed; reading it is checked later)."""
+    folders (a symlink to a file is listed; reading it is checked later).
+    Folders that cannot be listed go to ``unopened`` as ``dir/: reason``."""
     found = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
+
+    def failed(exc: OSError) -> None:
+        if unopened is not None:
+            rel = os.path.relpath(exc.filename, root).replace(os.sep, "/")
+            reason = "permission denied" if isinstance(exc, PermissionError) \
+                else (exc.strerror or str(exc)).lower()
+            unopened.append(f"{'.' if rel == '.' else rel}/: {reason}")
+
+    for folder, dirs, files in os.walk(root, onerror=failed, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d != ".git"
                          and not os.path.islink(os.path.join(folder, d)))
         rel = os.path.relpath(folder, root)
@@ -238,12 +272,13 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         raise UsageError(f"root {root} is not a folder")
     gitdir = git.locate(root)  # None outside git
     in_git = gitdir is not None
+    unopened: List[str] = []
     if in_git:
-        tracked_list, untracked = git.list_files(root)
+        tracked_list, untracked, unopened = git.list_files(root)
         all_files = set(tracked_list) | set(untracked)
     else:
         tracked_list = []
-        all_files = set(walk(root))
+        all_files = set(walk(root, unopened))
     excluded = compile_globs(cfg.exclude)
     if excluded is not None:
         all_files = {f for f in all_files if not excluded.match(f)}
@@ -251,7 +286,8 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     return Context(
         root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,
         in_git=in_git, file_set=frozenset(all_files),
-        cache_dir=gitdir / "icm" if gitdir else None,
+        cache_dir=gitdir / "icm" if gitdir else None, git_dir=gitdir,
+        unopened=tuple(sorted(unopened)),
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),
     )

@@ -9,6 +9,7 @@ call scrubs inherited ``GIT_*`` variables so a hook's ``GIT_DIR`` or
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -100,14 +101,15 @@ def locate(cwd: Path) -> Optional[Path]:
     return found[1] if found else None
 
 
-def list_files(root: Path) -> Tuple[List[str], List[str]]:
-    """Tracked and untracked-but-not-ignored files under ``root``, root-relative.
+def list_files(root: Path) -> Tuple[List[str], List[str], List[str]]:
+    """Tracked and untracked-but-not-ignored files under ``root``, root-relative,
+    and the folders git could not open (``dir/: reason``).
 
     One ``ls-files`` call; ``-t`` tags tell them apart, and files deleted from
     the work tree (tag ``R``) are left out without a stat per file. Paths
     come back relative to ``root`` because git runs there.
     """
-    _, out, _ = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
+    _, out, err = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
                      "--exclude-standard"], root)
     tracked: List[str] = []
     untracked: List[str] = []
@@ -124,7 +126,17 @@ def list_files(root: Path) -> Tuple[List[str], List[str]]:
             tracked.append(name)
     if deleted:
         tracked = [name for name in tracked if name not in deleted]
-    return tracked, untracked
+    return tracked, untracked, unopened(err)
+
+
+_UNOPENED = re.compile(r"warning: could not open directory '(.*)': (.+)")
+
+
+def unopened(stderr: str) -> List[str]:
+    """``dir/: reason`` for each folder git warned it could not open (its
+    files are missing from the listing; LC_ALL=C keeps the wording fixed)."""
+    return [f"{m.group(1)}: {m.group(2).lower()}"
+            for m in map(_UNOPENED.match, stderr.splitlines()) if m]
 
 
 def stage_move(root: Path, old: str, new: str) -> None:

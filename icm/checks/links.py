@@ -116,15 +116,16 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     stamps: Dict[str, Tuple[int, int]] = {}
     for rel in paths:
         try:
-            st = os.stat(os.path.join(ctx.root, rel))
+            st = ctx.stat(rel)
             stamp = (st.st_size, st.st_mtime_ns)
-        except OSError:
+        except Unreadable:
             stamp = (-1, -1)
         stamps[rel] = stamp
         hit = store.get_by_stamp(rel, stamp)
         if hit is None:
             try:
-                hit = store.get(rel, cache_mod.digest(read_file(ctx.root, rel, limit)),
+                hit = store.get(rel, cache_mod.digest(read_file(ctx.root, rel, limit,
+                                                              ctx.git_dir)),
                                 stamp)
             except Unreadable as exc:
                 errors[rel] = exc
@@ -253,11 +254,11 @@ class Tree:
                 return ""
         except OSError:
             return ""
-        real = os.path.realpath(full)
-        root = os.path.realpath(self.ctx.root)
-        if real != root and not real.startswith(root + os.sep):
+        try:
+            real = self.ctx.real(path)
+        except Unreadable:
             return ""
-        return "dir" if os.path.isdir(full) else "file"
+        return "dir" if os.path.isdir(real) else "file"
 
     def other_case(self, path: str) -> Optional[str]:
         if self._folded is None:

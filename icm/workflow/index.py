@@ -16,7 +16,7 @@ from icm import markdown
 from icm.checks import links
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import replace_atomic
+from icm.workflow.files import line_ending, replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
@@ -35,17 +35,16 @@ def _target(handbook: str, line: str) -> Optional[str]:
 def fix(ctx: Context) -> List[str]:
     """Rewrite the index block; return one line per change made."""
     handbook = ctx.config.handbook
-    path = ctx.root / handbook
-    if not path.is_file():
-        raise UsageError(f"handbook {handbook} does not exist (create it, or run "
-                         "'icm init')")
-    raw = path.read_bytes()
     try:
+        raw = ctx.read_bytes(handbook)
         text = ctx.read_text(handbook)
     except Unreadable as exc:
+        if exc.reason.startswith("no such file"):
+            raise UsageError(f"handbook {handbook} does not exist (create it, or "
+                             "run 'icm init')") from None
         raise UsageError(f"{handbook}: cannot read: {exc.reason}") from None
     bom = raw.startswith(b"\xef\xbb\xbf")
-    newline = "\r\n" if "\r\n" in text else "\n"
+    newline = line_ending(text)
     notes = set(links.notes_below_root(ctx))
     match = _BLOCK.search(text)
     body = match.group(1) if match else ""
@@ -78,8 +77,8 @@ def fix(ctx: Context) -> List[str]:
     if match:
         new_text = text[:match.start()] + block + text[match.end():]
     else:
-        sep = "" if not text or text.endswith("\n") else newline
+        sep = "" if not text or text.endswith(("\n", "\r")) else newline
         new_text = text + sep + newline + block + newline
     data = new_text.encode("utf-8")
-    replace_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + data)
+    replace_atomic(ctx, handbook, (b"\xef\xbb\xbf" if bom else b"") + data)
     return changes

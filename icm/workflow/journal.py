@@ -17,7 +17,7 @@ from icm.checks.journal import valid_name
 from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import create_new, ensure_folder, template
+from icm.workflow.files import create_new, ensure_folder, entry, fill, template
 
 
 def find_item(ctx: Context, item: str) -> str:
@@ -69,18 +69,20 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None) -> str:
         raise UsageError(f"{source}: cannot read: {exc.reason}") from None
     slug = _slug(source)
     title, body = split_title(text, slug.replace("-", " ").capitalize())
-    day = day or ctx.now.date()
-    name = f"{day:%Y-%m-%d}_{slug}.md"
+    day = day or ctx.now.astimezone().date()  # the user's today, not UTC's
+    name = f"{day.isoformat()}_{slug}.md"  # strftime drops zeros of year 1
     if not valid_name(name):
         raise UsageError(f"cannot make a journal name from '{slug}'")
     carried = f"Carried over from `{source}`:\n\n{body}\n" if body else ""
-    entry = template("journal.md").replace("{title}", title).replace(
-        "{carried}", carried)
-    target = ensure_folder(ctx.root, ctx.config.journal_dir) / name
+    text = fill(template("journal.md"), {"title": title, "carried": carried})
     rel = f"{ctx.config.journal_dir}/{name}"
-    create_new(target, entry.encode("utf-8"))
+    # Every path is resolved before anything changes: a journal folder or a
+    # queue folder symlinked out of the root refuses the whole command.
+    target, old = entry(ctx, rel), entry(ctx, source)
+    ensure_folder(ctx, ctx.config.journal_dir)
+    create_new(ctx, rel, text.encode("utf-8"))
     try:
-        os.unlink(ctx.root / source)
+        os.unlink(old)
     except OSError as exc:
         os.unlink(target)  # undo: nothing has changed
         raise UsageError(f"cannot remove {source}: {exc.strerror}; nothing "

@@ -18,7 +18,7 @@ from typing import Iterator
 from icm.checks.queue import number
 from icm.context import Context
 from icm.errors import UsageError
-from icm.workflow.files import create_new, ensure_folder, template
+from icm.workflow.files import create_new, ensure_folder, fill, template
 
 
 def slugify(title: str) -> str:
@@ -50,11 +50,11 @@ def new_item(ctx: Context, title: str) -> str:
     slug = slugify(title)
     if not slug:
         raise UsageError("the title needs at least one letter or digit")
-    folder = ensure_folder(ctx.root, ctx.config.queue_dir)
-    text = template("queue.md").replace("{title}", title)
+    text = fill(template("queue.md"), {"title": title})
+    folder = ensure_folder(ctx, ctx.config.queue_dir)
     with locked(folder):
         used = [number(name) for name in os.listdir(folder)]
         next_number = max([0, *used]) + 1
         name = f"{next_number:02d}_{slug}.md"
-        create_new(folder / name, text.encode("utf-8"))
+        create_new(ctx, f"{ctx.config.queue_dir}/{name}", text.encode("utf-8"))
     return f"{ctx.config.queue_dir}/{name}"

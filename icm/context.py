@@ -68,13 +68,17 @@ class Context:
         return history
 
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
-        return read_file(self.root, rel, limit, self.git_dir)
+        with _reading(rel), open(paths.open_regular(self.real(rel)), "rb") as fh:
+            return _read(rel, fh, limit)
 
     def real(self, rel: str) -> str:
         """The real path ``rel`` names (``paths.resolve``); Unreadable when it
         leaves the root, names ``.git`` or cannot be searched."""
+        if "paths" not in self._memo:
+            self._memo["paths"] = paths.Resolver(self.root, self.git_dir)
         with _reading(rel):
-            return paths.resolve(self.root, rel, self.git_dir)
+            real: str = self._memo["paths"].resolve(rel)
+            return real
 
     def stat(self, rel: str) -> os.stat_result:
         """``os.stat`` of ``rel`` through ``real``; Unreadable on failure."""
@@ -158,12 +162,16 @@ def read_file(root: Path, rel: str, limit: int = 0,
     at any component, only a regular file, never more than ``limit`` bytes
     (0: no limit); Unreadable otherwise."""
     with _reading(rel), _open(root, rel, git_dir) as fh:
-        if limit:
-            size = os.fstat(fh.fileno()).st_size
-            if size > limit:
-                raise Unreadable(rel, f"{size} bytes is over max_file_bytes "
-                                      f"({limit}); not parsed", skipped=True)
-        return fh.read()
+        return _read(rel, fh, limit)
+
+
+def _read(rel: str, fh: BinaryIO, limit: int) -> bytes:
+    if limit:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise Unreadable(rel, f"{size} bytes is over max_file_bytes "
+                                  f"({limit}); not parsed", skipped=True)
+    return fh.read()
 
 
 def read_file_blocks(root: Path, rel: str, chunk: int,

@@ -65,10 +65,15 @@ def test_resolve_refuses_every_way_out(tmp_path: Path, outside: Path) -> None:
         "../x": "leaves the repository",
         "/etc/passwd": "absolute path; icm only uses paths inside the repository",
     }
+    many = paths.Resolver(root, None)  # the per-run form Context uses
     for rel, reason in refused.items():
-        with pytest.raises(paths.Refused) as info:
-            paths.resolve(root, rel)
-        assert info.value.reason == reason, rel
+        for resolve in (lambda r: paths.resolve(root, r), many.resolve):
+            with pytest.raises(paths.Refused) as info:
+                resolve(rel)
+            assert info.value.reason == reason, rel
+    for rel in ("in/new/x.md", "in-abs/x.md", "inner/x.md", "in/x.md"):
+        assert many.resolve(rel) == paths.resolve(root, rel)
+        assert many.resolve(rel) == paths.resolve(root, rel)  # from its memo
     real = os.path.realpath(root)
     assert paths.resolve(root, "in/new/x.md") == f"{real}/inner/new/x.md"
     assert paths.resolve(root, "in-abs/x.md") == f"{real}/inner/x.md"

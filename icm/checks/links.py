@@ -124,8 +124,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         hit = store.get_by_stamp(rel, stamp)
         if hit is None:
             try:
-                hit = store.get(rel, cache_mod.digest(read_file(ctx.root, rel, limit,
-                                                              ctx.git_dir)),
+                hit = store.get(rel, cache_mod.digest(ctx.read_bytes(rel, limit)),
                                 stamp)
             except Unreadable as exc:
                 errors[rel] = exc
@@ -244,19 +243,14 @@ class Tree:
 
     def _on_disk(self, path: str) -> str:
         """Ignored or excluded files still exist; confirm case and that the
-        path does not leave the root through a symlink."""
-        full = self.ctx.root / path
-        if not os.path.lexists(full):
-            return ""
-        parent, name = os.path.split(full)
+        path does not leave the root through a symlink (resolved first, so
+        no folder outside the root is ever listed)."""
+        folder, name = posixpath.split(path)
         try:
-            if name not in os.listdir(parent):
+            parent, real = self.ctx.real(folder), self.ctx.real(path)
+            if not os.path.lexists(real) or name not in os.listdir(parent):
                 return ""
-        except OSError:
-            return ""
-        try:
-            real = self.ctx.real(path)
-        except Unreadable:
+        except (Unreadable, OSError):
             return ""
         return "dir" if os.path.isdir(real) else "file"
 

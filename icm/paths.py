@@ -42,7 +42,7 @@ def is_git_name(name: str) -> bool:
 def clean(rel: str) -> str:
     """The normal form of a root-relative path (``./a//b/`` -> ``a/b``);
     Refused when it is absolute, leaves the root or names ``.git``."""
-    if rel.startswith("/") or (len(rel) > 1 and rel[1] == ":"):
+    if rel.startswith("/"):
         raise Refused("absolute path; icm only uses paths inside the repository")
     norm = posixpath.normpath(rel) if rel else "."
     if norm == ".." or norm.startswith("../"):

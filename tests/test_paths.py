@@ -520,3 +520,52 @@ def test_date_in_year_one_is_written_as_written(repo: Path, icm) -> None:
     write(repo, {"queue/07_a.md": ITEM})
     assert icm("new-journal", "07", "--date", "0001-01-01", "--root",
                str(repo)) == (0, "journal/0001-01-01_a.md\n", "")
+
+
+# -- the resolver against the operating system ------------------------------------
+
+def _tree(root: Path, outside: Path) -> None:
+    (root / "a/b").mkdir(parents=True)
+    (root / "a/b/f.md").write_text("x")
+    (root / ".git").mkdir()
+    os.symlink("a", root / "to-a")
+    os.symlink("b/f.md", root / "a/to-f")
+    os.symlink("../..", root / "a/b/up2")  # back to the root
+    os.symlink("../../..", root / "a/b/up3")  # one above it
+    os.symlink(str(outside), root / "out")
+
+
+try:
+    from hypothesis import given
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    given = None
+
+
+if given is not None:
+    @given(st.lists(st.sampled_from(["a", "b", "f.md", "to-a", "to-f", "up2",
+                                     "up3", "out", ".git", "..", ".", "", "new"]),
+                    min_size=1, max_size=6))
+    def test_resolve_agrees_with_the_os_or_refuses(parts) -> None:
+        base = Path(tempfile.mkdtemp())
+        try:
+            root, outside = base / "root", base / "outside"
+            root.mkdir()
+            outside.mkdir()
+            _tree(root, outside)
+            rel = "/".join(parts)
+            top = os.path.realpath(root)
+            try:
+                got = paths.resolve(root, rel)
+            except paths.Refused:
+                return
+            except OSError:
+                return  # a folder that is a file on the way: the OS says so
+            assert got == top or got.startswith(top + "/")
+            assert ".git" not in Path(got).relative_to(top).parts
+            # Where the path exists, the OS agrees on what it names.
+            if os.path.exists(got):
+                assert os.path.realpath(root / paths.clean(rel)) == got
+            assert paths.Resolver(root, None).resolve(rel) == got
+        finally:
+            subprocess.run(["rm", "-rf", str(base)], check=False)

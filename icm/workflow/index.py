@@ -8,6 +8,7 @@ rewritten atomically (temporary file in the same folder, then rename).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from typing import List, Optional, Tuple
@@ -30,6 +31,14 @@ def _target(handbook: str, line: str) -> Optional[str]:
         if target is not None and not target.problem:
             return target.path
     return None
+
+
+def _exists(ctx: Context, rel: str) -> bool:
+    """Whether ``rel`` exists, judged through ``paths`` (never outside)."""
+    try:
+        return os.path.exists(ctx.real(rel))
+    except Unreadable:
+        return False
 
 
 def fix(ctx: Context) -> List[str]:
@@ -59,7 +68,7 @@ def fix(ctx: Context) -> List[str]:
             continue
         target = _target(handbook, line)
         if target is not None and target.endswith("/" + ctx.config.note_name) \
-                and target not in notes and not (ctx.root / target).exists():
+                and target not in notes and not _exists(ctx, target):
             changes.append(f"removed from {handbook} index: {target}")
             continue
         kept.append((target or "", line.rstrip()))

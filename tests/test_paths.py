@@ -569,3 +569,64 @@ if given is not None:
             assert paths.Resolver(root, None).resolve(rel) == got
         finally:
             subprocess.run(["rm", "-rf", str(base)], check=False)
+
+
+# -- the class, not the instance: no module touches the disk on its own ------------
+
+# Raw file-system calls each module may make, and why; anything else must go
+# through icm.paths (reads: Context.read_*/real/stat; writes: workflow.files).
+RAW_ALLOWED = {
+    "paths.py": {"os.open", "os.fstat", "os.stat", "os.lstat", "os.readlink",
+                 "os.close", "open"},  # the one place that resolves and opens
+    "context.py": {"open", "os.stat", "os.walk", "os.fstat"},  # fds/paths from
+    "config.py": {"open"},  # paths.open_regular's descriptor
+    "workflow/files.py": {"tempfile.mkstemp", "os.fdopen", "os.fsync", "os.chmod",
+                          "os.unlink", "os.link", "os.open", "os.stat", "os.replace",
+                          "os.access", ".stat", ".mkdir"},
+    "workflow/journal.py": {"os.unlink"},  # on files.entry() results
+    "workflow/queue.py": {"os.open", "os.listdir", "os.close"},  # ensure_folder's
+    "workflow/init.py": {"os.stat"},  # on files.target() results
+    "checks/links.py": {"os.listdir"},  # of Context.real results
+    "cache.py": {".stat", ".mkdir", "tempfile.mkstemp", "os.fdopen", "os.replace",
+                 "os.unlink"},  # icm's own cache, inside the git directory
+    "git.py": {".read_text"},  # git's own shallow file, in the git directory
+}
+RAW_CALLS = {"open", "os.open", "os.fdopen", "os.stat", "os.lstat", "os.fstat",
+             "os.readlink", "os.listdir", "os.scandir", "os.walk", "os.unlink",
+             "os.remove", "os.link", "os.symlink", "os.replace", "os.rename",
+             "os.mkdir", "os.makedirs", "os.chmod", "os.access", "os.fsync",
+             "os.close", "tempfile.mkstemp", "shutil.copy", "shutil.copyfile",
+             "shutil.move", "shutil.rmtree"}
+PATH_METHODS = {".read_text", ".read_bytes", ".write_text", ".write_bytes",
+                ".open", ".mkdir", ".unlink", ".rename", ".touch", ".stat",
+                ".iterdir", ".rglob", ".glob", ".rmdir", ".symlink_to"}
+
+
+def _raw_calls(source: str) -> set:
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = node.func
+        if isinstance(fn, ast.Name) and fn.id == "open":
+            found.add("open")
+        elif isinstance(fn, ast.Attribute):
+            if isinstance(fn.value, ast.Name) and \
+                    f"{fn.value.id}.{fn.attr}" in RAW_CALLS:
+                found.add(f"{fn.value.id}.{fn.attr}")
+            elif f".{fn.attr}" in PATH_METHODS and not (
+                    isinstance(fn.value, ast.Name) and fn.value.id in ("ctx", "self")):
+                found.add(f".{fn.attr}")
+    return found
+
+
+def test_every_read_and_write_goes_through_paths() -> None:
+    package = Path(__file__).resolve().parent.parent / "icm"
+    for path in sorted(package.rglob("*.py")):
+        rel = path.relative_to(package).as_posix()
+        extra = _raw_calls(path.read_text()) - RAW_ALLOWED.get(rel, set())
+        assert not extra, (f"icm/{rel} touches files directly with {sorted(extra)}: "
+                           "go through icm.paths (Context.read_*/real/stat, "
+                           "workflow.files), or add it here with the reason")

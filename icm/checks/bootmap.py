@@ -23,7 +23,6 @@ Good::
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 import stat
@@ -105,6 +104,13 @@ def _unreadable(rel: str, reason: str) -> Finding:
                    code="unreadable")
 
 
+def _is_file(ctx: Context, rel: str) -> bool:
+    try:
+        return stat.S_ISREG(ctx.stat(rel).st_mode)
+    except Unreadable:
+        return False
+
+
 def _refused(ctx: Context, rel: str) -> str:
     """Why an import may not be followed ("" when it may)."""
     try:
@@ -161,7 +167,7 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
                     path=rel, line=line, message=f"broken import: {rel} -> @{target} "
                     f"({why})", check=NAME, code="bad-import",
                     fix="import files inside the repository only"))
-            elif not os.path.isfile(ctx.root / norm):
+            elif not _is_file(ctx, norm):
                 problems.append(Finding(
                     path=rel, line=line, message=f"broken import: {rel} -> @{target}",
                     check=NAME, code="bad-import",

@@ -54,7 +54,7 @@ class Context:
     in_git: bool
     file_set: FrozenSet[str] = frozenset()  # ``files`` as a set, built once
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
-    git_dir: Optional[Path] = None  # never read or written through ``paths``
+    git_dir: Optional[Path] = None  # ``paths`` refuses anything inside it
     unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)

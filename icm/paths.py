@@ -76,6 +76,7 @@ class Resolver:
         self.given = os.path.abspath(root)
         self.top = os.path.realpath(self.given)
         self.git_dir = git_dir
+        self.real_git = os.path.realpath(git_dir) if git_dir is not None else ""
         self.folders: Dict[str, str] = {}
 
     def resolve(self, rel: str) -> str:
@@ -94,7 +95,8 @@ class Resolver:
             self.folders[folder] = real
         path = os.path.join(real, name)
         try:
-            if not stat.S_ISLNK(os.lstat(path).st_mode):
+            if not stat.S_ISLNK(os.lstat(path).st_mode) and not (
+                    self.real_git and _inside(path, self.real_git)):
                 return path
         except OSError:
             pass

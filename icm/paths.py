@@ -44,6 +44,9 @@ def clean(rel: str) -> str:
     Refused when it is absolute, leaves the root or names ``.git``."""
     if rel.startswith("/"):
         raise Refused("absolute path; icm only uses paths inside the repository")
+    if rel and "//" not in rel and "/." not in "/" + rel and not rel.endswith("/") \
+            and ".git" not in rel.casefold():
+        return rel  # already normal (the file set's paths): the hot case
     norm = posixpath.normpath(rel) if rel else "."
     if norm == ".." or norm.startswith("../"):
         raise Refused("leaves the repository")
@@ -84,15 +87,10 @@ class Resolver:
         folder, name = posixpath.split(norm)
         if not name or is_git_name(name):
             return _resolve(self.given, self.top, norm, self.git_dir)
-        real = self.folders.get(folder)
-        if real is None:
-            try:
-                real = _resolve(self.given, self.top, folder, self.git_dir)
-            except Refused:
-                real = ""  # the whole path again, for the reason's wording
-            if not real or not os.path.isdir(real):  # no shortcut
-                return _resolve(self.given, self.top, norm, self.git_dir)
-            self.folders[folder] = real
+        real = self._folder(folder)
+        if not real:  # refused, missing or not a folder: the long way, which
+            # also words the reason for the whole path
+            return _resolve(self.given, self.top, norm, self.git_dir)
         path = os.path.join(real, name)
         try:
             if not stat.S_ISLNK(os.lstat(path).st_mode) and not (
@@ -101,6 +99,37 @@ class Resolver:
         except OSError:
             pass
         return _resolve(self.given, self.top, norm, self.git_dir)
+
+
+    def _folder(self, folder: str) -> str:
+        """The real path of an existing folder (built on its parent's, so a
+        new folder costs one ``lstat``); "" when there is no shortcut."""
+        if not folder:
+            return self.top
+        hit = self.folders.get(folder)
+        if hit is not None:
+            return hit
+        parent, name = posixpath.split(folder)
+        base = self._folder(parent)
+        real = ""
+        if base:
+            path = os.path.join(base, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                mode = 0
+            if stat.S_ISDIR(mode) and not (self.real_git
+                                            and _inside(path, self.real_git)):
+                real = path
+            elif stat.S_ISLNK(mode):  # follow it the careful way
+                try:
+                    real = _resolve(self.given, self.top, folder, self.git_dir)
+                except (Refused, OSError):
+                    real = ""
+                real = real if real and os.path.isdir(real) else ""
+        if real:
+            self.folders[folder] = real
+        return real
 
 
 def _resolve(given: str, top: str, rel: str, git_dir: Optional[Path]) -> str:

@@ -542,31 +542,40 @@ except ImportError:  # pragma: no cover - hypothesis is in the test extra
     given = None
 
 
+def _outcome(resolve, rel: str):
+    try:
+        return "ok", resolve(rel)
+    except paths.Refused as exc:
+        return "refused", exc.reason
+    except OSError as exc:  # a file where a folder should be: the OS says so
+        return "oserror", exc.errno
+
+
 if given is not None:
-    @given(st.lists(st.sampled_from(["a", "b", "f.md", "to-a", "to-f", "up2",
-                                     "up3", "out", ".git", "..", ".", "", "new"]),
-                    min_size=1, max_size=6))
-    def test_resolve_agrees_with_the_os_or_refuses(parts) -> None:
+    PART = st.sampled_from(["a", "b", "f.md", "to-a", "to-f", "up2", "up3", "out",
+                            ".git", "..", ".", "", "new"])
+
+    @given(st.lists(st.lists(PART, min_size=1, max_size=6).map("/".join),
+                    min_size=1, max_size=4))
+    def test_resolve_agrees_with_the_os_or_refuses(rels) -> None:
         base = Path(tempfile.mkdtemp())
         try:
             root, outside = base / "root", base / "outside"
             root.mkdir()
             outside.mkdir()
             _tree(root, outside)
-            rel = "/".join(parts)
             top = os.path.realpath(root)
-            try:
-                got = paths.resolve(root, rel)
-            except paths.Refused:
-                return
-            except OSError:
-                return  # a folder that is a file on the way: the OS says so
-            assert got == top or got.startswith(top + "/")
-            assert ".git" not in Path(got).relative_to(top).parts
-            # Where the path exists, the OS agrees on what it names.
-            if os.path.exists(got):
-                assert os.path.realpath(root / paths.clean(rel)) == got
-            assert paths.Resolver(root, None).resolve(rel) == got
+            many = paths.Resolver(root, None)  # one per run, memo shared
+            for rel in rels:
+                kind, got = _outcome(lambda r: paths.resolve(root, r), rel)
+                # The per-run resolver gives the same answer, reason included.
+                assert _outcome(many.resolve, rel) == (kind, got), rel
+                if kind != "ok":
+                    continue
+                assert got == top or got.startswith(top + "/")
+                assert ".git" not in Path(got).relative_to(top).parts
+                if os.path.exists(got):  # the OS agrees on what it names
+                    assert os.path.realpath(root / paths.clean(rel)) == got
         finally:
             subprocess.run(["rm", "-rf", str(base)], check=False)
 

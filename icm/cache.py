@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
-from icm import __version__
+from icm import __version__, paths
 
 FILE_NAME = "links-cache.marshal"
 
@@ -40,12 +40,13 @@ class Cache:
         if self.path is not None:
             try:
                 self.written_ns = self.path.stat().st_mtime_ns
-                doc = marshal.loads(self.path.read_bytes())
+                # A regular file only: a FIFO planted here must not hang icm.
+                doc = marshal.loads(paths.read_regular(str(self.path)))
                 if isinstance(doc, dict) and doc.get("key") == self.key:
                     entries = doc.get("entries")
                     if isinstance(entries, dict):
                         self.entries = entries
-            except (OSError, ValueError, EOFError, TypeError):
+            except (OSError, ValueError, EOFError, TypeError, paths.Refused):
                 pass
 
     def get_by_stamp(self, rel: str, stamp: Tuple[int, int]) -> Any:

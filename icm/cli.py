@@ -126,11 +126,23 @@ def _detach_stdout() -> None:
 def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
     from icm import config, context
 
-    base = Path(root) if root is not None else context.find_root(Path.cwd())
+    base = Path(root) if root is not None else context.find_root(_cwd())
     if root is not None and not base.is_dir():
         raise UsageError(f"--root {root}: not a folder")
     cfg = config.load(base)
-    return context.build(base.resolve(), cfg, options=options)
+    ctx = context.build(base.resolve(), cfg, options=options)
+    for folder in ctx.unopened:  # its files are in no check: say so, once
+        typer.echo(f"icm: warning: cannot list {folder}; its files are not "
+                   "checked", err=True)
+    return ctx
+
+
+def _cwd() -> Path:
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise UsageError("the working directory no longer exists; cd into the "
+                         "repository, or pass --root") from None
 
 
 class _Progress:
@@ -361,8 +373,8 @@ def init(root: Optional[Path] = InitRootOpt,
         if agents is not None:
             from icm.workflow import agents as agents_mod
 
-            return agents_mod.scaffold(_context(root or Path.cwd(), {}), agents)
-        return init_mod.init(_context(root or Path.cwd(), {}))
+            return agents_mod.scaffold(_context(root or _cwd(), {}), agents)
+        return init_mod.init(_context(root or _cwd(), {}))
 
     _write(debug, body)
 
@@ -458,9 +470,9 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", help="Why "
         if output == "-" or (output is None and fmt == "json"):
             return _print(text)
         if output is not None:
-            path = mod.out_path(ctx, output)
-            create_new(path, text.encode("utf-8"))
-            return _print(os.path.relpath(path, ctx.root) + "\n")
+            rel = mod.out_rel(ctx, output)
+            create_new(ctx, rel, text.encode("utf-8"))
+            return _print(rel + "\n")
         return _print(mod.write(ctx, state, text) + "\n")
 
     raise typer.Exit(_guard(debug, body))

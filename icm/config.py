@@ -8,11 +8,13 @@ unknown key or a wrong type is an error naming the file and the key.
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
+from icm import paths
 from icm.errors import UsageError
 
 if sys.version_info >= (3, 11):
@@ -84,20 +86,67 @@ assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}
 def find_config(root: Path) -> Optional[Path]:
     """Return the config file that applies at ``root``, if any."""
     icm_toml = root / "icm.toml"
-    if icm_toml.is_file():
+    if os.path.lexists(icm_toml):
         return icm_toml
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file() and _has_tool_icm(pyproject):
+    if os.path.lexists(pyproject) and _has_tool_icm(root):
         return pyproject
     return None
 
 
-def _has_tool_icm(pyproject: Path) -> bool:
+def _has_tool_icm(root: Path) -> bool:
+    """Whether ``pyproject.toml`` configures icm. A file that cannot be read
+    or parsed counts when it mentions icm at all, so ``load`` reports it."""
     try:
-        text = pyproject.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(root, "pyproject.toml")
+    except UsageError:
         return False
-    return "[tool.icm" in text or "tool.icm" in text
+    if "icm" not in text:
+        return False
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return True
+    return tool_icm(doc) is not None
+
+
+def tool_icm(doc: Mapping[str, Any]) -> Optional[Any]:
+    """The ``[tool.icm]`` value of a parsed pyproject.toml, however spelled
+    (``[ tool.icm ]``, dotted keys); None when absent; UsageError when
+    ``tool`` is not a table."""
+    tool = doc.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise UsageError(f"pyproject.toml: 'tool' must be a table, not "
+                         f"{_describe(tool)}")
+    return tool.get("icm")
+
+
+def read_text(root: Path, rel: str) -> str:
+    """A configuration file's text, read through ``paths`` (inside the root,
+    a regular file) and decoded; UsageError naming the file otherwise."""
+    try:
+        fd = paths.open_regular(paths.resolve(root, rel))
+        with open(fd, "rb") as fh:
+            raw = fh.read()
+    except paths.Refused as exc:
+        raise UsageError(f"{rel}: cannot read: {exc.reason}") from None
+    except OSError as exc:
+        raise UsageError(f"{rel}: cannot read: {exc.strerror}") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"{rel}: not valid UTF-8") from None
+
+
+def parse(root: Path, rel: str) -> Dict[str, Any]:
+    """A TOML file of the root, parsed; UsageError naming it otherwise."""
+    text = read_text(root, rel)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{rel}: invalid TOML: {exc}") from None
 
 
 def load(root: Path) -> Config:
@@ -106,19 +155,9 @@ def load(root: Path) -> Config:
     if path is None:
         return Config()
     name = path.name
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8-sig")
-    except OSError as exc:
-        raise UsageError(f"{name}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{name}: not valid UTF-8") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{name}: invalid TOML: {exc}") from None
+    doc = parse(root, name)
     if name == "pyproject.toml":
-        table = doc.get("tool", {}).get("icm", {})
+        table = tool_icm(doc) or {}
         where = "[tool.icm]"
     else:
         table = doc
@@ -171,9 +210,14 @@ def _check_value(
             raise bad("a non-empty string", isinstance(value, str))
         if kind == "name" and ("/" in value or "\\" in value):
             raise bad("a file name without a folder", right_type=True)
-        if kind == "path" and (value.startswith("/") or ".." in value.split("/")):
-            raise bad("a path inside the repository", right_type=True)
-        return value.strip("/") if kind == "path" else value
+        try:
+            norm = paths.clean(value)
+        except paths.Refused as exc:
+            raise bad("a path outside the git directory" if "git" in exc.reason
+                      else "a path inside the repository", right_type=True) from None
+        if not norm:
+            raise bad("a path below the repository root", right_type=True)
+        return norm
     if kind == "string":
         if not isinstance(value, str) or not value.strip():
             raise bad("a non-empty string")
@@ -183,6 +227,14 @@ def _check_value(
     if kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")
+        if key == "boot":
+            for glob in value:
+                try:
+                    paths.clean(glob)
+                except paths.Refused:
+                    raise UsageError(
+                        f"{name}: key '{key}' in {where} must hold paths inside "
+                        f"the repository, outside .git, not {glob!r}") from None
         return tuple(value)
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):

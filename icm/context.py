@@ -11,10 +11,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import (
     Any,
+    BinaryIO,
     Dict,
     FrozenSet,
     Iterable,
     Iterator,
+    List,
     Optional,
     Pattern,
     Set,
@@ -22,7 +24,7 @@ from typing import (
 )
 
 from icm import config as config_mod
-from icm import git
+from icm import git, paths
 from icm.config import Config
 from icm.errors import UsageError
 
@@ -56,6 +58,8 @@ class Context:
     # keeps off the disk: they exist for links, they are never read.
     file_set: FrozenSet[str] = frozenset()
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
+    git_dir: Optional[Path] = None  # ``paths`` refuses anything inside it
+    unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
     git_installed: bool = True  # with in_git False: git is there, the root is not
@@ -92,7 +96,23 @@ class Context:
         return result
 
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
-        return read_file(self.root, rel, limit)
+        with _reading(rel), open(paths.open_regular(self.real(rel)), "rb") as fh:
+            return _read(rel, fh, limit)
+
+    def real(self, rel: str) -> str:
+        """The real path ``rel`` names (``paths.resolve``); Unreadable when it
+        leaves the root, names ``.git`` or cannot be searched."""
+        if "paths" not in self._memo:
+            self._memo["paths"] = paths.Resolver(self.root, self.git_dir)
+        with _reading(rel):
+            real: str = self._memo["paths"].resolve(rel)
+            return real
+
+    def stat(self, rel: str) -> os.stat_result:
+        """``os.stat`` of ``rel`` through ``real``; Unreadable on failure."""
+        real = self.real(rel)
+        with _reading(rel):
+            return os.stat(real)
 
     def read_text(self, rel: str) -> str:
         """UTF-8 text with a BOM accepted; raise Unreadable otherwise."""
@@ -176,21 +196,16 @@ def read_history(root: Path, mode: str, allow_partial: bool = False) -> History:
     return History(True, pending.result(), boundary, changes)
 
 
-def _check_link(root: Path, rel: str, path: str) -> None:
-    """Refuse a symlink whose target leaves the root: icm never follows one."""
-    if os.path.islink(path):
-        real = os.path.realpath(path)
-        top = os.path.realpath(root)
-        if real != top and not real.startswith(top + os.sep):
-            raise Unreadable(rel, "symlink points outside the repository; "
-                                  "not followed")
-
-
 @contextlib.contextmanager
 def _reading(rel: str) -> Iterator[None]:
     """Turn the ways a read fails into one Unreadable with a plain reason."""
     try:
         yield
+    except paths.Refused as exc:
+        reason = exc.reason
+        if "outside the repository" in reason:
+            reason += "; not followed"
+        raise Unreadable(rel, reason) from None
     except IsADirectoryError:
         raise Unreadable(rel, "is a directory") from None
     except PermissionError:
@@ -201,25 +216,34 @@ def _reading(rel: str) -> Iterator[None]:
         raise Unreadable(rel, exc.strerror or str(exc)) from None
 
 
-def read_file(root: Path, rel: str, limit: int = 0) -> bytes:
-    """Read a file of the set: never through a symlink that leaves the root,
-    never more than ``limit`` bytes (0: no limit); Unreadable otherwise."""
-    path = os.path.join(root, rel)
-    _check_link(root, rel, path)
-    with _reading(rel), open(path, "rb") as fh:
-        if limit:
-            size = os.fstat(fh.fileno()).st_size
-            if size > limit:
-                raise Unreadable(rel, f"{size} bytes is over max_file_bytes "
-                                      f"({limit}); not parsed", skipped=True)
-        return fh.read()
+def _open(root: Path, rel: str, git_dir: Optional[Path]) -> BinaryIO:
+    """``rel`` opened through ``paths``: inside the root at every component,
+    a regular file; the caller wraps this in ``_reading``."""
+    return open(paths.open_regular(paths.resolve(root, rel, git_dir)), "rb")
 
 
-def read_file_blocks(root: Path, rel: str, chunk: int) -> Iterator[bytes]:
+def read_file(root: Path, rel: str, limit: int = 0,
+              git_dir: Optional[Path] = None) -> bytes:
+    """Read a file of the set: never through a symlink that leaves the root
+    at any component, only a regular file, never more than ``limit`` bytes
+    (0: no limit); Unreadable otherwise."""
+    with _reading(rel), _open(root, rel, git_dir) as fh:
+        return _read(rel, fh, limit)
+
+
+def _read(rel: str, fh: BinaryIO, limit: int) -> bytes:
+    if limit:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise Unreadable(rel, f"{size} bytes is over max_file_bytes "
+                                  f"({limit}); not parsed", skipped=True)
+    return fh.read()
+
+
+def read_file_blocks(root: Path, rel: str, chunk: int,
+                     git_dir: Optional[Path] = None) -> Iterator[bytes]:
     """Like read_file, in blocks of ``chunk`` bytes."""
-    path = os.path.join(root, rel)
-    _check_link(root, rel, path)
-    with _reading(rel), open(path, "rb") as fh:
+    with _reading(rel), _open(root, rel, git_dir) as fh:
         while True:
             block = fh.read(chunk)
             if not block:
@@ -303,11 +327,20 @@ def _glob_regex(pattern: str) -> str:
     return f"(?:{prefix}{body}(?:/.*)?)\\Z"
 
 
-def walk(root: Path) -> Tuple[str, ...]:
+def walk(root: Path, unopened: Optional[List[str]] = None) -> Tuple[str, ...]:
     """Files under ``root`` outside git: skip ``.git``, never follow symlinked
-    folders (a symlink to a file is listed; reading it is checked later)."""
+    folders (a symlink to a file is listed; reading it is checked later).
+    Folders that cannot be listed go to ``unopened`` as ``dir/: reason``."""
     found = []
-    for folder, dirs, files in os.walk(root, followlinks=False):
+
+    def failed(exc: OSError) -> None:
+        if unopened is not None:
+            rel = os.path.relpath(exc.filename, root).replace(os.sep, "/")
+            reason = "permission denied" if isinstance(exc, PermissionError) \
+                else (exc.strerror or str(exc)).lower()
+            unopened.append(f"{'.' if rel == '.' else rel}/: {reason}")
+
+    for folder, dirs, files in os.walk(root, onerror=failed, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d != ".git"
                          and not os.path.islink(os.path.join(folder, d)))
         rel = os.path.relpath(folder, root)
@@ -325,13 +358,14 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     gitdir = git.locate(root)  # None outside git
     in_git = gitdir is not None
     sparse: Set[str] = set()
+    unopened: List[str] = []
     if in_git:
-        tracked_list, untracked, sparse_list = git.list_files(root)
+        tracked_list, untracked, sparse_list, unopened = git.list_files(root)
         all_files = set(tracked_list) | set(untracked)
         sparse = set(sparse_list)
     else:
         tracked_list = []
-        all_files = set(walk(root))
+        all_files = set(walk(root, unopened))
     excluded = compile_globs(cfg.exclude)
     if excluded is not None:
         all_files = {f for f in all_files if not excluded.match(f)}
@@ -340,7 +374,8 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     return Context(
         root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,
         in_git=in_git, file_set=frozenset(all_files | sparse),
-        cache_dir=gitdir / "icm" if gitdir else None,
+        cache_dir=gitdir / "icm" if gitdir else None, git_dir=gitdir,
+        unopened=tuple(sorted(unopened)),
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),
         git_installed=in_git or git.available(),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -244,16 +245,18 @@ def locate(cwd: Path) -> Optional[Path]:
     return found[1] if found else None
 
 
-def list_files(root: Path) -> Tuple[List[str], List[str], List[str]]:
-    """Tracked files on disk, untracked-but-not-ignored files, and tracked
-    files a sparse checkout keeps off the disk, all root-relative.
+def list_files(root: Path
+               ) -> Tuple[List[str], List[str], List[str], List[str]]:
+    """Tracked files on disk, untracked-but-not-ignored files, tracked files
+    a sparse checkout keeps off the disk (all root-relative), and the
+    folders git could not open (``dir/: reason``).
 
     One ``ls-files`` call; ``-t`` tags tell them apart: files deleted from
     the work tree (tag ``R``) are left out without a stat per file, and
     skip-worktree files (tag ``S``) come back on their own. Paths come back
     relative to ``root`` because git runs there.
     """
-    _, out, _ = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
+    _, out, err = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
                      "--exclude-standard"], root)
     tracked: List[str] = []
     untracked: List[str] = []
@@ -273,7 +276,17 @@ def list_files(root: Path) -> Tuple[List[str], List[str], List[str]]:
             tracked.append(name)
     if deleted:
         tracked = [name for name in tracked if name not in deleted]
-    return tracked, untracked, sparse
+    return tracked, untracked, sparse, unopened(err)
+
+
+_UNOPENED = re.compile(r"warning: could not open directory '(.*)': (.+)")
+
+
+def unopened(stderr: str) -> List[str]:
+    """``dir/: reason`` for each folder git warned it could not open (its
+    files are missing from the listing; LC_ALL=C keeps the wording fixed)."""
+    return [f"{m.group(1)}: {m.group(2).lower()}"
+            for m in map(_UNOPENED.match, stderr.splitlines()) if m]
 
 
 def added_paths(root: Path, folder: str) -> List[str]:

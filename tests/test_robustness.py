@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from icm import context as context_mod
 from tests.conftest import SLOTS_OK, commit, git, git_env, write
 
 D1 = "2026-10-01T12:00:00+00:00"
@@ -104,14 +103,14 @@ def test_markdown_named_directory(tmp_path: Path, icm) -> None:
 
 def test_unreadable_file(repo: Path, icm, monkeypatch) -> None:
     write(repo, {"AGENTS.md": HB, "secret.md": "[x](y.md)\n"})
-    real_open = open
+    real_open = os.open
 
     def guarded(path, *args, **kwargs):
         if str(path).endswith("secret.md"):
             raise PermissionError(errno.EACCES, "Permission denied")
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(context_mod, "open", guarded, raising=False)
+    monkeypatch.setattr(os, "open", guarded)
     assert check(icm, repo, "check-links")[1] == (
         "secret.md: cannot read: permission denied\n"
         "links: 1 problem (unreadable file 1)\n")

@@ -154,11 +154,11 @@ def test_renumber_failure_changes_nothing(repo: Path, icm, monkeypatch) -> None:
     real = claims.replace_atomic
     calls = []
 
-    def failing(path: Path, data: bytes) -> None:
-        calls.append(path.name)
-        if path.name == "b.md" and len(calls) == 2:
+    def failing(ctx: object, rel: str, data: bytes) -> None:
+        calls.append(rel)
+        if rel == "b.md" and len(calls) == 2:
             raise OSError(28, "No space left on device")
-        real(path, data)
+        real(ctx, rel, data)
 
     monkeypatch.setattr(claims, "replace_atomic", failing)
     code, _, err = icm("renumber", "07", "--root", str(repo))

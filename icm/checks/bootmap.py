@@ -23,9 +23,9 @@ Good::
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
+import stat
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
@@ -53,7 +53,7 @@ def word_count(ctx: Context, rel: str, chunk: int = 1 << 20) -> int:
 
     words = 0
     inside = False  # did the previous block end inside a word?
-    for block in read_file_blocks(ctx.root, rel, chunk):
+    for block in read_file_blocks(ctx.root, rel, chunk, ctx.git_dir):
         words += len(block.split())
         if inside and block[:1] and not block[:1].isspace():
             words -= 1  # a word cut in two by the block boundary
@@ -63,8 +63,8 @@ def word_count(ctx: Context, rel: str, chunk: int = 1 << 20) -> int:
 
 def _size(ctx: Context, rel: str) -> int:
     try:
-        return os.stat(ctx.root / rel).st_size
-    except OSError:
+        return ctx.stat(rel).st_size
+    except Unreadable:
         return 0
 
 
@@ -99,10 +99,25 @@ def imports_in(text: str) -> List[Tuple[int, str]]:
     return found
 
 
-def _inside(ctx: Context, rel: str) -> bool:
-    root = os.path.realpath(ctx.root)
-    real = os.path.realpath(ctx.root / rel)
-    return real == root or real.startswith(root + os.sep)
+def _unreadable(rel: str, reason: str) -> Finding:
+    return Finding(path=rel, message=f"{rel}: cannot read: {reason}", check=NAME,
+                   code="unreadable")
+
+
+def _is_file(ctx: Context, rel: str) -> bool:
+    try:
+        return stat.S_ISREG(ctx.stat(rel).st_mode)
+    except Unreadable:
+        return False
+
+
+def _refused(ctx: Context, rel: str) -> str:
+    """Why an import may not be followed ("" when it may)."""
+    try:
+        ctx.real(rel)
+    except Unreadable as exc:
+        return exc.reason
+    return ""
 
 
 def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Finding]]:
@@ -113,15 +128,24 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
     queue: List[Tuple[str, str, int]] = [(p, "", 0) for p in listed]
     while queue:
         rel, via, depth = queue.pop(0)
-        key = os.path.realpath(ctx.root / rel)  # a symlinked CLAUDE.md is AGENTS.md
+        try:
+            key = ctx.real(rel)  # a symlinked CLAUDE.md is AGENTS.md
+        except Unreadable as exc:
+            problems.append(_unreadable(rel, exc.reason))
+            continue
         if key in seen:
             continue
         seen[key] = rel
-        size = _size(ctx, rel)
-        if not os.path.isfile(ctx.root / rel):
-            problems.append(Finding(path=rel, message=f"{rel}: cannot read: not a "
-                                    "file", check=NAME, code="unreadable"))
+        try:
+            mode = ctx.stat(rel).st_mode
+        except Unreadable as exc:
+            problems.append(_unreadable(rel, exc.reason))
             continue
+        if not stat.S_ISREG(mode):  # the reasons context's reads give
+            problems.append(_unreadable(rel, "is a directory" if stat.S_ISDIR(mode)
+                                        else "not a regular file"))
+            continue
+        size = _size(ctx, rel)
         files.append(BootFile(rel, size, via))
         if depth >= MAX_HOPS or not rel.lower().endswith(".md"):
             continue
@@ -136,12 +160,14 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
             joined = target.lstrip("/") if target.startswith("/") else \
                 posixpath.join(folder, target)
             norm = posixpath.normpath(joined)
-            if norm.startswith("../") or norm == ".." or not _inside(ctx, norm):
+            why = "outside the repository root" if norm.startswith("../") \
+                or norm == ".." else _refused(ctx, norm)
+            if why:
                 problems.append(Finding(
                     path=rel, line=line, message=f"broken import: {rel} -> @{target} "
-                    "(outside the repository root)", check=NAME, code="bad-import",
+                    f"({why})", check=NAME, code="bad-import",
                     fix="import files inside the repository only"))
-            elif not os.path.isfile(ctx.root / norm):
+            elif not _is_file(ctx, norm):
                 problems.append(Finding(
                     path=rel, line=line, message=f"broken import: {rel} -> @{target}",
                     check=NAME, code="bad-import",
@@ -238,7 +264,7 @@ def run(ctx: Context) -> Report:
     else:
         listed = default_boot(ctx)
     files, problems = collect(ctx, listed)
-    findings.extend(problems)
+    findings.extend(p for p in problems if p not in findings)  # said once
     total = sum(f.size for f in files)
     tokens = sum(count(ctx.read_bytes(f.path)) for f in files) if not approx \
         else total // 4

@@ -118,15 +118,15 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     stamps: Dict[str, Tuple[int, int]] = {}
     for rel in paths:
         try:
-            st = os.stat(os.path.join(ctx.root, rel))
+            st = ctx.stat(rel)
             stamp = (st.st_size, st.st_mtime_ns)
-        except OSError:
+        except Unreadable:
             stamp = (-1, -1)
         stamps[rel] = stamp
         hit = store.get_by_stamp(rel, stamp)
         if hit is None:
             try:
-                hit = store.get(rel, cache_mod.digest(read_file(ctx.root, rel, limit)),
+                hit = store.get(rel, cache_mod.digest(ctx.read_bytes(rel, limit)),
                                 stamp)
             except Unreadable as exc:
                 errors[rel] = exc
@@ -254,21 +254,16 @@ class Tree:
 
     def _on_disk(self, path: str) -> str:
         """Ignored or excluded files still exist; confirm case and that the
-        path does not leave the root through a symlink."""
-        full = self.ctx.root / path
-        if not os.path.lexists(full):
-            return ""
-        parent, name = os.path.split(full)
+        path does not leave the root through a symlink (resolved first, so
+        no folder outside the root is ever listed)."""
+        folder, name = posixpath.split(path)
         try:
-            if name not in os.listdir(parent):
+            parent, real = self.ctx.real(folder), self.ctx.real(path)
+            if not os.path.lexists(real) or name not in os.listdir(parent):
                 return ""
-        except OSError:
+        except (Unreadable, OSError):
             return ""
-        real = os.path.realpath(full)
-        root = os.path.realpath(self.ctx.root)
-        if real != root and not real.startswith(root + os.sep):
-            return ""
-        return "dir" if os.path.isdir(full) else "file"
+        return "dir" if os.path.isdir(real) else "file"
 
     def other_case(self, path: str) -> Optional[str]:
         if self._folded is None:

@@ -7,13 +7,14 @@ without ever replacing one: an existing folder is refused whole.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import List
 
 from icm.checks.agents import OPTIONAL, REQUIRED
 from icm.context import Context
 from icm.errors import UsageError
-from icm.workflow.files import create_new, ensure_folder, template
+from icm.workflow.files import create_new, ensure_folder, entry, fill, template
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}\Z")
 
@@ -33,13 +34,12 @@ def scaffold(ctx: Context, name: str) -> List[str]:
         raise UsageError(f"--agents {name!r}: use letters, digits, '.', '_' and "
                          "'-' (a folder name, not a path)")
     folder_rel = f"{parent(ctx)}/{name}"
-    folder = ctx.root / folder_rel
-    if folder.exists() or folder.is_symlink():
+    if os.path.lexists(entry(ctx, folder_rel)):
         raise UsageError(f"{folder_rel}/ already exists; not overwriting it")
-    ensure_folder(ctx.root, folder_rel)
+    ensure_folder(ctx, folder_rel)
     made = []
     for filename in (*REQUIRED, *OPTIONAL):
-        text = re.sub(r"\{name\}", lambda _m: name, template(f"agents/{filename}"))
-        create_new(folder / filename, text.encode("utf-8"))
+        text = fill(template(f"agents/{filename}"), {"name": name})
+        create_new(ctx, f"{folder_rel}/{filename}", text.encode("utf-8"))
         made.append(f"created {folder_rel}/{filename}")
     return made

@@ -19,7 +19,7 @@ from icm.checks import links
 from icm.checks.queue import CLAIM, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import create_new, replace_atomic
+from icm.workflow.files import create_new, entry, replace_atomic, target
 from icm.workflow.journal import find_item
 from icm.workflow.queue import locked, used_numbers
 
@@ -77,7 +77,7 @@ def claim(ctx: Context, item: str, force: bool = False) -> str:
         raise UsageError(f"{path}: claimed by {held[0]} on {held[1]}, {held[2]}; "
                          "pass --force to take it over")
     line = f"Claimed-by: {name} on {branch}, {ctx.now.astimezone():%Y-%m-%d}"
-    replace_atomic(ctx.root / path, with_claim(text, line).encode("utf-8"))
+    replace_atomic(ctx, path, with_claim(text, line).encode("utf-8"))
     return f"{path}: {line}"
 
 
@@ -91,7 +91,7 @@ def release(ctx: Context, item: str, force: bool = False) -> str:
     if held[0] != name and not force:
         raise UsageError(f"{path}: claimed by {held[0]}, not by you; pass --force "
                          "to release it anyway")
-    replace_atomic(ctx.root / path, without_claim(text).encode("utf-8"))
+    replace_atomic(ctx, path, without_claim(text).encode("utf-8"))
     return f"{path}: released"
 
 
@@ -123,7 +123,7 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
     new-queue finds it) and rewrite every relative link to it; return what
     changed."""
     old = find_item(ctx, item)
-    folder = ctx.root / ctx.config.queue_dir
+    folder = target(ctx, ctx.config.queue_dir)
     with locked(folder):
         taken = used_numbers(ctx, folder)
         if to is None:
@@ -155,18 +155,18 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
             bom = "\ufeff" if ctx.read_bytes(source).startswith(
                 b"\xef\xbb\xbf") else ""
             plans[source] = (bom + text, bom + "\n".join(lines))
-        content = (ctx.root / old).read_bytes()
-        create_new(ctx.root / new, content)
+        content = ctx.read_bytes(old)
+        create_new(ctx, new, content)
         done: List[str] = []
         try:
             for source, (_before, after) in plans.items():
-                replace_atomic(ctx.root / source, after.encode("utf-8"))
+                replace_atomic(ctx, source, after.encode("utf-8"))
                 done.append(source)
-            os.unlink(ctx.root / old)
+            os.unlink(entry(ctx, old))
         except BaseException:
             for source in done:  # put every rewritten file back
-                replace_atomic(ctx.root / source, plans[source][0].encode("utf-8"))
-            os.unlink(ctx.root / new)
+                replace_atomic(ctx, source, plans[source][0].encode("utf-8"))
+            os.unlink(entry(ctx, new))
             raise
     if old in ctx.tracked:
         git.stage_move(ctx.root, old, new)

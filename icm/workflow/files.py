@@ -1,11 +1,22 @@
-"""File writing that never overwrites and never leaves half a file."""
+"""File writing that never overwrites and never leaves half a file.
+
+Every function here takes the context and a root-relative path and resolves
+it through ``icm.paths`` itself, so a command cannot write through a symlink
+that leaves the root, or into ``.git``, by forgetting to check.
+"""
 
 from __future__ import annotations
 
 import os
+import posixpath
+import re
+import stat
 import tempfile
 from pathlib import Path
+from typing import Dict
 
+from icm import paths
+from icm.context import Context
 from icm.errors import UsageError
 
 
@@ -30,10 +41,27 @@ def _unlink_quietly(path: str) -> None:
         pass
 
 
-def create_new(path: Path, data: bytes) -> None:
-    """Create ``path`` with ``data`` complete, or not at all; never replace an
+def target(ctx: Context, rel: str) -> Path:
+    """The real path a command may write ``rel`` at (``paths.writable``)."""
+    return paths.writable(ctx.root, rel, ctx.git_dir)
+
+
+def entry(ctx: Context, rel: str) -> Path:
+    """The real path of the name ``rel`` itself: its folder resolved, its
+    last component not followed (a new file, or one to remove)."""
+    folder, name = posixpath.split(rel)
+    if not name or name in (".", "..") or paths.is_git_name(name):
+        raise UsageError(f"refusing to write {rel}: not a file name inside the "
+                         "repository; nothing was changed")
+    return target(ctx, folder) / name
+
+
+def create_new(ctx: Context, rel: str, data: bytes) -> None:
+    """Create ``rel`` with ``data`` complete, or not at all; never replace an
     existing file. The content is written to a temporary file first and then
-    hard-linked into place, which fails if the name is taken."""
+    hard-linked into place, which fails if the name is taken (a symlink
+    included: it is never written through)."""
+    path = entry(ctx, rel)
     try:
         tmp = _temp_with(path.parent, data)
     except PermissionError:
@@ -71,10 +99,33 @@ def _create_exclusive(path: Path, data: bytes) -> None:
         raise
 
 
-def replace_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one rename, keeping its permissions."""
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    tmp = _temp_with(path.parent, data, mode)
+def replaceable(ctx: Context, rel: str) -> Path:
+    """The real path of an existing file ``rel`` that may be replaced: a
+    symlink inside the root is followed (its target is written, the link
+    kept); anything but a regular file, or a read-only one, is refused."""
+    path = target(ctx, rel)
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise UsageError(f"cannot write {rel}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(f"refusing to write {rel}: not a regular file; nothing "
+                         "was changed")
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise UsageError(f"refusing to write {rel}: the file is read-only; "
+                         "nothing was changed")
+    return path
+
+
+def replace_atomic(ctx: Context, rel: str, data: bytes) -> None:
+    """Replace the file ``rel`` with ``data`` in one rename, keeping its
+    permissions (and a symlink to it: the target is what changes)."""
+    path = replaceable(ctx, rel)
+    mode = path.stat().st_mode & 0o7777
+    try:
+        tmp = _temp_with(path.parent, data, mode)
+    except OSError as exc:
+        raise UsageError(f"cannot write in {path.parent}: {exc.strerror}") from None
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -82,14 +133,35 @@ def replace_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def ensure_folder(root: Path, rel: str) -> Path:
-    """``root/rel``, created if missing; UsageError naming it otherwise."""
-    folder = root / rel
+def ensure_folder(ctx: Context, rel: str) -> Path:
+    """The real path of folder ``rel``, created if missing; UsageError naming
+    it otherwise."""
+    folder = target(ctx, rel)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"cannot create {rel}/: {exc.strerror}") from None
     return folder
+
+
+def line_ending(text: str) -> str:
+    """The file's own line ending (its first one): CRLF, LF or a lone CR."""
+    m = re.search(r"\r\n|\n|\r", text)
+    return m.group(0) if m else "\n"
+
+
+def fill(text: str, values: Dict[str, str]) -> str:
+    """Replace ``{name}`` placeholders in one pass, so a value that itself
+    holds ``{carried}`` (a person's title) is never expanded. A value that
+    is not UTF-8 (undecodable bytes from the command line) is refused."""
+    for key, value in values.items():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(f"the {key} is not valid UTF-8 text (check the "
+                             "terminal's encoding); nothing was changed") from None
+    return re.sub(r"\{(\w+)\}",
+                  lambda m: values.get(m.group(1), m.group(0)), text)
 
 
 def template_dir() -> Path:
@@ -100,4 +172,12 @@ def template_dir() -> Path:
 
 
 def template(name: str) -> str:
-    return (template_dir() / name).read_text(encoding="utf-8")
+    """A shipped template's text (a regular file, read through ``paths``)."""
+    folder = template_dir()
+    try:
+        real = paths.resolve(folder, name)
+        return paths.read_regular(real).decode("utf-8")
+    except (paths.Refused, OSError, UnicodeDecodeError) as exc:
+        why = exc.reason if isinstance(exc, paths.Refused) else str(exc)
+        raise UsageError(f"icm's template {name} cannot be read ({why}); "
+                         "reinstall icm") from None

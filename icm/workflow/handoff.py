@@ -17,7 +17,6 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from icm import engine, git
@@ -490,13 +489,13 @@ def write(ctx: Context, s: State, text: str) -> str:
     """Create ``handoff_dir/DATE_branch.md`` (``-2``, ``-3``... when a record
     of that day exists); never overwrite. Returns the root-relative path."""
     folder_rel = ctx.config.handoff_dir
-    folder = ensure_folder(ctx.root, folder_rel)
+    folder = ensure_folder(ctx, folder_rel)
     stem = f"{ctx.now.astimezone():%Y-%m-%d}_{_branch_slug(s)}"
     for n in range(1, 1000):
         name = f"{stem}.md" if n == 1 else f"{stem}-{n}.md"
         if not os.path.lexists(folder / name):
             try:
-                create_new(folder / name, text.encode("utf-8"))
+                create_new(ctx, f"{folder_rel}/{name}", text.encode("utf-8"))
             except UsageError:
                 if os.path.lexists(folder / name):
                     continue  # another writer took the name first
@@ -538,12 +537,13 @@ def newest(ctx: Context) -> str:
         raise UsageError(f"{path}: cannot read: {exc.reason}") from None
 
 
-def out_path(ctx: Context, output: str) -> Path:
-    """Where ``-o PATH`` writes: inside the root, never over a file."""
-    path = (Path.cwd() / output).resolve() if not os.path.isabs(output) \
-        else Path(output).resolve()
-    root = ctx.root.resolve()
-    if path != root and root not in path.parents:
+def out_rel(ctx: Context, output: str) -> str:
+    """The root-relative path ``-o PATH`` names; one outside the root is
+    refused (the write itself resolves it again, every component)."""
+    path = os.path.abspath(output)
+    root = os.path.abspath(ctx.root)
+    rel = os.path.relpath(path, root)
+    if rel == os.curdir or rel.startswith(os.pardir + os.sep) or rel == os.pardir:
         raise UsageError(f"-o {output}: outside the repository; icm writes only "
                          "inside the root")
-    return path
+    return rel.replace(os.sep, "/")

@@ -8,6 +8,7 @@ rewritten atomically (temporary file in the same folder, then rename).
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from typing import List, Optional, Tuple
@@ -16,7 +17,7 @@ from icm import markdown
 from icm.checks import links
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import replace_atomic
+from icm.workflow.files import line_ending, replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
@@ -32,20 +33,27 @@ def _target(handbook: str, line: str) -> Optional[str]:
     return None
 
 
+def _exists(ctx: Context, rel: str) -> bool:
+    """Whether ``rel`` exists, judged through ``paths`` (never outside)."""
+    try:
+        return os.path.exists(ctx.real(rel))
+    except Unreadable:
+        return False
+
+
 def fix(ctx: Context) -> List[str]:
     """Rewrite the index block; return one line per change made."""
     handbook = ctx.config.handbook
-    path = ctx.root / handbook
-    if not path.is_file():
-        raise UsageError(f"handbook {handbook} does not exist (create it, or run "
-                         "'icm init')")
-    raw = path.read_bytes()
     try:
+        raw = ctx.read_bytes(handbook)
         text = ctx.read_text(handbook)
     except Unreadable as exc:
+        if exc.reason.startswith("no such file"):
+            raise UsageError(f"handbook {handbook} does not exist (create it, or "
+                             "run 'icm init')") from None
         raise UsageError(f"{handbook}: cannot read: {exc.reason}") from None
     bom = raw.startswith(b"\xef\xbb\xbf")
-    newline = "\r\n" if "\r\n" in text else "\n"
+    newline = line_ending(text)
     notes = set(links.notes_below_root(ctx))
     match = _BLOCK.search(text)
     body = match.group(1) if match else ""
@@ -61,7 +69,7 @@ def fix(ctx: Context) -> List[str]:
         target = _target(handbook, line)
         if target is not None and target.endswith("/" + ctx.config.note_name) \
                 and target not in notes and target not in ctx.file_set \
-                and not (ctx.root / target).exists():
+                and not _exists(ctx, target):
             changes.append(f"removed from {handbook} index: {target}")
             continue
         kept.append((target or "", line.rstrip()))
@@ -79,8 +87,8 @@ def fix(ctx: Context) -> List[str]:
     if match:
         new_text = text[:match.start()] + block + text[match.end():]
     else:
-        sep = "" if not text or text.endswith("\n") else newline
+        sep = "" if not text or text.endswith(("\n", "\r")) else newline
         new_text = text + sep + newline + block + newline
     data = new_text.encode("utf-8")
-    replace_atomic(path, (b"\xef\xbb\xbf" if bom else b"") + data)
+    replace_atomic(ctx, handbook, (b"\xef\xbb\xbf" if bom else b"") + data)
     return changes

@@ -1,14 +1,40 @@
-"""``icm init``: scaffold an ICM repository without touching what exists."""
+"""``icm init``: scaffold an ICM repository without touching what exists.
+
+Everything is checked before anything is created: every path is resolved
+inside the root (``icm.paths``), every folder on the way is a folder, every
+file that exists is a regular file, and the extended ``pyproject.toml`` still
+parses. One refusal stops the command with nothing changed.
+"""
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
-from typing import List, Tuple
+import stat
+import sys
+from pathlib import Path
+from typing import Callable, List, Optional, Tuple
 
+from icm import config as config_mod
 from icm.checks.links import near_handbooks
-from icm.context import Context
-from icm.workflow.files import create_new, replace_atomic, template
+from icm.context import Context, Unreadable
+from icm.errors import UsageError
+from icm.workflow.files import (
+    create_new,
+    ensure_folder,
+    entry,
+    line_ending,
+    replace_atomic,
+    replaceable,
+    target,
+    template,
+)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 # Without icm on PATH a bare "include $(shell icm makefile)" ends in "No rule
 # to make target 'check'"; the guard says what is missing instead.
@@ -67,58 +93,138 @@ def _add_include(makefile: str, name: str) -> Tuple[str, str]:
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 
 
+Step = Tuple[str, Optional[Callable[[], None]]]  # the line to print, the change
+
+
+def _refuse(rel: str, why: str) -> UsageError:
+    return UsageError(f"refusing to write {rel}: {why}; nothing was changed")
+
+
+def _existing(ctx: Context, rel: str) -> Optional[Path]:
+    """The real path of ``rel`` when something is there (a symlink inside the
+    root followed), None when nothing is; refuse a folder on the way that is
+    not a folder, and anything there that is not a regular file."""
+    path = entry(ctx, rel)
+    top = Path(os.path.realpath(ctx.root))
+    for folder in path.parents:
+        if folder == top or top not in folder.parents:
+            break
+        if os.path.lexists(folder) and not folder.is_dir():
+            shown = posixpath.relpath(folder.as_posix(), top.as_posix())
+            raise _refuse(rel, f"{shown} is not a folder")
+    if not os.path.lexists(path):
+        return None
+    real = target(ctx, rel)
+    try:
+        mode = os.stat(real).st_mode
+    except OSError as exc:
+        raise _refuse(rel, exc.strerror or "cannot be examined") from None
+    if not stat.S_ISREG(mode):
+        raise _refuse(rel, "it exists and is not a regular file")
+    return real
+
+
+def _read(ctx: Context, rel: str) -> bytes:
+    try:
+        return ctx.read_bytes(rel)
+    except Unreadable as exc:
+        raise UsageError(f"{rel}: cannot read: {exc.reason}; nothing was "
+                         "changed") from None
+
+
+def _new_file(ctx: Context, rel: str, text: str) -> Step:
+    if _existing(ctx, rel) is not None:
+        return f"left alone {rel} (exists)", None
+
+    def make() -> None:
+        folder = posixpath.dirname(rel)
+        if folder:
+            ensure_folder(ctx, folder)
+        create_new(ctx, rel, text.encode("utf-8"))
+
+    return f"created {rel}", make
+
+
+def _makefile(ctx: Context) -> Step:
+    # The first name make reads is the one to extend.
+    name = next((n for n in MAKEFILE_NAMES if _existing(ctx, n) is not None),
+                "Makefile")
+    if _existing(ctx, name) is None:
+        return _new_file(ctx, name,
+                         f"# make check runs icm's checks.\n{INCLUDE_LINE}\n")
+    raw = _read(ctx, name)
+    text = raw.decode("utf-8", "surrogateescape")
+    if "icm makefile" in text:
+        return f"left alone {name} (already includes icm's targets)", None
+    new_text, line = _add_include(text, name)
+    replaceable(ctx, name)  # read-only, or a link out of the root: refuse now
+
+    def extend() -> None:
+        replace_atomic(ctx, name, new_text.encode("utf-8", "surrogateescape"))
+    return line, extend
+
+
+def _pyproject(ctx: Context, handbook_key: str) -> Optional[Step]:
+    rel = "pyproject.toml"
+    if _existing(ctx, rel) is None:
+        if handbook_key:
+            return _new_file(ctx, "icm.toml", handbook_key)
+        return None
+    raw = _read(ctx, rel)
+    try:
+        text = raw.decode("utf-8-sig")
+        doc = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise UsageError(f"{rel}: not valid UTF-8; nothing was changed") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{rel}: invalid TOML: {exc}; nothing was changed") from None
+    if config_mod.tool_icm(doc) is not None:
+        return "left alone pyproject.toml (has [tool.icm])", None
+    newline = line_ending(text)
+    sep = "" if not text or text.endswith(("\n", "\r")) else newline
+    added = (sep + (PYPROJECT_SECTION + handbook_key).replace("\n", newline)
+             ).encode("utf-8")
+    try:
+        config_mod.tool_icm(tomllib.loads((raw + added).decode("utf-8-sig")))
+    except tomllib.TOMLDecodeError:
+        # `tool = {...}` inline: a [tool.icm] header after it is invalid TOML.
+        raise UsageError(f"cannot add [tool.icm] to {rel} without breaking it; "
+                         "add the table by hand; nothing was changed") from None
+    replaceable(ctx, rel)  # read-only, or a link out of the root: refuse now
+
+    def extend() -> None:
+        replace_atomic(ctx, rel, raw + added)
+
+    return "added [tool.icm] to pyproject.toml", extend
+
+
 def init(ctx: Context) -> List[str]:
-    """Create what is missing; return one line per file created or left."""
-    cfg, root = ctx.config, ctx.root
-    said: List[str] = []
-
-    def create(rel: str, text: str) -> None:
-        path = root / rel
-        if path.exists() or path.is_symlink():
-            said.append(f"left alone {rel} (exists)")
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        create_new(path, text.encode("utf-8"))
-        said.append(f"created {rel}")
-
+    """Create what is missing; return one line per file created or left.
+    Every step is planned (and refused) before the first change."""
+    cfg = ctx.config
+    steps: List[Step] = []
     handbook_key = ""
-    near = near_handbooks(ctx) if not (root / cfg.handbook).exists() else []
+    near = near_handbooks(ctx) if _existing(ctx, cfg.handbook) is None else []
     if not near:
-        create(cfg.handbook, template("AGENTS.md"))
+        steps.append(_new_file(ctx, cfg.handbook, template("AGENTS.md")))
     elif cfg.source:
         # A config exists and names another handbook: editing it was rejected
         # (it is the user's file); a second handbook would split the method.
-        said.append(f"left alone {near[0]}; not creating {cfg.handbook} beside it: "
-                    f'set handbook = "{near[0]}" in {cfg.source}')
+        steps.append((f"left alone {near[0]}; not creating {cfg.handbook} beside "
+                      f'it: set handbook = "{near[0]}" in {cfg.source}', None))
     else:
         handbook_key = f'handbook = "{near[0]}"\n'
-        said.append(f"using {near[0]} as the handbook (not creating {cfg.handbook})")
-    create(f"{cfg.journal_dir}/.gitkeep", "")
-    create(f"{cfg.queue_dir}/.gitkeep", "")
-    name = next((n for n in MAKEFILE_NAMES if n in os.listdir(root)), "Makefile")
-    makefile = root / name
-    if makefile.is_file() and not makefile.is_symlink():
-        raw = makefile.read_bytes()
-        if b"icm makefile" in raw:
-            said.append(f"left alone {name} (already includes icm's targets)")
-        else:
-            text, line = _add_include(raw.decode("utf-8", "surrogateescape"), name)
-            replace_atomic(makefile, text.encode("utf-8", "surrogateescape"))
-            said.append(line)
-    elif makefile.exists() or makefile.is_symlink():
-        said.append(f"left alone {name}; add this line to it: {INCLUDE_LINE}")
-    else:
-        create("Makefile", f"# make check runs icm's checks.\n{INCLUDE_LINE}\n")
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        raw = pyproject.read_bytes()
-        if b"[tool.icm]" in raw:
-            said.append("left alone pyproject.toml (has [tool.icm])")
-        else:
-            sep = b"" if raw.endswith(b"\n") or not raw else b"\n"
-            section = PYPROJECT_SECTION + handbook_key
-            replace_atomic(pyproject, raw + sep + section.encode())
-            said.append("added [tool.icm] to pyproject.toml")
-    elif handbook_key:
-        create("icm.toml", handbook_key)
-    return said
+        steps.append((f"using {near[0]} as the handbook (not creating "
+                      f"{cfg.handbook})", None))
+    steps += [
+        _new_file(ctx, f"{cfg.journal_dir}/.gitkeep", ""),
+        _new_file(ctx, f"{cfg.queue_dir}/.gitkeep", ""),
+        _makefile(ctx),
+    ]
+    last = _pyproject(ctx, handbook_key)
+    if last is not None:
+        steps.append(last)
+    for _line, change in steps:
+        if change is not None:
+            change()
+    return [line for line, _ in steps]

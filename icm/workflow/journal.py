@@ -18,7 +18,14 @@ from icm.checks.journal import entries, valid_name
 from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import create_new, ensure_folder, template
+from icm.workflow.files import (
+    create_new,
+    ensure_folder,
+    entry,
+    fill,
+    target,
+    template,
+)
 
 # The line that records which queue item an entry finished; new-queue reads
 # it back so the item's number is never given again.
@@ -90,7 +97,7 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None,
 
     source = find_item(ctx, item)
     # Under the queue's lock: two runs on one item give one entry and one error.
-    with locked(ctx.root / ctx.config.queue_dir):
+    with locked(target(ctx, ctx.config.queue_dir)):
         if not os.path.lexists(ctx.root / source):
             raise UsageError(f"{source} is gone: another writer finished or moved "
                              "it just now")
@@ -113,21 +120,23 @@ def _finish(ctx: Context, source: str, day: Optional[date],
                          "pass --force to finish it anyway")
     slug = _slug(source)
     title, body = split_title(text, slug.replace("-", " ").capitalize())
-    day = day or ctx.now.date()
-    name = f"{day:%Y-%m-%d}_{slug}.md"
+    day = day or ctx.now.astimezone().date()  # the user's today, not UTC's
+    name = f"{day.isoformat()}_{slug}.md"  # strftime drops zeros of year 1
     if not valid_name(name):
         raise UsageError(f"cannot make a journal name from '{slug}'")
     # The line is written even for an item with no text: it is how the
     # number stays used once the queue file is gone.
     said = CARRIED.format(source=source)
     carried = f"{said}:\n\n{body}\n" if body else f"{said}.\n"
-    entry = template("journal.md").replace("{title}", title).replace(
-        "{carried}", carried)
-    target = ensure_folder(ctx.root, ctx.config.journal_dir) / name
+    text = fill(template("journal.md"), {"title": title, "carried": carried})
     rel = f"{ctx.config.journal_dir}/{name}"
-    create_new(target, entry.encode("utf-8"))
+    # Every path is resolved before anything changes: a journal folder or a
+    # queue folder symlinked out of the root refuses the whole command.
+    target, old = entry(ctx, rel), entry(ctx, source)
+    ensure_folder(ctx, ctx.config.journal_dir)
+    create_new(ctx, rel, text.encode("utf-8"))
     try:
-        os.unlink(ctx.root / source)
+        os.unlink(old)
     except OSError as exc:
         os.unlink(target)  # undo: nothing has changed
         raise UsageError(f"cannot remove {source}: {exc.strerror}; nothing "

@@ -19,7 +19,7 @@ from icm.checks.queue import number
 from icm.context import Context
 from icm.errors import UsageError
 from icm.slug import slugify
-from icm.workflow.files import create_new, ensure_folder, template
+from icm.workflow.files import create_new, ensure_folder, fill, template
 from icm.workflow.journal import carried_numbers
 
 
@@ -109,9 +109,9 @@ def new_item(ctx: Context, title: str) -> str:
     if not slug:
         raise UsageError("the title needs at least one letter or digit (of any "
                          "script) to name the file")
-    folder = ensure_folder(ctx.root, ctx.config.queue_dir)
-    text = template("queue.md").replace("{title}", title)
+    text = fill(template("queue.md"), {"title": title})
+    folder = ensure_folder(ctx, ctx.config.queue_dir)
     with locked(folder):
         name = f"{next_number(ctx, folder):02d}_{slug}.md"
-        create_new(folder / name, text.encode("utf-8"))
+        create_new(ctx, f"{ctx.config.queue_dir}/{name}", text.encode("utf-8"))
     return f"{ctx.config.queue_dir}/{name}"

@@ -1,0 +1,229 @@
+"""Every path icm reads or writes passes through here.
+
+``resolve`` turns a root-relative path into the real path it names, following
+symlinks one hop at a time, and refuses a path that is absolute, that leaves
+the root at any component (``..``, a symlinked folder or file pointing out,
+even one that points back in later), that has a ``.git`` component or that
+lies inside the git directory. ``open_regular`` opens only regular files
+(``stat``, then ``O_NONBLOCK`` and ``fstat``): a FIFO never blocks, a
+device is never opened. ``writable`` is the same resolution for commands
+that write, refused as one line before anything changes.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import posixpath
+import stat
+from pathlib import Path
+from typing import Dict, List, Optional, Union
+
+from icm.errors import UsageError
+
+MAX_HOPS = 40  # symlinks followed in one path, as Linux allows
+
+OUTSIDE = "symlink points outside the repository"
+
+
+class Refused(Exception):
+    """A path icm will not read or write; ``reason`` says why, in a phrase."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def is_git_name(name: str) -> bool:
+    """``.git`` as any file system may spell it (``.GIT``, ``.git.``)."""
+    return name.rstrip(". ").casefold() == ".git"
+
+
+def clean(rel: str) -> str:
+    """The normal form of a root-relative path (``./a//b/`` -> ``a/b``);
+    Refused when it is absolute, leaves the root or names ``.git``."""
+    if rel.startswith("/"):
+        raise Refused("absolute path; icm only uses paths inside the repository")
+    if rel and "//" not in rel and "/." not in "/" + rel and not rel.endswith("/") \
+            and ".git" not in rel.casefold():
+        return rel  # already normal (the file set's paths): the hot case
+    norm = posixpath.normpath(rel) if rel else "."
+    if norm == ".." or norm.startswith("../"):
+        raise Refused("leaves the repository")
+    if any(is_git_name(part) for part in norm.split("/")):
+        raise Refused("inside the git directory")
+    return "" if norm == "." else norm
+
+
+def _inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def resolve(root: Union[str, Path], rel: str,
+            git_dir: Optional[Path] = None) -> str:
+    """The real path ``rel`` names below ``root``, with every hop inside it.
+
+    Components that do not exist yet are kept as written (a path about to be
+    created). Raises Refused, or OSError when a folder cannot be searched.
+    """
+    given = os.path.abspath(root)
+    return _resolve(given, os.path.realpath(given), rel, git_dir)
+
+
+class Resolver:
+    """``resolve`` for many paths of one run: the root's real path is found
+    once, and each folder's answer is kept, so a file costs one ``lstat``
+    (a whole-path walk per file made a warm ``check-links`` twice as slow)."""
+
+    def __init__(self, root: Union[str, Path], git_dir: Optional[Path]) -> None:
+        self.given = os.path.abspath(root)
+        self.top = os.path.realpath(self.given)
+        self.git_dir = git_dir
+        self.real_git = os.path.realpath(git_dir) if git_dir is not None else ""
+        self.folders: Dict[str, str] = {}
+
+    def resolve(self, rel: str) -> str:
+        norm = clean(rel)
+        folder, name = posixpath.split(norm)
+        if not name or is_git_name(name):
+            return _resolve(self.given, self.top, norm, self.git_dir)
+        real = self._folder(folder)
+        if not real:  # refused, missing or not a folder: the long way, which
+            # also words the reason for the whole path
+            return _resolve(self.given, self.top, norm, self.git_dir)
+        path = os.path.join(real, name)
+        try:
+            if not stat.S_ISLNK(os.lstat(path).st_mode) and not (
+                    self.real_git and _inside(path, self.real_git)):
+                return path
+        except OSError:
+            pass
+        return _resolve(self.given, self.top, norm, self.git_dir)
+
+
+    def _folder(self, folder: str) -> str:
+        """The real path of an existing folder (built on its parent's, so a
+        new folder costs one ``lstat``); "" when there is no shortcut."""
+        if not folder:
+            return self.top
+        hit = self.folders.get(folder)
+        if hit is not None:
+            return hit
+        parent, name = posixpath.split(folder)
+        base = self._folder(parent)
+        real = ""
+        if base:
+            path = os.path.join(base, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                mode = 0
+            if stat.S_ISDIR(mode) and not (self.real_git
+                                            and _inside(path, self.real_git)):
+                real = path
+            elif stat.S_ISLNK(mode):  # follow it the careful way
+                try:
+                    real = _resolve(self.given, self.top, folder, self.git_dir)
+                except (Refused, OSError):
+                    real = ""
+                real = real if real and os.path.isdir(real) else ""
+        if real:
+            self.folders[folder] = real
+        return real
+
+
+def _resolve(given: str, top: str, rel: str, git_dir: Optional[Path]) -> str:
+    original = [p for p in clean(rel).split("/") if p]
+    todo: List[str] = []  # components from symlink targets, next one last
+    current, taken, hops, missing = top, 0, 0, False
+    while todo or taken < len(original):
+        if todo:
+            name = todo.pop()
+        else:
+            name, taken = original[taken], taken + 1
+        if name in ("", "."):
+            continue
+        if name == "..":
+            if current == top:
+                raise Refused(_via(original, taken))
+            current = os.path.dirname(current)
+            continue
+        if is_git_name(name):
+            raise Refused("inside the git directory")
+        current = os.path.join(current, name)
+        if missing:
+            continue
+        try:
+            st = os.lstat(current)
+        except (FileNotFoundError, NotADirectoryError):
+            missing = True  # created later: nothing below it can be a link
+            continue
+        if not stat.S_ISLNK(st.st_mode):
+            continue
+        hops += 1
+        if hops > MAX_HOPS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), current)
+        target = os.readlink(current)
+        current = os.path.dirname(current)
+        if os.path.isabs(target):
+            target = os.path.normpath(target)
+            base = top if _inside(target, top) else given
+            if not _inside(target, base):
+                raise Refused(_via(original, taken))
+            current = top
+            target = os.path.relpath(target, base)
+        todo.extend(reversed([p for p in target.split("/") if p]))
+    if git_dir is not None and _inside(current, os.path.realpath(git_dir)):
+        raise Refused("inside the git directory")
+    return current
+
+
+def _via(original: List[str], taken: int) -> str:
+    """Which component left the root: the file itself, or a folder on the way."""
+    if taken >= len(original):
+        return OUTSIDE
+    return f"{'/'.join(original[:taken])}/ is a symlink pointing outside the " \
+        "repository"
+
+
+def open_regular(path: str) -> int:
+    """A read-only descriptor of ``path`` if it is a regular file; Refused
+    for anything else. A device is never opened (opening one can act); the
+    open is non-blocking and re-checked, so a FIFO swapped in cannot hang."""
+    _refuse_kind(os.stat(path).st_mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+                 | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        _refuse_kind(mode)
+    return fd
+
+
+def _refuse_kind(mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise Refused("is a directory" if stat.S_ISDIR(mode)
+                      else "not a regular file")
+
+
+def read_regular(path: str) -> bytes:
+    """All of ``path``, a regular file (icm's own files: templates, caches)."""
+    with open(open_regular(path), "rb") as fh:
+        return fh.read()
+
+
+def writable(root: Path, rel: str, git_dir: Optional[Path] = None) -> Path:
+    """Where a command may write ``rel``: resolved inside the root, or one
+    line saying why not (raised before anything is changed)."""
+    try:
+        return Path(resolve(root, rel, git_dir))
+    except Refused as exc:
+        raise UsageError(f"refusing to write {rel}: {exc.reason}; nothing was "
+                         "changed") from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {rel}: {exc.strerror}; nothing was "
+                         "changed") from None

@@ -238,9 +238,10 @@ def test_superseded_by_must_name_an_entry(repo: Path, icm) -> None:
     })
     code, out, _ = icm("check-journal", "--root", str(repo))
     assert (code, out) == (1, (
-        "journal/2026-01-04_typo.md: Superseded-by points at no entry: "
-        "journal/2026-01-03_neww.md\n"
-        "journal/2026-01-05_out.md: Superseded-by points at no entry: README.md\n"))
+        "journal/2026-01-04_typo.md: Superseded-by points at "
+        "journal/2026-01-03_neww.md, which does not exist\n"
+        "journal/2026-01-05_out.md: Superseded-by points at README.md, which does "
+        "not exist\n"))
 
 
 def test_parse_entry_is_one_function_for_every_reader() -> None:
@@ -254,3 +255,26 @@ def test_parse_entry_is_one_function_for_every_reader() -> None:
     assert parsed.command == "true" and parsed.verify_line == 13
     assert [s.name for s in parsed.slots.values()] == list(DEFAULT_SLOTS)
     assert parsed.slots["Invariant"].visible == "It holds."
+
+
+def test_supersede_self_cycle_and_fork(repo: Path, icm) -> None:
+    body = entry()
+    write(repo, {
+        "journal/2026-01-01_a.md": "# A\n\nSuperseded-by: journal/2026-01-02_b.md\n"
+                                   + body.split("\n", 1)[1],
+        "journal/2026-01-02_b.md": "# B\n\nSuperseded-by: journal/2026-01-01_a.md\n"
+                                   + body.split("\n", 1)[1],
+        "journal/2026-01-03_c.md": "# C\n\nSuperseded-by: journal/2026-01-03_c.md\n"
+                                   + body.split("\n", 1)[1],
+        "journal/2026-01-04_d.md": "# D\n\nSuperseded-by: journal/2026-01-05_e.md\n"
+                                   "Superseded-by: journal/2026-01-06_f.md\n"
+                                   + body.split("\n", 1)[1],
+        "journal/2026-01-05_e.md": body, "journal/2026-01-06_f.md": body})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "journal/2026-01-01_a.md: Superseded-by cycle: journal/2026-01-01_a.md -> "
+        "journal/2026-01-02_b.md -> journal/2026-01-01_a.md\n"
+        "journal/2026-01-02_b.md: Superseded-by cycle: journal/2026-01-02_b.md -> "
+        "journal/2026-01-01_a.md -> journal/2026-01-02_b.md\n"
+        "journal/2026-01-03_c.md: Superseded-by points at itself\n"
+        "journal/2026-01-04_d.md: superseded by 2 entries: journal/2026-01-05_e.md, "
+        "journal/2026-01-06_f.md (a fork: keep one)\n"), "")

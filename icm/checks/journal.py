@@ -30,7 +30,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 from urllib.parse import unquote
 
 from icm.config import Config
@@ -90,6 +90,8 @@ class Entry:
     verify_line: int  # line of the verify slot's heading; 0 when missing
     superseded_by: Optional[str]  # root-relative path it names, normalised
     superseded_line: int
+    # every Superseded-by line (path, line): more than one target is a fork
+    supersede_lines: Tuple[Tuple[str, int], ...] = ()
 
 
 def verify_slot(cfg: Config) -> Optional[str]:
@@ -119,6 +121,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     codes: List[markdown.Code] = []
     superseded: Optional[str] = None
     superseded_line = 0
+    every: List[Tuple[str, int]] = []
     current: Optional[str] = None
     seen_two = False
     for sec in markdown.sections(text):
@@ -129,13 +132,14 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
             if sec.title in slots and sec.title not in lines:
                 current = sec.title
                 lines[current], seen[current] = sec.line, []
-        if not seen_two and superseded is None:
+        if not seen_two:
             for line, source in sec.lines:
                 source = source.strip()
                 if source[:len(_SUPERSEDED)].lower() == _SUPERSEDED:
                     value = source[len(_SUPERSEDED):].strip()
-                    superseded, superseded_line = _target(value, path), line
-                    break
+                    every.append((_target(value, path), line))
+            if every and superseded is None:
+                superseded, superseded_line = every[0]
         if current is not None:
             if sec.visible:
                 seen[current].append(sec.visible)
@@ -144,7 +148,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     found = {name: Slot(name, lines[name], " ".join(seen[name])) for name in lines}
     held = found.get(verify) if verify else None
     return Entry(found, command(codes), held.line if held else 0,
-                 superseded, superseded_line)
+                 superseded, superseded_line, tuple(every))
 
 
 def command(codes: Sequence[Any]) -> Optional[str]:
@@ -254,11 +258,53 @@ def _shown(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def supersede_findings(links: Dict[str, Tuple[Tuple[str, int], ...]],
+                       present: Set[str], files: FrozenSet[str]) -> List[Finding]:
+    """The supersede graph kept honest: a target that does not exist (the
+    orphan, "the worst defect"), an entry naming itself, a cycle (errors), and
+    an entry superseded by two different entries (a fork, a warning)."""
+    found: List[Finding] = []
+    first = {p: ls[0][0] for p, ls in links.items() if ls}
+    for path, lines in sorted(links.items()):
+        targets = list(dict.fromkeys(t for t, _ in lines))
+        if len(targets) > 1:
+            found.append(_finding(
+                path, f"superseded by {len(targets)} entries: "
+                f"{', '.join(_shown(t) for t in targets)} (a fork: keep one)",
+                "superseded-fork", line=lines[1][1], severity=Severity.WARNING,
+                fix="keep the Superseded-by line of the entry that replaced it"))
+        target, line = lines[0] if lines else ("", 0)
+        if not lines:
+            continue
+        if target == path:
+            found.append(_finding(path, "Superseded-by points at itself",
+                                  "superseded-by-self", line=line))
+        elif target not in present:
+            what = "is not a journal entry" if target in files else "does not exist"
+            found.append(_finding(
+                path, f"Superseded-by points at {_shown(target)}, which {what}",
+                "superseded-by-missing", line=line,
+                fix="name an existing journal entry"))
+        else:
+            chain, cur = [path], target
+            while cur in first and cur not in chain and cur != path:
+                chain.append(cur)
+                cur = first[cur]
+            if cur == path and len(chain) > 1:
+                found.append(_finding(
+                    path, "Superseded-by cycle: " + " -> ".join(
+                        _shown(c) for c in [*chain, path]), "superseded-by-cycle",
+                    line=line, fix="the newest entry of the cycle is not "
+                    "superseded: remove its Superseded-by line"))
+    return found
+
+
 def run(ctx: Context) -> Report:
     cfg = ctx.config
     exempt = set(cfg.journal_exempt)
     found: List[Finding] = []
     present = set(entries(ctx))
+    links: Dict[str, Tuple[Tuple[str, int], ...]] = {}
     for path in sorted(present):
         filename = path.rsplit("/", 1)[-1]
         if not valid_name(filename):
@@ -282,11 +328,7 @@ def run(ctx: Context) -> Report:
                     path, "exempt but complete, remove it from journal_exempt",
                     "exempt-complete", fix="delete this path from journal_exempt"))
             continue
-        if entry.superseded_by is not None and entry.superseded_by not in present:
-            found.append(_finding(
-                path, "Superseded-by points at no entry: "
-                f"{_shown(entry.superseded_by)}", "superseded-by-missing",
-                line=entry.superseded_line, fix="name an existing journal entry"))
+        links[path] = entry.supersede_lines
         for index, slot, kind, line in problems:
             shown = entry.slots[slot].visible if slot in entry.slots else ""
             message, fix = _message(kind, slot, shown)
@@ -297,6 +339,7 @@ def run(ctx: Context) -> Report:
         found.append(_finding(
             path, "exempt but missing, remove it from journal_exempt",
             "exempt-missing", fix="delete this path from journal_exempt"))
+    found += supersede_findings(links, present, ctx.file_set)
     findings = tuple(sorted(found))
     failed = any(f.severity is Severity.ERROR for f in findings)
     tail = () if failed else ("journal ok",)

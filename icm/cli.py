@@ -248,6 +248,13 @@ def makefile() -> None:
     raise typer.Exit(0)
 
 
+@app.command("check-dupes")
+def check_dupes(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
+                debug: bool = DebugOpt) -> None:
+    """One fact, one home: rules copied between notes, and copies that differ."""
+    _checks(("dupes",), root, fmt, debug)
+
+
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())

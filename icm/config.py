@@ -40,6 +40,10 @@ class Config:
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
     max_file_bytes: int = 10_000_000
+    dupes_min_words: int = 6
+    dupes_similarity: float = 0.75
+    dupes_copies: str = "warning"
+    dupes_ignore: Tuple[str, ...] = ()
     source: str = ""  # where it was read from, for messages; not a key
 
 
@@ -58,6 +62,10 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
     "max_file_bytes": ("int", None),
+    "dupes_min_words": ("int", None),
+    "dupes_similarity": ("fraction", None),
+    "dupes_copies": ("enum", ("warning", "error")),
+    "dupes_ignore": ("list", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}
@@ -155,6 +163,11 @@ def _check_value(
         if value <= 0:
             raise bad("a positive integer")
         return value
+    if kind == "fraction":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 < value <= 1:
+            raise bad("a number above 0 and at most 1")
+        return float(value)
     if kind == "enum":
         assert allowed is not None
         if value not in allowed:

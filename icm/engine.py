@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Protocol, Sequence, Tuple
 
-from icm.checks import bootmap, journal, links, queue, stale
+from icm.checks import bootmap, dupes, journal, links, queue, stale
 from icm.context import Context
 from icm.finding import Report
 
@@ -15,7 +15,7 @@ class Check(Protocol):
     def run(self, ctx: Context) -> Report: ...
 
 
-ALL: Tuple[Check, ...] = (journal, links, stale, bootmap, queue)
+ALL: Tuple[Check, ...] = (journal, links, stale, bootmap, queue, dupes)
 BY_NAME: Dict[str, Check] = {c.NAME: c for c in ALL}
 
 

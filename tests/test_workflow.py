@@ -224,7 +224,8 @@ def test_pre_commit_manifest_is_valid_and_names_real_commands() -> None:
         assert program == "icm" and command in commands
         assert hook["pass_filenames"] is False
     assert ids == {"icm-check", "icm-check-journal", "icm-check-links",
-                   "icm-check-stale", "icm-check-queue", "icm-bootmap"}
+                   "icm-check-stale", "icm-check-queue", "icm-check-dupes",
+                   "icm-bootmap"}
 
 
 def test_action_checks_out_full_history_and_uses_github_format() -> None:

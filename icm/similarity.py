@@ -86,11 +86,15 @@ _MATERIAL = re.compile(
     r"|(?P<skip><!--.*?-->|</?[A-Za-z][^<>\n]*>"
     r"|\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"\n]*\")?\)"
     r"|\]\[[^\]\n]*\])"
-    r"|(?<![\w.@/~-])(?P<path>[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]`]+"
+    r"|(?<![\w.@/~-])(?=[\w.@~/:+-]*[/.][\w~.*])(?P<path>[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]`]+"
     r"|(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@*-]*"
     r"|[\w@-]*\w[\w@-]\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/]))",
     re.DOTALL,
 )
+# Bigrams of two stop words ("of the") say nothing about which rule a
+# statement is: scored, never used to find candidates.
+_STOP_PAIRS = frozenset((a, b) for a in STOPWORDS for b in STOPWORDS)
+_MAYBE_MATERIAL = re.compile(r"[`<\]/]|\w\.\w")  # most statements have none
 _CODE_MARK, _PATH_MARK, _FILL = "\x01", "\x02", "\x04"
 _WORDS = re.compile(r"[\x01\x02]\x04*|\d+(?:[.,]\d+)*%?|[^\W\d_](?:[\w']*\w)?")
 _CONTRACTION = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
@@ -189,7 +193,8 @@ def _mask(text: str) -> str:
         mark = _CODE_MARK if m.lastgroup == "code" else _PATH_MARK
         return mark + _FILL * (size - 1)
 
-    return _MATERIAL.sub(repl, text.replace("\u2019", "'"))
+    text = text.replace("\u2019", "'")
+    return _MATERIAL.sub(repl, text) if _MAYBE_MATERIAL.search(text) else text
 
 
 def _words(word: str) -> Tuple[str, ...]:
@@ -271,31 +276,32 @@ def word_count(text: str) -> int:
 # -- similarity ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Features:
-    words: FrozenSet[str]  # skeleton content words
-    bigrams: FrozenSet[Tuple[str, str]]  # skeleton bigrams
+def _bigrams(skel: Tuple[str, ...]) -> FrozenSet[Tuple[str, str]]:
+    if len(skel) > 1:
+        return frozenset(zip(skel, skel[1:]))
+    return frozenset({(skel[0], "")}) if skel else frozenset()
 
 
-def _features(skel: Tuple[str, ...]) -> _Features:
-    words = frozenset(skel).difference(STOPWORDS)
-    bigrams = frozenset(zip(skel, skel[1:])) if len(skel) > 1 else frozenset(
-        {(skel[0], "")} if skel else ())
-    return _Features(words, bigrams)
+def _content(skel: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset(skel).difference(STOPWORDS)
 
 
-def _score(fa: _Features, fb: _Features) -> float:
-    union = len(fa.words | fb.words)
-    jaccard = len(fa.words & fb.words) / union if union else 0.0
-    shorter = min(len(fa.bigrams), len(fb.bigrams))
-    contained = len(fa.bigrams & fb.bigrams) / shorter if shorter else 0.0
+def _score(words_a: FrozenSet[str], bigrams_a: FrozenSet[Tuple[str, str]],
+           words_b: FrozenSet[str], bigrams_b: FrozenSet[Tuple[str, str]]
+           ) -> float:
+    """The larger of content-word Jaccard and bigram containment."""
+    union = len(words_a | words_b)
+    jaccard = len(words_a & words_b) / union if union else 0.0
+    shorter = min(len(bigrams_a), len(bigrams_b))
+    contained = len(bigrams_a & bigrams_b) / shorter if shorter else 0.0
     return max(jaccard, contained)
 
 
 def similarity(a: str, b: str) -> float:
     """How alike two statements are, 0.0 to 1.0 (material and negation
     ignored: ``differences`` reports those)."""
-    return _score(_features(skeleton(a)[0]), _features(skeleton(b)[0]))
+    sa, sb = skeleton(a)[0], skeleton(b)[0]
+    return _score(_content(sa), _bigrams(sa), _content(sb), _bigrams(sb))
 
 
 def differences(a: str, b: str) -> Tuple[Difference, ...]:
@@ -377,7 +383,8 @@ class Index:
         self.statements: List[Statement] = []
         self.cap = cap
         self._skeletons: List[Tuple[str, ...]] = []
-        self._features: List[_Features] = []
+        self._bigrams: List[FrozenSet[Tuple[str, str]]] = []
+        self._words: Dict[int, FrozenSet[str]] = {}  # content words, when asked
         self._tokens: Dict[int, Tokens] = {}
         self._postings: Dict[Tuple[str, str], List[int]] = defaultdict(list)
         self._groups: Dict[Tuple[str, ...], List[int]] = defaultdict(list)
@@ -386,12 +393,12 @@ class Index:
             if words < min_words:
                 continue
             i = len(self.statements)
-            feats = _features(skel)
+            bigrams = _bigrams(skel)
             self.statements.append(stmt)
             self._skeletons.append(skel)
-            self._features.append(feats)
+            self._bigrams.append(bigrams)
             self._groups[skel].append(i)
-            for key in feats.bigrams:
+            for key in bigrams - _STOP_PAIRS:
                 self._postings[key].append(i)
 
     def __len__(self) -> int:
@@ -416,7 +423,8 @@ class Index:
         for i, j in sorted(self._candidates()):
             if (i, j) in scores or self._skeletons[i] == self._skeletons[j]:
                 continue
-            score = _score(self._features[i], self._features[j])
+            score = _score(self._content(i), self._bigrams[i],
+                           self._content(j), self._bigrams[j])
             if score >= threshold and ok(stmts[i], stmts[j]):
                 scores[(i, j)] = score
         return [self._match(i, j, scores[(i, j)]) for i, j in sorted(scores)]
@@ -425,9 +433,9 @@ class Index:
         """Indexed statements like ``text`` (as statement ``a``), best first."""
         query = Statement("", 1, text)
         skel = skeleton(text)[0]
-        feats = _features(skel)
+        words, bigrams = _content(skel), _bigrams(skel)
         shared: Dict[int, int] = {}
-        for key in feats.bigrams:
+        for key in bigrams - _STOP_PAIRS:
             posting = self._postings.get(key, ())
             if len(posting) <= self.cap:
                 for j in posting:
@@ -435,7 +443,8 @@ class Index:
         scored = []
         for j in set(shared) | set(self._groups.get(skel, ())):
             exact = self._skeletons[j] == skel
-            score = 1.0 if exact else _score(feats, self._features[j])
+            score = 1.0 if exact else _score(words, bigrams, self._content(j),
+                                             self._bigrams[j])
             if score >= threshold and (exact or shared.get(j, 0) >= MIN_SHARED):
                 scored.append((-score, j))
         scored.sort()
@@ -459,6 +468,12 @@ class Index:
                     for i in posting[:n]:
                         shared[(i, j)] += 1
         return [pair for pair, count in shared.items() if count >= MIN_SHARED]
+
+    def _content(self, i: int) -> FrozenSet[str]:
+        hit = self._words.get(i)
+        if hit is None:
+            hit = self._words[i] = _content(self._skeletons[i])
+        return hit
 
     def _token(self, i: int) -> Tokens:
         hit = self._tokens.get(i)

@@ -39,7 +39,7 @@ Every function is pure and linear or capped in its input.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import chain
@@ -55,7 +55,7 @@ from typing import (
 )
 
 ALLOW_MARKER = "<!-- icm: allow-duplicate -->"
-POSTING_CAP = 32  # statements per bigram before it stops finding candidates
+POSTING_CAP = 16  # statements per bigram before it stops finding candidates
 MIN_SHARED = 2  # bigrams two statements share before they are compared
 MAX_TOKENS = 2000  # tokens of one statement that are compared (a cap, not a rule)
 SPAN_CHARS = 60  # longest excerpt a difference quotes
@@ -376,30 +376,40 @@ def _span(text: str, toks: Tokens, i1: int, i2: int) -> str:
 
 class Index:
     """Statements prepared for comparison; build once, ask many times.
-    Statements of fewer than ``min_words`` words are left out."""
+    Statements of fewer than ``min_words`` words are left out; ``skeletons``
+    may bring ``skeleton(s.text)`` of each statement, computed before."""
 
     def __init__(self, statements: Iterable[Statement], min_words: int = 0,
-                 cap: int = POSTING_CAP) -> None:
+                 cap: int = POSTING_CAP,
+                 skeletons: Optional[Iterable[Tuple[Tuple[str, ...], int]]] = None
+                 ) -> None:
         self.statements: List[Statement] = []
         self.cap = cap
         self._skeletons: List[Tuple[str, ...]] = []
         self._bigrams: List[FrozenSet[Tuple[str, str]]] = []
         self._words: Dict[int, FrozenSet[str]] = {}  # content words, when asked
         self._tokens: Dict[int, Tokens] = {}
-        self._postings: Dict[Tuple[str, str], List[int]] = defaultdict(list)
         self._groups: Dict[Tuple[str, ...], List[int]] = defaultdict(list)
+        # ``skeletons``: ``skeleton(s.text)`` per statement, e.g. from a cache
+        known = iter(skeletons) if skeletons is not None else None
         for stmt in statements:
-            skel, words = skeleton(stmt.text)
+            skel, words = skeleton(stmt.text) if known is None else next(known)
             if words < min_words:
                 continue
-            i = len(self.statements)
-            bigrams = _bigrams(skel)
+            self._groups[skel].append(len(self.statements))
             self.statements.append(stmt)
             self._skeletons.append(skel)
-            self._bigrams.append(bigrams)
-            self._groups[skel].append(i)
-            for key in bigrams - _STOP_PAIRS:
+            self._bigrams.append(_bigrams(skel))
+        # Most bigrams occur once; counting them in C and indexing only the
+        # shared ones keeps the Python loop to the few that can pair.
+        counts = Counter(chain.from_iterable(self._bigrams))
+        shared = frozenset(k for k, n in counts.items()
+                           if 1 < n <= cap and k not in _STOP_PAIRS)
+        self._postings: Dict[Tuple[str, str], List[int]] = defaultdict(list)
+        for i, bigrams in enumerate(self._bigrams):
+            for key in bigrams & shared:
                 self._postings[key].append(i)
+        self._lookup: Optional[Dict[Tuple[str, str], List[int]]] = None
 
     def __len__(self) -> int:
         return len(self.statements)
@@ -435,8 +445,9 @@ class Index:
         skel = skeleton(text)[0]
         words, bigrams = _content(skel), _bigrams(skel)
         shared: Dict[int, int] = {}
+        lookup = self._full_postings()
         for key in bigrams - _STOP_PAIRS:
-            posting = self._postings.get(key, ())
+            posting = lookup.get(key, ())
             if len(posting) <= self.cap:
                 for j in posting:
                     shared[j] = shared.get(j, 0) + 1
@@ -456,6 +467,19 @@ class Index:
             out.append(Match(query, b, -neg, diffs, _line(query, off_a),
                              _line(b, off_b)))
         return out
+
+    def _full_postings(self) -> Dict[Tuple[str, str], List[int]]:
+        """Every bigram's statements (capped), built on the first ``nearest``:
+        a query may share a bigram that only one statement holds."""
+        if self._lookup is None:
+            lookup: Dict[Tuple[str, str], List[int]] = defaultdict(list)
+            for i, bigrams in enumerate(self._bigrams):
+                for key in bigrams:
+                    posting = lookup[key]
+                    if len(posting) <= self.cap:
+                        posting.append(i)
+            self._lookup = dict(lookup)
+        return self._lookup
 
     def _candidates(self) -> Iterable[Tuple[int, int]]:
         """Pairs sharing at least ``MIN_SHARED`` bigrams whose posting lists

@@ -329,3 +329,18 @@ def test_similarity_and_differences() -> None:
         similarity.Difference("negation", "must not", "must"),)
     assert similarity.differences(a, a) == ()
     assert similarity.word_count("Don't read `a b c` from src/x.py, 64 KiB.") == 7
+
+
+def test_cached_run_answers_the_same_and_sees_edits(repo: Path, icm) -> None:
+    copy = "Every reader of a file stops at {} and reports the rest as skipped."
+    write(repo, {"AGENTS.md": HANDBOOK,
+                 "tests/context.md": f"# t\n\n{copy.format('1 MiB')}\n"})
+    first = dupes(icm, repo)
+    assert (repo / ".git/icm/dupes-cache.marshal").is_file()
+    assert dupes(icm, repo) == first == (0, (
+        "duplicate rule: tests/context.md:3 repeats AGENTS.md:6 "
+        "(keep one home, link to it)\n"), "")
+    write(repo, {"tests/context.md": f"# t\n\n{copy.format('2 MiB')}\n"})  # same size
+    assert dupes(icm, repo) == (1, (
+        "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
+        "'2 MiB' vs '1 MiB'\n"), "")

@@ -27,16 +27,19 @@ linking to it.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Sequence, Tuple
 
+from icm import cache as cache_mod
 from icm import similarity
 from icm.checks import journal
-from icm.context import Context, Unreadable, compile_globs
+from icm.context import Context, Unreadable, compile_globs, decode
 from icm.finding import Finding, Report, Severity
 
 NAME = "dupes"
 SLOT = "Invariant"
 FIX = "keep one home, link to it"
+CACHE_FILE = "dupes-cache.marshal"
 
 
 def sources(ctx: Context) -> List[Tuple[int, str]]:
@@ -61,10 +64,13 @@ def run(ctx: Context) -> Report:
     cfg = ctx.config
     found: List[Finding] = []
     stmts: List[similarity.Statement] = []
+    skeletons: List[Tuple[Tuple[str, ...], int]] = []
     kinds: Dict[str, int] = {}
+    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}",
+                            CACHE_FILE)
     for kind, path in sources(ctx):
         try:
-            text = ctx.read_markdown(path)
+            cached = _read(ctx, store, kind, path)
         except Unreadable as exc:
             found.append(Finding(
                 path=path, message=f"{path}: cannot read: {exc.reason}", check=NAME,
@@ -73,14 +79,16 @@ def run(ctx: Context) -> Report:
                 severity=Severity.WARNING if exc.skipped else Severity.ERROR))
             continue
         kinds[path] = kind
-        keep = _invariant if kind == 2 else None
-        stmts += similarity.statements(text, path, keep)
+        for line, text, allowed, skel, words in cached:
+            stmts.append(similarity.Statement(path, line, text, allowed))
+            skeletons.append((tuple(skel), words))
+    store.save()
 
     def accept(a: similarity.Statement, b: similarity.Statement) -> bool:
         return (a.path != b.path and not (kinds[a.path] == 2 == kinds[b.path])
                 and not (a.allowed or b.allowed))
 
-    index = similarity.Index(stmts, cfg.dupes_min_words)
+    index = similarity.Index(stmts, cfg.dupes_min_words, skeletons=skeletons)
     copies = Severity.ERROR if cfg.dupes_copies == "error" else Severity.WARNING
     matches = index.pairs(cfg.dupes_similarity, accept)
     for m in _current(matches, kinds):
@@ -88,6 +96,32 @@ def run(ctx: Context) -> Report:
     findings = tuple(sorted(found))
     return Report(NAME, findings, tail=() if findings else ("dupes ok",),
                   data={"files": len(kinds), "statements": len(index)})
+
+
+def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
+          ) -> List[Any]:
+    """[line, text, allowed, skeleton, words] per statement of one file, from
+    the cache when its size and mtime, or its content hash, match."""
+    try:
+        st = os.stat(os.path.join(ctx.root, path))
+        stamp = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        stamp = (-1, -1)
+    hit = store.get_by_stamp(path, stamp)
+    if isinstance(hit, list) and hit and hit[0] == kind:
+        return list(hit[1])
+    data = ctx.read_bytes(path, ctx.config.max_file_bytes)
+    hashed = cache_mod.digest(data)
+    hit = store.get(path, hashed, stamp)
+    if isinstance(hit, list) and hit and hit[0] == kind:
+        return list(hit[1])
+    keep = _invariant if kind == 2 else None
+    found = []
+    for s in similarity.statements(decode(path, data), path, keep):
+        skel, words = similarity.skeleton(s.text)
+        found.append([s.line, s.text, s.allowed, skel, words])
+    store.put(path, hashed, [kind, found], stamp)
+    return found
 
 
 def _current(matches: Sequence[similarity.Match], kinds: Dict[str, int]

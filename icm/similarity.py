@@ -17,28 +17,33 @@ one's (a sentence copied out of a long paragraph, a paragraph split in
 two). ``differences`` aligns two statements and names what differs in
 material or polarity: ``[Difference("number", "64 KiB", "1 MiB")]``.
 
-Candidates come from an inverted index of skeleton bigrams and content
-words; a feature held by more than ``cap`` statements is not used to find
-candidates (it is boilerplate, and its posting list would make the work
-quadratic), so the cost grows with the text, not with its square.
+Candidates come from an inverted index of skeleton bigrams: only bigrams
+that two to ``cap`` statements hold get a posting list (one held once
+cannot pair; one held by more is boilerplate, and its list would make the
+work quadratic), and two statements are scored when they share
+``MIN_SHARED`` of them, so the cost grows with the text, not its square.
 Statements with equal skeletons are grouped by hash, uncapped: a copy that
 differs only in a number, a path, a code span or a negation is always
-found, whatever its similarity.
+found, whatever its similarity. A statement carrying ``ALLOW_MARKER`` has
+``allowed`` set; what that means is the caller's decision.
 
 API::
 
     stmts = statements(text, "src/context.md")      # List[Statement]
     index = Index(stmts)
-    for m in index.pairs(0.7):                      # m.a earlier than m.b
+    for m in index.pairs(0.75, accept):             # m.a earlier than m.b
         m.a, m.b, m.score, m.differences, m.diverged, m.line_a, m.line_b
-    index.nearest("some new text", 0.7)             # best first
+    index.nearest("some new text", 0.75)            # best first
 
 Every function is pure and linear or capped in its input.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
+import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -48,6 +53,7 @@ from typing import (
     Dict,
     FrozenSet,
     Iterable,
+    Iterator,
     List,
     Optional,
     Sequence,
@@ -81,19 +87,23 @@ not no never always we you they he she i me my our your their them us
 # Material that is not a plain word, masked before words are found: code
 # spans, paths and URLs become a marker of the same length (offsets stay
 # valid); HTML and link destinations become spaces.
+# Every repetition is bounded, so an unclosed backtick or comment costs a
+# bounded look-ahead, never a scan to the end of the text (quadratic).
 _MATERIAL = re.compile(
-    r"(?P<code>(`+).+?\2)"
-    r"|(?P<skip><!--.*?-->|</?[A-Za-z][^<>\n]*>"
-    r"|\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+\"[^\"\n]*\")?\)"
-    r"|\]\[[^\]\n]*\])"
-    r"|(?<![\w.@/~-])(?=[\w.@~/:+-]*[/.][\w~.*])(?P<path>[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]`]+"
+    r"(?P<code>(`+).{1,1000}?\2)"
+    r"|(?P<skip><!--.{0,1000}?-->|</?[A-Za-z][^<>\n]{0,500}>"
+    r"|\]\([^()\s]{0,1000}(?:\([^()\s]{0,500}\)[^()\s]{0,500})?"
+    r"(?:\s+\"[^\"\n]{0,500}\")?\)"
+    r"|\]\[[^\]\n]{0,500}\])"
+    r"|(?<![\w.@/~-])(?=[\w.@~/:+-]*[/.][\w~.*])"
+    r"(?P<path>[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]`]+"
     r"|(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@*-]*"
     r"|[\w@-]*\w[\w@-]\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/]))",
     re.DOTALL,
 )
 # Bigrams of two stop words ("of the") say nothing about which rule a
 # statement is: scored, never used to find candidates.
-_STOP_PAIRS = frozenset((a, b) for a in STOPWORDS for b in STOPWORDS)
+_STOP_PAIRS = frozenset(hash((a, b)) for a in STOPWORDS for b in STOPWORDS)
 _MAYBE_MATERIAL = re.compile(r"[`<\]/]|\w\.\w")  # most statements have none
 _CODE_MARK, _PATH_MARK, _FILL = "\x01", "\x02", "\x04"
 _WORDS = re.compile(r"[\x01\x02]\x04*|\d+(?:[.,]\d+)*%?|[^\W\d_](?:[\w']*\w)?")
@@ -172,14 +182,14 @@ def statements(text: str, path: str = "",
             continue
         if keep is not None and not keep(trail):
             continue
-        allowed = (block.comment == ALLOW_MARKER
-                   or ALLOW_MARKER in _without_code(block.text))
+        allowed = block.comment == ALLOW_MARKER or (
+            ALLOW_MARKER in block.text and ALLOW_MARKER in _without_code(block.text))
         found.append(Statement(path, block.line, block.text.strip(), allowed))
     return found
 
 
 def _without_code(text: str) -> str:
-    return re.sub(r"(`+).+?\1", "", text, flags=re.DOTALL)
+    return re.sub(r"(`+).{1,1000}?\1", "", text, flags=re.DOTALL)
 
 
 # -- normalisation -------------------------------------------------------------
@@ -249,7 +259,8 @@ def _skeleton_of(word: str) -> Tuple[str, ...]:
         return ("/",)
     if first.isdigit():
         return ("#",)
-    found = tuple(w for w in _words(word.lower()) if w not in NEGATIONS)
+    # interned: marshal then writes each word once, by reference
+    found = tuple(sys.intern(w) for w in _words(word.lower()) if w not in NEGATIONS)
     if len(_SKELETON_WORD) < 100_000:  # a memo, capped
         _SKELETON_WORD[word] = found
     return found
@@ -276,18 +287,21 @@ def word_count(text: str) -> int:
 # -- similarity ----------------------------------------------------------------
 
 
-def _bigrams(skel: Tuple[str, ...]) -> FrozenSet[Tuple[str, str]]:
+def _bigrams(skel: Tuple[str, ...]) -> FrozenSet[int]:
+    """Hashes of the skeleton's word bigrams: an int is half the memory of a
+    pair of strings, and a collision only adds a candidate or a point of
+    score to an unrelated pair once in 2**64."""
     if len(skel) > 1:
-        return frozenset(zip(skel, skel[1:]))
-    return frozenset({(skel[0], "")}) if skel else frozenset()
+        return frozenset(map(hash, zip(skel, skel[1:])))
+    return frozenset({hash((skel[0], ""))}) if skel else frozenset()
 
 
 def _content(skel: Tuple[str, ...]) -> FrozenSet[str]:
     return frozenset(skel).difference(STOPWORDS)
 
 
-def _score(words_a: FrozenSet[str], bigrams_a: FrozenSet[Tuple[str, str]],
-           words_b: FrozenSet[str], bigrams_b: FrozenSet[Tuple[str, str]]
+def _score(words_a: FrozenSet[str], bigrams_a: FrozenSet[int],
+           words_b: FrozenSet[str], bigrams_b: FrozenSet[int]
            ) -> float:
     """The larger of content-word Jaccard and bigram containment."""
     union = len(words_a | words_b)
@@ -374,6 +388,21 @@ def _span(text: str, toks: Tokens, i1: int, i2: int) -> str:
 # -- the index -----------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: building an index makes millions
+    of tuples and sets and no cycle, and each automatic collection walks
+    them all again (a fifth of a run at 1,000 notes, more as trees grow)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+
 class Index:
     """Statements prepared for comparison; build once, ask many times.
     Statements of fewer than ``min_words`` words are left out; ``skeletons``
@@ -383,10 +412,16 @@ class Index:
                  cap: int = POSTING_CAP,
                  skeletons: Optional[Iterable[Tuple[Tuple[str, ...], int]]] = None
                  ) -> None:
+        with paused_gc():
+            self._build(statements, min_words, cap, skeletons)
+
+    def _build(self, statements: Iterable[Statement], min_words: int, cap: int,
+               skeletons: Optional[Iterable[Tuple[Tuple[str, ...], int]]]
+               ) -> None:
         self.statements: List[Statement] = []
         self.cap = cap
         self._skeletons: List[Tuple[str, ...]] = []
-        self._bigrams: List[FrozenSet[Tuple[str, str]]] = []
+        self._bigrams: List[FrozenSet[int]] = []
         self._words: Dict[int, FrozenSet[str]] = {}  # content words, when asked
         self._tokens: Dict[int, Tokens] = {}
         self._groups: Dict[Tuple[str, ...], List[int]] = defaultdict(list)
@@ -405,11 +440,11 @@ class Index:
         counts = Counter(chain.from_iterable(self._bigrams))
         shared = frozenset(k for k, n in counts.items()
                            if 1 < n <= cap and k not in _STOP_PAIRS)
-        self._postings: Dict[Tuple[str, str], List[int]] = defaultdict(list)
+        self._postings: Dict[int, List[int]] = defaultdict(list)
         for i, bigrams in enumerate(self._bigrams):
             for key in bigrams & shared:
                 self._postings[key].append(i)
-        self._lookup: Optional[Dict[Tuple[str, str], List[int]]] = None
+        self._lookup: Optional[Dict[int, List[int]]] = None
 
     def __len__(self) -> int:
         return len(self.statements)
@@ -468,11 +503,11 @@ class Index:
                              _line(b, off_b)))
         return out
 
-    def _full_postings(self) -> Dict[Tuple[str, str], List[int]]:
+    def _full_postings(self) -> Dict[int, List[int]]:
         """Every bigram's statements (capped), built on the first ``nearest``:
         a query may share a bigram that only one statement holds."""
         if self._lookup is None:
-            lookup: Dict[Tuple[str, str], List[int]] = defaultdict(list)
+            lookup: Dict[int, List[int]] = defaultdict(list)
             for i, bigrams in enumerate(self._bigrams):
                 for key in bigrams:
                     posting = lookup[key]

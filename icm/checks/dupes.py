@@ -61,6 +61,11 @@ def _invariant(headings: Sequence[Tuple[int, str]]) -> bool:
 
 
 def run(ctx: Context) -> Report:
+    with similarity.paused_gc():
+        return _run(ctx)
+
+
+def _run(ctx: Context) -> Report:
     cfg = ctx.config
     found: List[Finding] = []
     stmts: List[similarity.Statement] = []

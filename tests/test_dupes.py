@@ -344,3 +344,26 @@ def test_cached_run_answers_the_same_and_sees_edits(repo: Path, icm) -> None:
     assert dupes(icm, repo) == (1, (
         "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
         "'2 MiB' vs '1 MiB'\n"), "")
+
+
+def test_link_targets_are_not_compared(repo: Path, icm) -> None:
+    # The same note linked from two folders: different relative paths, one rule.
+    write(repo, {
+        "a/context.md": "# a\n\nThe runtime contract is described in the "
+                        "[core note](../core/context.md) and nowhere else.\n",
+        "a/b/context.md": "# b\n\nThe runtime contract is described in the "
+                          "[core note](../../core/context.md) and nowhere else.\n"})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: a/b/context.md:3 repeats a/context.md:3 "
+        "(keep one home, link to it)\n"), "")
+
+
+def test_a_rule_in_three_notes_is_two_findings_against_the_home(
+        repo: Path, icm) -> None:
+    rule = "Every reader of a file stops at 1 MiB and reports the rest as skipped."
+    write(repo, {f"{d}/context.md": f"# {d}\n\n{rule}\n" for d in ("z", "m", "a")})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: m/context.md:3 repeats a/context.md:3 "
+        "(keep one home, link to it)\n"
+        "duplicate rule: z/context.md:3 repeats a/context.md:3 "
+        "(keep one home, link to it)\n"), "")

@@ -367,3 +367,15 @@ def test_a_rule_in_three_notes_is_two_findings_against_the_home(
         "(keep one home, link to it)\n"
         "duplicate rule: z/context.md:3 repeats a/context.md:3 "
         "(keep one home, link to it)\n"), "")
+
+
+def test_cached_run_never_loads_the_parser(repo: Path) -> None:
+    import subprocess
+    import sys
+
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC})
+    code = ("import sys; from icm.cli import main; main(['check-dupes', '--root', "
+            f"{str(repo)!r}]); print('icm.markdown' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True,
+                           text=True, check=True).stdout for _ in range(2)]
+    assert [r.splitlines()[-1] for r in runs] == ["True", "False"]

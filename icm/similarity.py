@@ -65,7 +65,7 @@ POSTING_CAP = 16  # statements per bigram before it stops finding candidates
 MIN_SHARED = 2  # bigrams two statements share before they are compared
 MAX_TOKENS = 2000  # tokens of one statement that are compared (a cap, not a rule)
 SPAN_CHARS = 60  # longest excerpt a difference quotes
-UNIT_CHARS = 5  # a word after a changed number quoted with it (KiB, ms, times)
+UNIT_CHARS = 5  # a short word after a number is quoted with it (KiB, ms, times)
 EDIT_TOKENS = 4  # longest edit, per side, read as a changed value or polarity
 
 NUMBER, CODE, PATH, WORD = "number", "code", "path", "word"
@@ -348,6 +348,8 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens
         negation = _negations(ta.values[i1:i2]) != _negations(tb.values[j1:j2])
         if tag == "replace" and material:
             kind = material[0]
+            i1, i2 = _narrow(ta, i1, i2)  # quote the values, not the words
+            j1, j2 = _narrow(tb, j1, j2)  # around them
         elif negation and (inside or tag == "replace"):
             kind = "negation"
             if tag != "replace" and i1 > 0 and j1 > 0:
@@ -356,12 +358,30 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens
             continue
         if (kind == NUMBER and ta.kinds[i2 - 1] == NUMBER == tb.kinds[j2 - 1]
                 and i2 < len(ta) and j2 < len(tb) and ta.values[i2] == tb.values[j2]
-                and ta.kinds[i2] == WORD and len(ta.values[i2]) <= UNIT_CHARS):
+                and _is_unit(ta, i2)):
             i2, j2 = i2 + 1, j2 + 1  # quote the unit: '2 MiB' vs '1 MiB'
         found.append(Difference(kind, _span(a, ta, i1, i2), _span(b, tb, j1, j2)))
         if at is None:
             at = (_start(ta, i1, i2), _start(tb, j1, j2))
     return (tuple(found), *(at or (off_a, off_b)))
+
+
+def _narrow(toks: Tokens, i1: int, i2: int) -> Tuple[int, int]:
+    """The part of a token range from its first to its last material token
+    (the whole range when it holds none)."""
+    at = [i for i in range(i1, i2) if toks.kinds[i] in MATERIAL]
+    if not at:
+        return i1, i2
+    end = at[-1] + 1
+    if end < i2 and _is_unit(toks, end) and toks.kinds[end - 1] == NUMBER:
+        end += 1  # '64 KiB', not '64'
+    return at[0], end
+
+
+def _is_unit(toks: Tokens, i: int) -> bool:
+    value = toks.values[i]
+    return (toks.kinds[i] == WORD and len(value) <= UNIT_CHARS
+            and value not in STOPWORDS)
 
 
 def _start(toks: Tokens, i1: int, i2: int) -> int:

@@ -350,10 +350,13 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens
             kind = material[0]
             i1, i2 = _narrow(ta, i1, i2)  # quote the values, not the words
             j1, j2 = _narrow(tb, j1, j2)  # around them
-        elif negation and (inside or tag == "replace"):
+        elif negation and (inside or tag == "replace" or _only_negations(
+                ta.values[i1:i2] + tb.values[j1:j2])):
             kind = "negation"
             if tag != "replace" and i1 > 0 and j1 > 0:
                 i1, j1 = i1 - 1, j1 - 1  # quote the word the negation binds to
+            elif tag != "replace" and i2 < len(ta) and j2 < len(tb):
+                i2, j2 = i2 + 1, j2 + 1  # at the start: the word after it
         else:
             continue
         if (kind == NUMBER and ta.kinds[i2 - 1] == NUMBER == tb.kinds[j2 - 1]
@@ -389,6 +392,13 @@ def _start(toks: Tokens, i1: int, i2: int) -> int:
     if i1 < i2 or i1 < len(toks.starts):
         return toks.starts[min(i1, len(toks.starts) - 1)]
     return toks.ends[-1] if toks.ends else 0
+
+
+def _only_negations(values: Sequence[str]) -> bool:
+    """A pure polarity edit ("never" or "do not" put before the rule), as
+    opposed to the context around a statement copied out of a longer one."""
+    return any(v in NEGATIONS for v in values) and all(
+        v in NEGATIONS or v in ("do", "does", "did") for v in values)
 
 
 def _negations(values: Sequence[str]) -> Tuple[str, ...]:

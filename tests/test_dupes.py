@@ -379,3 +379,16 @@ def test_cached_run_never_loads_the_parser(repo: Path) -> None:
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True,
                            text=True, check=True).stdout for _ in range(2)]
     assert [r.splitlines()[-1] for r in runs] == ["True", "False"]
+
+
+@pytest.mark.parametrize("copy,what", [
+    ("Never commit the cache file to the repository.", "'Never commit' vs 'Commit'"),
+    ("Do not commit the cache file to the repository.",
+     "'Do not commit' vs 'Commit'"),
+])
+def test_a_negation_put_before_the_rule_is_diverged(
+        repo: Path, icm, copy: str, what: str) -> None:
+    write(repo, {"a/context.md": "# a\n\nCommit the cache file to the repository.\n",
+                 "b/context.md": f"# b\n\n{copy}\n"})
+    assert dupes(icm, repo) == (1, (
+        f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")

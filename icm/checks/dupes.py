@@ -135,15 +135,14 @@ def _current(matches: Sequence[similarity.Match], kinds: Dict[str, int]
     matches). Drop what the journal may repeat: a note's rule restated as an
     entry's Invariant is its record, not a second home; a disagreement is kept
     unless a newer entry restates the rule as the note has it (corrected)."""
-    agreed: Dict[Tuple[str, int], str] = {}  # note statement -> newest entry
+    agreed: Dict[int, str] = {}  # id of a note's statement -> newest entry
     for m in matches:
         if kinds[m.b.path] == 2 and not m.diverged:
-            key = (m.a.path, m.a.line)
-            agreed[key] = max(agreed.get(key, ""), m.b.path)
+            agreed[id(m.a)] = max(agreed.get(id(m.a), ""), m.b.path)
     kept, seen = [], set()
     for m in matches:  # in index order: a copy's first match is its home
         if id(m.b) in seen or (kinds[m.b.path] == 2 and not (
-                m.diverged and m.b.path > agreed.get((m.a.path, m.a.line), ""))):
+                m.diverged and m.b.path > agreed.get(id(m.a), ""))):
             continue
         seen.add(id(m.b))
         kept.append(m)

@@ -1,4 +1,4 @@
-"""Per-file extraction cache for the link check.
+"""Per-file extraction cache for the link and dupes checks (one file each).
 
 A file whose size and modification time match the entry and predate the
 cache file by more than a second is not even read (git's racy-clean rule);
@@ -25,13 +25,26 @@ from icm import __version__, paths
 FILE_NAME = "links-cache.marshal"
 
 
+def markdown_it_version() -> str:
+    """Part of every cache key: a new parser may split text differently."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("markdown-it-py")
+    except PackageNotFoundError:  # pragma: no cover - vendored installs
+        from markdown_it import __version__
+
+        return __version__
+
+
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class Cache:
-    def __init__(self, folder: Optional[Path], key: str) -> None:
-        self.path = folder / FILE_NAME if folder is not None else None
+    def __init__(self, folder: Optional[Path], key: str,
+                 name: str = FILE_NAME) -> None:
+        self.path = folder / name if folder is not None else None
         self.key = f"{__version__}|{key}"
         self.entries: Dict[str, Any] = {}
         self.used: Dict[str, Any] = {}

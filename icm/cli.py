@@ -383,6 +383,21 @@ AgentDirsArg = typer.Argument(None, metavar="[DIR]...", help="Exported-session "
                               "folders (default: agents_dirs, Agents/*).")
 
 
+@app.command("check-dupes")
+def check_dupes(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
+                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
+                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
+                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+    """Find rules copied between notes, and copies that differ.
+
+    One fact, one home: reads the handbook, every note and the journal's
+    Invariant sections."""
+    _one("dupes", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug)
+
+
 @app.command("check-agents")
 def check_agents(dirs: Optional[List[str]] = AgentDirsArg,
                  root: Optional[Path] = RootOpt, fmt: str = FormatOpt,

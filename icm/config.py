@@ -52,6 +52,10 @@ class Config:
     verify_timeout: int = 60
     verify_skip: Tuple[Tuple[str, str], ...] = ()  # (entry path, reason)
     placeholders: Tuple[str, ...] = DEFAULT_PLACEHOLDERS
+    dupes_min_words: int = 6
+    dupes_similarity: float = 0.75
+    dupes_copies: str = "warning"
+    dupes_ignore: Tuple[str, ...] = ()
     source: str = ""  # where it was read from, for messages; not a key
 
 
@@ -78,6 +82,10 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "verify_timeout": ("int", None),
     "verify_skip": ("skip", None),
     "placeholders": ("list", None),
+    "dupes_min_words": ("int", None),
+    "dupes_similarity": ("fraction", None),
+    "dupes_copies": ("enum", ("warning", "error")),
+    "dupes_ignore": ("list", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}
@@ -242,6 +250,11 @@ def _check_value(
         if value <= 0:
             raise bad("a positive integer", right_type=True)
         return value
+    if kind == "fraction":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not 0 < value <= 1:
+            raise bad("a number above 0 and at most 1")
+        return float(value)
     if kind == "enum":
         assert allowed is not None
         if value not in allowed:

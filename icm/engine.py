@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Protocol, Sequence, Tuple
 
-from icm.checks import agents, bootmap, handoff, journal, links, queue, stale
+from icm.checks import agents, bootmap, dupes, handoff, journal, links, queue, stale
 from icm.context import Context
 from icm.finding import Report
 
@@ -15,7 +15,8 @@ class Check(Protocol):
     def run(self, ctx: Context) -> Report: ...
 
 
-ALL: Tuple[Check, ...] = (journal, links, stale, bootmap, queue, handoff, agents)
+ALL: Tuple[Check, ...] = (journal, links, stale, bootmap, queue, dupes, handoff,
+                          agents)
 BY_NAME: Dict[str, Check] = {c.NAME: c for c in ALL}
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Mapping, Tuple
 
 
 class Severity(str, enum.Enum):
@@ -32,9 +32,11 @@ class Finding:
     severity: Severity = field(default=Severity.ERROR, compare=False)
     detail: str = field(default="", compare=False)
     fix: str = field(default="", compare=False)
+    # check-specific json fields (dupes: both locations and texts)
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def as_dict(self) -> Dict[str, Any]:
-        return {
+        doc = {
             "check": self.check,
             "code": self.code,
             "severity": self.severity.value,
@@ -44,6 +46,9 @@ class Finding:
             "text": self.message,
             "fix": self.fix or None,
         }
+        for key, value in self.extra.items():
+            doc.setdefault(key, value)
+        return doc
 
 
 @dataclass(frozen=True)

@@ -210,6 +210,41 @@ def inline_text(tok: Token) -> str:
     return "".join(parts)
 
 
+@dataclass(frozen=True)
+class Block:
+    """A paragraph (also inside a list item or a quote) or a heading."""
+
+    kind: str  # "paragraph" or "heading"
+    line: int  # 1-based
+    text: str  # the block's source text, container markers stripped
+    level: int = 0  # heading level; 0 for a paragraph
+    comment: str = ""  # an HTML comment block directly before the block
+
+
+def blocks(text: str) -> List[Block]:
+    """Paragraphs and headings in document order: code blocks, tables and
+    HTML are left out. A paragraph keeps its source text (code spans, link
+    syntax) and its line breaks, so a position inside it maps to a line."""
+    tokens = parse(text, inline=lambda _c: False)
+    found: List[Block] = []
+    comment = ""
+    for i, tok in enumerate(tokens):
+        if tok.type == "html_block":
+            comment = tok.content.strip() if _is_comment(tok.content) else ""
+            continue
+        if tok.type == "inline" and tok.map and i > 0:
+            opener = tokens[i - 1].type
+            line = tok.map[0] + 1
+            if opener == "heading_open":
+                level = int(tokens[i - 1].tag[1])
+                found.append(Block("heading", line, inline_text(tok).strip(), level))
+            elif opener == "paragraph_open":
+                found.append(Block("paragraph", line, tok.content, 0, comment))
+        if not tok.type.endswith("_open"):
+            comment = ""
+    return found
+
+
 def headings(tokens: Sequence[Token]) -> List[Heading]:
     """Every heading (nested ones too: GitHub gives them anchors)."""
     found = []

@@ -110,3 +110,44 @@ def test_deduplicated_slugs_are_unique(texts: List[str]) -> None:
     slugger = markdown.Slugger()
     slugs = [slugger.slug(t) for t in texts]
     assert len(set(slugs)) == len(slugs)
+
+
+# -- statement similarity -------------------------------------------------------
+
+PROSE = ["must", "not", "never", "always", "the", "rule", "64", "1,000", "KiB",
+         "`code`", "``a`b``", "src/x.md", "AGENTS.md", "http://e.x/y", "don't",
+         "can't", "’", "'", ". ", ", ", "\r\n", "\ufeff", "İ", "ß", "<!-- icm: "
+         "allow-duplicate -->", "<b>", "[t](u.md)", "**", "_"]
+prose = st.lists(st.sampled_from(PIECES + PROSE), max_size=80).map("".join)
+any_prose = st.one_of(prose, st.text(max_size=300))
+
+
+@given(any_prose)
+def test_statements_never_raise_and_lines_stay_in_the_file(text: str) -> None:
+    from icm import similarity
+
+    total = max(1, len(text.lstrip("\ufeff").replace("\r\n", "\n")
+                       .replace("\r", "\n").split("\n")))
+    for stmt in similarity.statements(text, "x.md"):
+        assert 1 <= stmt.line <= total
+        assert 1 <= stmt.line + stmt.text.count("\n") <= total
+
+
+@given(any_prose)
+def test_normalisation_agrees_with_itself(text: str) -> None:
+    from icm import similarity
+
+    toks = similarity.tokens(text)
+    assert all(0 <= s < e <= len(text) for s, e in zip(toks.starts, toks.ends))
+    assert similarity.skeleton(text)[0] == toks.skeleton()
+    assert similarity.similarity(text, text) in (0.0, 1.0)
+    assert similarity.differences(text, text) == ()
+
+
+@given(any_prose, any_prose)
+def test_index_never_raises(a: str, b: str) -> None:
+    from icm import similarity
+
+    stmts = [similarity.Statement("a.md", 1, a), similarity.Statement("b.md", 1, b)]
+    for m in similarity.Index(stmts).pairs(0.5):
+        assert m.line_a >= 1 and m.line_b >= 1 and 0.5 <= m.score <= 1.0

@@ -7,8 +7,9 @@ import pytest
 from tests.conftest import write
 
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
-            "new-queue, new-journal, init, check-agents, check-handoff, handoff, "
-            "claim, release, renumber, makefile, completion, verify")
+            "new-queue, new-journal, init, check-dupes, check-agents, "
+            "check-handoff, handoff, claim, release, renumber, makefile, "
+            "completion, verify")
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -410,8 +410,8 @@ def test_pre_commit_manifest_is_valid_and_names_real_commands() -> None:
         assert program == "icm" and command in commands
         assert hook["pass_filenames"] is False
     assert ids == {"icm-check", "icm-check-journal", "icm-check-links",
-                   "icm-check-stale", "icm-check-queue", "icm-bootmap",
-                   "icm-verify"}
+                   "icm-check-stale", "icm-check-queue", "icm-check-dupes",
+                   "icm-bootmap", "icm-verify"}
 
 
 def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None:

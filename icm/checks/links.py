@@ -110,7 +110,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     A file is looked up in the cache by size and mtime, then by content hash;
     only the misses are parsed (in a fork pool from PARALLEL_MIN misses on).
     """
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {_mdit_version()}")
+    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}")
     limit = ctx.config.max_file_bytes
     parsed: Dict[str, Parsed] = {}
     errors: Dict[str, Unreadable] = {}
@@ -155,17 +155,6 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
             store.put(rel, hashed, [result[0], result[1]], stamps[rel])
     store.save()
     return Corpus(parsed, errors)
-
-
-def _mdit_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("markdown-it-py")
-    except PackageNotFoundError:  # pragma: no cover - vendored installs
-        from markdown_it import __version__
-
-        return __version__
 
 
 def _parse_parallel(work: List[Tuple[str, str, int]],

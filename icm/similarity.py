@@ -1,0 +1,581 @@
+"""Statement similarity: one implementation for every feature that asks
+"is this the same statement?" (the dupes check; later the re-invention
+warning and the queue's "same work twice").
+
+A **statement** is a paragraph or a list item's paragraph of a markdown
+document (``statements``); headings, code blocks, tables and HTML are left
+out. Its text is **normalised** (``tokens``) into case-folded words, with
+numbers, code spans and paths kept as tokens of their own kind ("material":
+where copies diverge), markup and punctuation dropped and ``n't`` spelled
+``not``. The **skeleton** of a statement masks its material and drops the
+negation words (``not``, ``no``, ``never``, ``always``).
+
+Similarity (``similarity``) is the larger of two measures over skeletons:
+the Jaccard index of their content-word sets (robust to reordered words)
+and the containment of the shorter statement's word bigrams in the longer
+one's (a sentence copied out of a long paragraph, a paragraph split in
+two). ``differences`` aligns two statements and names what differs in
+material or polarity: ``[Difference("number", "64 KiB", "1 MiB")]``.
+
+Candidates come from an inverted index of skeleton bigrams: only bigrams
+that two to ``cap`` statements hold get a posting list (one held once
+cannot pair; one held by more is boilerplate, and its list would make the
+work quadratic), and two statements are scored when they share
+``MIN_SHARED`` of them, so the cost grows with the text, not its square.
+Statements with equal skeletons are grouped by hash, uncapped: a copy that
+differs only in a number, a path, a code span or a negation is always
+found, whatever its similarity. A statement carrying ``ALLOW_MARKER`` has
+``allowed`` set; what that means is the caller's decision.
+
+API::
+
+    stmts = statements(text, "src/context.md")      # List[Statement]
+    index = Index(stmts)
+    for m in index.pairs(0.75, accept):             # m.a earlier than m.b
+        m.a, m.b, m.score, m.differences, m.diverged, m.line_a, m.line_b
+    index.nearest("some new text", 0.75)            # best first
+
+Every function is pure and linear or capped in its input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import re
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from itertools import chain
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+)
+
+ALLOW_MARKER = "<!-- icm: allow-duplicate -->"
+POSTING_CAP = 16  # statements per bigram before it stops finding candidates
+MIN_SHARED = 2  # bigrams two statements share before they are compared
+MAX_TOKENS = 2000  # tokens of one statement that are compared (a cap, not a rule)
+SPAN_CHARS = 60  # longest excerpt a difference quotes
+UNIT_CHARS = 5  # a short word after a number is quoted with it (KiB, ms, times)
+EDIT_TOKENS = 4  # longest edit, per side, read as a changed value or polarity
+
+NUMBER, CODE, PATH, WORD = "number", "code", "path", "word"
+MATERIAL = (NUMBER, CODE, PATH)
+NEGATIONS = frozenset({"not", "no", "never", "always"})
+_MASK = {NUMBER: "#", CODE: "`", PATH: "/"}
+
+# Words too common to say which rule a statement is (content-word Jaccard
+# ignores them; bigrams keep them, since "must not" is made of such words).
+STOPWORDS = frozenset("""
+a an the and or but if then so of to in on at by for with from as into onto
+is are was were be been being it its this that these those there here which
+who whom what when where why how do does did done has have had will would
+shall should can could may might must also only just than too very all any
+each every some such own same other more most one both either neither nor
+not no never always we you they he she i me my our your their them us
+""".split())
+
+# Material that is not a plain word, masked before words are found: code
+# spans, paths and URLs become a marker of the same length (offsets stay
+# valid); HTML and link destinations become spaces.
+# Every repetition is bounded, so an unclosed backtick or comment costs a
+# bounded look-ahead, never a scan to the end of the text (quadratic).
+_MATERIAL = re.compile(
+    r"(?P<code>(`+).{1,1000}?\2)"
+    r"|(?P<skip><!--.{0,1000}?-->|</?[A-Za-z][^<>\n]{0,500}>"
+    r"|\]\([^()\s]{0,1000}(?:\([^()\s]{0,500}\)[^()\s]{0,500})?"
+    r"(?:\s+\"[^\"\n]{0,500}\")?\)"
+    r"|\]\[[^\]\n]{0,500}\])"
+    r"|(?<![\w.@/~-])(?=[\w.@~/:+-]*[/.][\w~.*])"
+    r"(?P<path>[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]`]+"
+    r"|(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@*-]*"
+    r"|[\w@-]*\w[\w@-]\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/]))",
+    re.DOTALL,
+)
+# Bigrams of two stop words ("of the") say nothing about which rule a
+# statement is: scored, never used to find candidates.
+_STOP_PAIRS = frozenset(hash((a, b)) for a in STOPWORDS for b in STOPWORDS)
+_MAYBE_MATERIAL = re.compile(r"[`<\]/]|\w\.\w")  # most statements have none
+_CODE_MARK, _PATH_MARK, _FILL = "\x01", "\x02", "\x04"
+_WORDS = re.compile(r"[\x01\x02]\x04*|\d+(?:[.,]\d+)*%?|[^\W\d_](?:[\w']*\w)?")
+_CONTRACTION = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One paragraph or list item of one document."""
+
+    path: str
+    line: int  # 1-based line of the statement's first line
+    text: str  # source text (markup kept; line breaks kept)
+    allowed: bool = False  # carries the allow-duplicate marker
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """A normalised statement: parallel tuples, one entry per token."""
+
+    values: Tuple[str, ...]
+    kinds: Tuple[str, ...]
+    starts: Tuple[int, ...]  # offsets into the statement text
+    ends: Tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def skeleton(self) -> Tuple[str, ...]:
+        """Material masked, negation words dropped."""
+        return tuple(_MASK.get(k, v) for v, k in zip(self.values, self.kinds)
+                     if not (k == WORD and v in NEGATIONS))
+
+
+@dataclass(frozen=True)
+class Difference:
+    kind: str  # number, code, path or negation
+    left: str  # as written in the first statement (whitespace collapsed)
+    right: str  # as written in the second
+
+
+@dataclass(frozen=True)
+class Match:
+    a: Statement  # the earlier statement in the index's order
+    b: Statement
+    score: float
+    differences: Tuple[Difference, ...]
+    line_a: int  # line of the first difference, else of the aligned part
+    line_b: int  # (a long paragraph spans many lines)
+
+    @property
+    def diverged(self) -> bool:
+        return bool(self.differences)
+
+
+# -- statements ----------------------------------------------------------------
+
+
+def statements(text: str, path: str = "",
+               keep: Optional[Callable[[Sequence[Tuple[int, str]]], bool]] = None
+               ) -> List[Statement]:
+    """The statements of one markdown document. ``keep`` receives the
+    (level, text) of the headings above a paragraph, outermost first, and
+    says whether the paragraph counts; by default every paragraph does."""
+    from icm import markdown
+
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    found: List[Statement] = []
+    trail: List[Tuple[int, str]] = []  # (level, text) of the enclosing headings
+    for block in markdown.blocks(text):
+        if block.kind == "heading":
+            while trail and trail[-1][0] >= block.level:
+                trail.pop()
+            trail.append((block.level, block.text))
+            continue
+        if keep is not None and not keep(trail):
+            continue
+        allowed = block.comment == ALLOW_MARKER or (
+            ALLOW_MARKER in block.text and ALLOW_MARKER in _without_code(block.text))
+        found.append(Statement(path, block.line, block.text.strip(), allowed))
+    return found
+
+
+def _without_code(text: str) -> str:
+    return re.sub(r"(`+).{1,1000}?\1", "", text, flags=re.DOTALL)
+
+
+# -- normalisation -------------------------------------------------------------
+
+
+def _mask(text: str) -> str:
+    def repl(m: "re.Match[str]") -> str:
+        size = m.end() - m.start()
+        if m.lastgroup == "skip":
+            return " " * size
+        mark = _CODE_MARK if m.lastgroup == "code" else _PATH_MARK
+        return mark + _FILL * (size - 1)
+
+    text = text.replace("\u2019", "'")
+    return _MATERIAL.sub(repl, text) if _MAYBE_MATERIAL.search(text) else text
+
+
+def _words(word: str) -> Tuple[str, ...]:
+    """One written word as normalised words: ``don't`` is ``do not``."""
+    word = word.strip("'")
+    if word.endswith("n't"):
+        base = word[:-3]
+        return (_CONTRACTION.get(base, base), "not")
+    if word == "cannot":
+        return ("can", "not")
+    if word.endswith("'s"):
+        return (word[:-2],)
+    return (word,) if word else ()
+
+
+def tokens(text: str) -> Tokens:
+    """Normalise one statement's text (see the module docstring)."""
+    values: List[str] = []
+    kinds: List[str] = []
+    starts: List[int] = []
+    ends: List[int] = []
+    for n, m in enumerate(_WORDS.finditer(_mask(text))):
+        if n >= MAX_TOKENS:
+            break
+        start, end = m.span()
+        first = m.group()[0]
+        if first == _CODE_MARK:
+            ticks = len(text[start:end]) - len(text[start:end].lstrip("`"))
+            parts = [(" ".join(text[start + ticks:end - ticks].split()), CODE)]
+        elif first == _PATH_MARK:
+            parts = [(text[start:end].rstrip(".,;:").lower(), PATH)]
+        elif first.isdigit():
+            parts = [(m.group().replace(",", ""), NUMBER)]
+        else:
+            parts = [(w, WORD) for w in _words(m.group().lower())]
+        for value, kind in parts:
+            values.append(value)
+            kinds.append(kind)
+            starts.append(start)
+            ends.append(end)
+    return Tokens(tuple(values), tuple(kinds), tuple(starts), tuple(ends))
+
+
+_SKELETON_WORD: Dict[str, Tuple[str, ...]] = {}
+
+
+def _skeleton_of(word: str) -> Tuple[str, ...]:
+    first = word[0]
+    if first == _CODE_MARK:
+        return ("`",)
+    if first == _PATH_MARK:
+        return ("/",)
+    if first.isdigit():
+        return ("#",)
+    # interned: marshal then writes each word once, by reference
+    found = tuple(sys.intern(w) for w in _words(word.lower()) if w not in NEGATIONS)
+    if len(_SKELETON_WORD) < 100_000:  # a memo, capped
+        _SKELETON_WORD[word] = found
+    return found
+
+
+def skeleton(text: str) -> Tuple[Tuple[str, ...], int]:
+    """(``tokens(text).skeleton()``, words as written), without offsets:
+    what the index needs, at a fraction of the cost."""
+    masked = _mask(text)
+    # lower() may change the length of non-ASCII text: then word by word
+    found = _WORDS.findall(masked.lower() if masked.isascii() else masked)
+    words = found[:MAX_TOKENS]
+    hits = list(map(_SKELETON_WORD.get, words))
+    if None in hits:
+        hits = [_skeleton_of(w) if h is None else h for w, h in zip(words, hits)]
+    return tuple(chain.from_iterable(hits)), len(found)  # type: ignore[arg-type]
+
+
+def word_count(text: str) -> int:
+    """Words as written (a code span or a path counts as one)."""
+    return skeleton(text)[1]
+
+
+# -- similarity ----------------------------------------------------------------
+
+
+def _bigrams(skel: Tuple[str, ...]) -> FrozenSet[int]:
+    """Hashes of the skeleton's word bigrams: an int is half the memory of a
+    pair of strings, and a collision only adds a candidate or a point of
+    score to an unrelated pair once in 2**64."""
+    if len(skel) > 1:
+        return frozenset(map(hash, zip(skel, skel[1:])))
+    return frozenset({hash((skel[0], ""))}) if skel else frozenset()
+
+
+def _content(skel: Tuple[str, ...]) -> FrozenSet[str]:
+    return frozenset(skel).difference(STOPWORDS)
+
+
+def _score(words_a: FrozenSet[str], bigrams_a: FrozenSet[int],
+           words_b: FrozenSet[str], bigrams_b: FrozenSet[int]
+           ) -> float:
+    """The larger of content-word Jaccard and bigram containment."""
+    union = len(words_a | words_b)
+    jaccard = len(words_a & words_b) / union if union else 0.0
+    shorter = min(len(bigrams_a), len(bigrams_b))
+    contained = len(bigrams_a & bigrams_b) / shorter if shorter else 0.0
+    return max(jaccard, contained)
+
+
+def similarity(a: str, b: str) -> float:
+    """How alike two statements are, 0.0 to 1.0 (material and negation
+    ignored: ``differences`` reports those)."""
+    sa, sb = skeleton(a)[0], skeleton(b)[0]
+    return _score(_content(sa), _bigrams(sa), _content(sb), _bigrams(sb))
+
+
+def differences(a: str, b: str) -> Tuple[Difference, ...]:
+    """What two statements disagree on: numbers, paths, code spans and
+    negation, each quoted as written."""
+    return _differences(a, tokens(a), b, tokens(b))[0]
+
+
+def _differences(a: str, ta: Tokens, b: str, tb: Tokens
+                 ) -> Tuple[Tuple[Difference, ...], int, int]:
+    """(differences, offset in ``a``, offset in ``b``): the offsets are those
+    of the first difference, or of the aligned part when there is none."""
+    matcher = SequenceMatcher(None, ta.values, tb.values, autojunk=False)
+    ops = matcher.get_opcodes()
+    found: List[Difference] = []
+    first = next((op for op in ops if op[0] == "equal"), None)
+    off_a = ta.starts[first[1]] if first else 0
+    off_b = tb.starts[first[3]] if first else 0
+    at: Optional[Tuple[int, int]] = None  # where the first difference is
+    last_equal = max((i for i, op in enumerate(ops) if op[0] == "equal"), default=-1)
+    first_equal = next((i for i, op in enumerate(ops) if op[0] == "equal"), -1)
+    for n, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag == "equal":
+            continue
+        if max(i2 - i1, j2 - j1) > EDIT_TOKENS:
+            continue  # a rewritten passage, not a changed value
+        inside = first_equal < n < last_equal  # not context around a contained copy
+        kinds = set(ta.kinds[i1:i2]) | set(tb.kinds[j1:j2])
+        material = [k for k in MATERIAL if k in kinds]
+        negation = _negations(ta.values[i1:i2]) != _negations(tb.values[j1:j2])
+        if tag == "replace" and material:
+            kind = material[0]
+            i1, i2 = _narrow(ta, i1, i2)  # quote the values, not the words
+            j1, j2 = _narrow(tb, j1, j2)  # around them
+        elif negation and (inside or tag == "replace" or _only_negations(
+                ta.values[i1:i2] + tb.values[j1:j2])):
+            kind = "negation"
+            if tag != "replace" and i1 > 0 and j1 > 0:
+                i1, j1 = i1 - 1, j1 - 1  # quote the word the negation binds to
+            elif tag != "replace" and i2 < len(ta) and j2 < len(tb):
+                i2, j2 = i2 + 1, j2 + 1  # at the start: the word after it
+        else:
+            continue
+        if (kind == NUMBER and ta.kinds[i2 - 1] == NUMBER == tb.kinds[j2 - 1]
+                and i2 < len(ta) and j2 < len(tb) and ta.values[i2] == tb.values[j2]
+                and _is_unit(ta, i2)):
+            i2, j2 = i2 + 1, j2 + 1  # quote the unit: '2 MiB' vs '1 MiB'
+        found.append(Difference(kind, _span(a, ta, i1, i2), _span(b, tb, j1, j2)))
+        if at is None:
+            at = (_start(ta, i1, i2), _start(tb, j1, j2))
+    return (tuple(found), *(at or (off_a, off_b)))
+
+
+def _narrow(toks: Tokens, i1: int, i2: int) -> Tuple[int, int]:
+    """The part of a token range from its first to its last material token
+    (the whole range when it holds none)."""
+    at = [i for i in range(i1, i2) if toks.kinds[i] in MATERIAL]
+    if not at:
+        return i1, i2
+    end = at[-1] + 1
+    if end < i2 and _is_unit(toks, end) and toks.kinds[end - 1] == NUMBER:
+        end += 1  # '64 KiB', not '64'
+    return at[0], end
+
+
+def _is_unit(toks: Tokens, i: int) -> bool:
+    value = toks.values[i]
+    return (toks.kinds[i] == WORD and len(value) <= UNIT_CHARS
+            and value not in STOPWORDS)
+
+
+def _start(toks: Tokens, i1: int, i2: int) -> int:
+    """Offset of a token range; an empty range sits before token ``i1``."""
+    if i1 < i2 or i1 < len(toks.starts):
+        return toks.starts[min(i1, len(toks.starts) - 1)]
+    return toks.ends[-1] if toks.ends else 0
+
+
+def _only_negations(values: Sequence[str]) -> bool:
+    """A pure polarity edit ("never" or "do not" put before the rule), as
+    opposed to the context around a statement copied out of a longer one."""
+    return any(v in NEGATIONS for v in values) and all(
+        v in NEGATIONS or v in ("do", "does", "did") for v in values)
+
+
+def _negations(values: Sequence[str]) -> Tuple[str, ...]:
+    return tuple(v for v in values if v in NEGATIONS)
+
+
+def _span(text: str, toks: Tokens, i1: int, i2: int) -> str:
+    if i1 >= i2:
+        return ""
+    excerpt = " ".join(text[toks.starts[i1]:toks.ends[i2 - 1]].split())
+    excerpt = "".join(c if c.isprintable() else " " for c in excerpt)
+    if len(excerpt) > SPAN_CHARS:
+        excerpt = excerpt[:SPAN_CHARS - 3].rstrip() + "..."
+    return excerpt
+
+
+# -- the index -----------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: building an index makes millions
+    of tuples and sets and no cycle, and each automatic collection walks
+    them all again (a fifth of a run at 1,000 notes, more as trees grow)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+
+class Index:
+    """Statements prepared for comparison; build once, ask many times.
+    Statements of fewer than ``min_words`` words are left out; ``skeletons``
+    may bring ``skeleton(s.text)`` of each statement, computed before."""
+
+    def __init__(self, statements: Iterable[Statement], min_words: int = 0,
+                 cap: int = POSTING_CAP,
+                 skeletons: Optional[Iterable[Tuple[Tuple[str, ...], int]]] = None
+                 ) -> None:
+        with paused_gc():
+            self._build(statements, min_words, cap, skeletons)
+
+    def _build(self, statements: Iterable[Statement], min_words: int, cap: int,
+               skeletons: Optional[Iterable[Tuple[Tuple[str, ...], int]]]
+               ) -> None:
+        self.statements: List[Statement] = []
+        self.cap = cap
+        self._skeletons: List[Tuple[str, ...]] = []
+        self._bigrams: List[FrozenSet[int]] = []
+        self._words: Dict[int, FrozenSet[str]] = {}  # content words, when asked
+        self._tokens: Dict[int, Tokens] = {}
+        self._groups: Dict[Tuple[str, ...], List[int]] = defaultdict(list)
+        # ``skeletons``: ``skeleton(s.text)`` per statement, e.g. from a cache
+        known = iter(skeletons) if skeletons is not None else None
+        for stmt in statements:
+            skel, words = skeleton(stmt.text) if known is None else next(known)
+            if words < min_words:
+                continue
+            self._groups[skel].append(len(self.statements))
+            self.statements.append(stmt)
+            self._skeletons.append(skel)
+            self._bigrams.append(_bigrams(skel))
+        # Most bigrams occur once; counting them in C and indexing only the
+        # shared ones keeps the Python loop to the few that can pair.
+        counts = Counter(chain.from_iterable(self._bigrams))
+        shared = frozenset(k for k, n in counts.items()
+                           if 1 < n <= cap and k not in _STOP_PAIRS)
+        self._postings: Dict[int, List[int]] = defaultdict(list)
+        for i, bigrams in enumerate(self._bigrams):
+            for key in bigrams & shared:
+                self._postings[key].append(i)
+        self._lookup: Optional[Dict[int, List[int]]] = None
+
+    def __len__(self) -> int:
+        return len(self.statements)
+
+    def pairs(self, threshold: float,
+              accept: Optional[Callable[[Statement, Statement], bool]] = None
+              ) -> List[Match]:
+        """Every pair at or above ``threshold``, plus every pair with equal
+        skeletons (each member paired with the group's first member it is
+        accepted with); ``accept`` filters pairs before they are scored.
+        Sorted by the index order of (a, b)."""
+        ok = accept or (lambda _a, _b: True)
+        stmts = self.statements
+        scores: Dict[Tuple[int, int], float] = {}
+        for group in self._groups.values():
+            for n, j in enumerate(group):
+                home = next((i for i in group[:min(n, self.cap)]
+                             if ok(stmts[i], stmts[j])), None)
+                if home is not None:
+                    scores[(home, j)] = 1.0
+        for i, j in sorted(self._candidates()):
+            if (i, j) in scores or self._skeletons[i] == self._skeletons[j]:
+                continue
+            score = _score(self._content(i), self._bigrams[i],
+                           self._content(j), self._bigrams[j])
+            if score >= threshold and ok(stmts[i], stmts[j]):
+                scores[(i, j)] = score
+        return [self._match(i, j, scores[(i, j)]) for i, j in sorted(scores)]
+
+    def nearest(self, text: str, threshold: float, limit: int = 5) -> List[Match]:
+        """Indexed statements like ``text`` (as statement ``a``), best first."""
+        query = Statement("", 1, text)
+        skel = skeleton(text)[0]
+        words, bigrams = _content(skel), _bigrams(skel)
+        shared: Dict[int, int] = {}
+        lookup = self._full_postings()
+        for key in bigrams - _STOP_PAIRS:
+            posting = lookup.get(key, ())
+            if len(posting) <= self.cap:
+                for j in posting:
+                    shared[j] = shared.get(j, 0) + 1
+        scored = []
+        for j in set(shared) | set(self._groups.get(skel, ())):
+            exact = self._skeletons[j] == skel
+            score = 1.0 if exact else _score(words, bigrams, self._content(j),
+                                             self._bigrams[j])
+            if score >= threshold and (exact or shared.get(j, 0) >= MIN_SHARED):
+                scored.append((-score, j))
+        scored.sort()
+        toks = tokens(text)
+        out = []
+        for neg, j in scored[:limit]:
+            b = self.statements[j]
+            diffs, off_a, off_b = _differences(text, toks, b.text, self._token(j))
+            out.append(Match(query, b, -neg, diffs, _line(query, off_a),
+                             _line(b, off_b)))
+        return out
+
+    def _full_postings(self) -> Dict[int, List[int]]:
+        """Every bigram's statements (capped), built on the first ``nearest``:
+        a query may share a bigram that only one statement holds."""
+        if self._lookup is None:
+            lookup: Dict[int, List[int]] = defaultdict(list)
+            for i, bigrams in enumerate(self._bigrams):
+                for key in bigrams:
+                    posting = lookup[key]
+                    if len(posting) <= self.cap:
+                        posting.append(i)
+            self._lookup = dict(lookup)
+        return self._lookup
+
+    def _candidates(self) -> Iterable[Tuple[int, int]]:
+        """Pairs sharing at least ``MIN_SHARED`` bigrams whose posting lists
+        are within the cap: at most cap x bigrams pair updates in all."""
+        shared: Dict[Tuple[int, int], int] = defaultdict(int)
+        cap = self.cap
+        for posting in self._postings.values():
+            if 1 < len(posting) <= cap:
+                for n, j in enumerate(posting):
+                    for i in posting[:n]:
+                        shared[(i, j)] += 1
+        return [pair for pair, count in shared.items() if count >= MIN_SHARED]
+
+    def _content(self, i: int) -> FrozenSet[str]:
+        hit = self._words.get(i)
+        if hit is None:
+            hit = self._words[i] = _content(self._skeletons[i])
+        return hit
+
+    def _token(self, i: int) -> Tokens:
+        hit = self._tokens.get(i)
+        if hit is None:
+            hit = self._tokens[i] = tokens(self.statements[i].text)
+        return hit
+
+    def _match(self, i: int, j: int, score: float) -> Match:
+        a, b = self.statements[i], self.statements[j]
+        diffs, off_a, off_b = _differences(a.text, self._token(i), b.text,
+                                           self._token(j))
+        return Match(a, b, score, diffs, _line(a, off_a), _line(b, off_b))
+
+
+def _line(stmt: Statement, offset: int) -> int:
+    return stmt.line + stmt.text.count("\n", 0, offset)

@@ -1,0 +1,393 @@
+"""check-dupes: golden lines for copies and diverged copies, and the rules
+that decide between them."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HANDBOOK = """# Handbook
+
+## Rules
+
+1. Read this file, then the note of the folder you work in.
+2. Every reader of a file stops at 1 MiB and reports the rest as skipped.
+
+## Index of notes
+
+- [src](src/context.md): reading
+- [tests](tests/context.md): tests
+"""
+
+SRC = """# src
+
+## Limits
+
+Every reader of a file stops at 1 MiB and reports the rest as skipped.
+
+- The parser must not follow symlinks that leave the repository root.
+"""
+
+
+def dupes(icm, repo: Path, *args: str):
+    return icm("check-dupes", "--root", str(repo), *args)
+
+
+def test_copy_and_diverged_copies(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC, "tests/context.md": (
+        "# tests\n\n"
+        "Every reader of a file stops at 64 KiB and reports the rest as skipped.\n\n"
+        "- The parser must follow symlinks that leave the repository root.\n")})
+    assert dupes(icm, repo) == (1, (
+        "duplicate rule: src/context.md:5 repeats AGENTS.md:6 "
+        "(keep one home, link to it)\n"
+        "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
+        "'64 KiB' vs '1 MiB'\n"
+        "diverged rule: tests/context.md:5 and src/context.md:7 disagree: "
+        "'must' vs 'must not'\n"), "")
+
+
+def test_exact_copies_warn_by_default_and_fail_on_request(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC})
+    line = ("duplicate rule: src/context.md:5 repeats AGENTS.md:6 "
+            "(keep one home, link to it)\n")
+    assert dupes(icm, repo) == (0, line, "")
+    write(repo, {"icm.toml": 'dupes_copies = "error"\n'})
+    assert dupes(icm, repo) == (1, line, "")
+
+
+def test_clean_tree_says_ok(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": "# src\n\nOther words "
+                 "entirely, about how the cleaner streams its rows.\n"})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+@pytest.mark.parametrize("home,copy,what", [
+    ("Tests must not open a socket.", "Tests must open a socket.",
+     "'must' vs 'must not'"),
+    ("Tests must open a network socket.", "Tests mustn't open a network socket.",
+     "'mustn't' vs 'must'"),
+    ("Always run the whole suite offline.", "Never run the whole suite offline.",
+     "'Never' vs 'Always'"),
+    ("The cache lives in `.git/icm/` as one file.",
+     "The cache lives in `.git/cache/` as one file.",
+     "'`.git/cache/`' vs '`.git/icm/`'"),
+    ("The index block lists every note under docs/notes.md today.",
+     "The index block lists every note under docs/index.md today.",
+     "'docs/index.md' vs 'docs/notes.md'"),
+    ("Retry the push 3 times, then stop.", "Retry the push 5 times, then stop.",
+     "'5 times' vs '3 times'"),
+])
+def test_only_a_number_path_code_or_negation_is_always_diverged(
+        repo: Path, icm, home: str, copy: str, what: str) -> None:
+    # At a similarity of 1.0 nothing but equal skeletons can match.
+    write(repo, {"icm.toml": "dupes_similarity = 1.0\ndupes_min_words = 4\n",
+                 "a/context.md": f"# a\n\n{home}\n",
+                 "b/context.md": f"# b\n\n{copy}\n"})
+    assert dupes(icm, repo) == (1, (
+        f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
+
+
+def test_rewording_alone_is_a_copy_not_a_divergence(repo: Path, icm) -> None:
+    write(repo, {
+        "a/context.md": "# a\n\nThe summary line goes to standard error, so a pipe "
+                        "into an importer never sees it.\n",
+        "b/context.md": "# b\n\nSo a pipe into an importer never sees it, the "
+                        "summary line goes to **standard error**.\n"})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: b/context.md:3 repeats a/context.md:3 "
+        "(keep one home, link to it)\n"), "")
+
+
+@pytest.mark.parametrize("marked", [
+    "<!-- icm: allow-duplicate -->\nEvery reader of a file stops at 1 MiB and "
+    "reports the rest as skipped.\n",
+    "- Every reader of a file stops at 1 MiB and reports the rest as skipped. "
+    "<!-- icm: allow-duplicate -->\n",
+])
+def test_allow_marker_acknowledges_a_copy(repo: Path, icm, marked: str) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": f"# src\n\n{marked}"})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_allow_marker_inside_a_code_span_does_not_count(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": (
+        "# src\n\nEvery reader of a file stops at 1 MiB and reports the rest as "
+        "skipped; `<!-- icm: allow-duplicate -->` is how to keep it.\n")})
+    assert dupes(icm, repo)[1] == (
+        "duplicate rule: src/context.md:3 repeats AGENTS.md:6 "
+        "(keep one home, link to it)\n")
+
+
+def test_dupes_ignore_skips_files(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC,
+                 "icm.toml": 'dupes_ignore = ["src/**"]\n'})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_short_statements_headings_and_code_are_not_compared(
+        repo: Path, icm) -> None:
+    same = ("# Why the parser is strict\n\n- Tests\n- Keep it offline always.\n\n"
+            "```sh\nmake check && pytest -q tests/test_dupes.py -k copies\n```\n\n"
+            "    indented code block with more than six words in it\n\n"
+            "| a table cell with more than six words in it | b |\n|---|---|\n")
+    write(repo, {"a/context.md": same, "b/context.md": same})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"icm.toml": "dupes_min_words = 4\n"})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: b/context.md:4 repeats a/context.md:4 "
+        "(keep one home, link to it)\n"), "")
+
+
+def test_repetition_inside_one_file_is_not_reported(repo: Path, icm) -> None:
+    rule = "Every reader of a file stops at 1 MiB and reports the rest."
+    write(repo, {"a/context.md": f"# a\n\n{rule}\n\n## Summary\n\n{rule}\n"})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_crlf_and_bom_keep_lines(repo: Path, icm) -> None:
+    text = ("# src\r\n\r\nIntro line.\r\n\r\nEvery reader of a file stops at 64 "
+            "KiB and\r\nreports the rest as skipped.\r\n")
+    write(repo, {"AGENTS.md": HANDBOOK,
+                 "src/context.md": b"\xef\xbb\xbf" + text.encode()})
+    assert dupes(icm, repo) == (1, (
+        "diverged rule: src/context.md:5 and AGENTS.md:6 disagree: "
+        "'64 KiB' vs '1 MiB'\n"), "")
+
+
+def test_one_long_paragraph_reports_the_line_inside_it(repo: Path, icm) -> None:
+    filler = " ".join(f"Sentence {n} says something else about word{n} here."
+                      for n in range(30))
+    lines = [filler[i:i + 70] for i in range(0, len(filler), 70)]
+    body = "\n".join(lines[:10] + [
+        "Every reader of a file stops at 64 KiB and reports the rest as",
+        "skipped."] + lines[10:])
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": f"# src\n\n{body}\n"})
+    assert dupes(icm, repo) == (1, (
+        "diverged rule: src/context.md:13 and AGENTS.md:6 disagree: "
+        "'64 KiB' vs '1 MiB'\n"), "")
+
+
+def _entry(invariant: str) -> str:
+    return ("# Entry\n\n## Decision\nEvery reader of a file stops at 8 KiB and "
+            "reports the rest as skipped.\n\n## Rejected alternative\nNone.\n\n"
+            f"## Invariant\n{invariant}\n\n## Verify command\n`true`\n")
+
+
+def test_journal_invariants_may_be_restated_not_contradicted(
+        repo: Path, icm) -> None:
+    rule = "Every reader of a file stops at {} and reports the rest as skipped."
+    write(repo, {"AGENTS.md": HANDBOOK,
+                 "journal/2026-01-01_a.md": _entry(rule.format("1 MiB")),
+                 "journal/2026-01-02_b.md": _entry(rule.format("1 MiB"))})
+    # restated in two entries and the handbook; Decision sections not read
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"journal/2026-01-02_b.md": _entry(rule.format("2 MiB"))})
+    assert dupes(icm, repo) == (1, (
+        "diverged rule: journal/2026-01-02_b.md:10 and AGENTS.md:6 disagree: "
+        "'2 MiB' vs '1 MiB'\n"), "")
+    # a newer entry that states the handbook's version settles it
+    write(repo, {"journal/2026-01-03_c.md": _entry(rule.format("1 MiB"))})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_json_has_both_locations_and_texts(repo: Path, icm) -> None:
+    copy = "Every reader of a file stops at 64 KiB and reports the rest as skipped."
+    write(repo, {"AGENTS.md": HANDBOOK, "tests/context.md": f"# t\n\n{copy}\n"})
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    assert code == 1
+    (check,) = json.loads(out)["checks"]
+    assert check["data"] == {"files": 2, "statements": 3}
+    assert check["findings"] == [{
+        "check": "dupes", "code": "diverged-rule", "severity": "error",
+        "path": "tests/context.md", "line": 3,
+        "message": "tests/context.md:3 and AGENTS.md:6 disagree: "
+                   "'64 KiB' vs '1 MiB'",
+        "text": "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
+                "'64 KiB' vs '1 MiB'",
+        "fix": "decide which is true, keep it in one home and link to it",
+        "locations": [
+            {"path": "tests/context.md", "line": 3, "text": copy},
+            {"path": "AGENTS.md", "line": 6, "text": copy.replace("64 KiB",
+                                                                  "1 MiB")}],
+        "similarity": 0.857,
+        "differences": [{"kind": "number", "copy": "64 KiB", "home": "1 MiB"}],
+    }]
+
+
+def test_github_format_escapes(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "a,b/context.md": (
+        "# t\n\nEvery reader of a file stops at 100% and reports the rest as "
+        "skipped.\n")})
+    code, out, _ = dupes(icm, repo, "--format", "github")
+    assert (code, out) == (1, (
+        "::error file=a%2Cb/context.md,line=3,title=icm dupes/diverged-rule::"
+        "diverged rule: a,b/context.md:3 and AGENTS.md:6 disagree: '100%25' vs "
+        "'1 MiB' (fix: decide which is true, keep it in one home and link to "
+        "it)\n"))
+
+
+def test_unreadable_note_is_a_finding(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": b"\xff\xfe bad"})
+    assert dupes(icm, repo) == (1, (
+        "src/context.md: cannot read: UTF-16 text; icm reads UTF-8 only\n"), "")
+
+
+def test_check_runs_dupes(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC})
+    out = icm("check", "--root", str(repo), "--allow-shallow")[1]
+    assert ("duplicate rule: src/context.md:5 repeats AGENTS.md:6 "
+            "(keep one home, link to it)\n") in out
+
+
+@pytest.mark.parametrize("text,message", [
+    ("dupes_similarity = 0\n", "must be a number above 0 and at most 1, "
+     "got an integer (0)"),
+    ("dupes_similarity = 1.5\n", "must be a number above 0 and at most 1, "
+     "got a float (1.5)"),
+    ("dupes_similarity = 'high'\n", "must be a number above 0 and at most 1, "
+     "got a string ('high')"),
+    ("dupes_copies = 'fatal'\n", "must be 'warning' or 'error', got 'fatal'"),
+    ("dupes_min_words = 0\n", "must be a positive integer, got 0"),
+    ("dupes_ignore = 'x'\n", "must be a list of strings, got a string ('x')"),
+])
+def test_config_is_strict(repo: Path, icm, text: str, message: str) -> None:
+    write(repo, {"icm.toml": text})
+    key = text.split(" ")[0]
+    assert dupes(icm, repo) == (
+        2, "", f"icm: icm.toml: key '{key}' {message}\n")
+
+
+def _example(tmp_path: Path) -> Path:
+    dest = tmp_path / "example"
+    shutil.copytree(ROOT / "example_repo", dest)
+    return dest
+
+
+def test_example_repo_is_clean(tmp_path: Path, icm) -> None:
+    assert dupes(icm, _example(tmp_path)) == (0, "dupes ok\n", "")
+
+
+def test_example_repo_rule_copied_and_edited_is_diverged(
+        tmp_path: Path, icm) -> None:
+    """The seed's failure mode: a rule copied into a second note, then the
+    copies diverge at the next change."""
+    root = _example(tmp_path)
+    src = (root / "src/context.md").read_text()
+    start = src.index("`clean()` is a generator")
+    rule = src[start:src.index("\n\n", start)]
+    assert "600 MB" in rule
+    with open(root / "tests/context.md", "a") as fh:
+        fh.write("\n" + rule.replace("600 MB", "6 GB") + "\n")
+    copy = (root / "tests/context.md").read_text()
+    line = copy[:copy.index("It died on")].count("\n") + 1
+    at = src[:src.index("It died on")].count("\n") + 1
+    assert dupes(icm, root) == (1, (
+        f"diverged rule: tests/context.md:{line} and src/context.md:{at} "
+        "disagree: '6 GB' vs '600 MB'\n"), "")
+
+
+# -- the similarity module, as the other features will call it -----------------
+
+
+def test_index_pairs_and_nearest() -> None:
+    from icm import similarity
+
+    rule = "Every reader of a file stops at 1 MiB and reports the rest as skipped."
+    stmts = (similarity.statements(f"# a\n\n{rule}\n\n- Unrelated words here "
+                                   "about queue numbers and ownership.\n", "a.md")
+             + similarity.statements(f"Intro.\n\n{rule.replace('1 MiB', '2 MiB')}\n",
+                                     "b.md"))
+    index = similarity.Index(stmts, min_words=6)
+    assert len(index) == 3  # "Intro." is too short
+    (m,) = index.pairs(0.75)
+    assert (m.a.path, m.line_a, m.b.path, m.line_b) == ("a.md", 3, "b.md", 3)
+    assert m.diverged and m.differences == (
+        similarity.Difference("number", "1 MiB", "2 MiB"),)
+    assert index.pairs(0.75, lambda a, b: False) == []
+    best = index.nearest("Readers stop at 1 MiB and report the rest as skipped, "
+                         "every file.", 0.5)
+    assert [n.b.path for n in best] == ["a.md", "b.md"]
+    assert not best[0].diverged and best[1].diverged
+    assert best[0].score >= best[1].score
+    assert index.nearest("Nothing alike at all in this one sentence.", 0.5) == []
+
+
+def test_similarity_and_differences() -> None:
+    from icm import similarity
+
+    a = "Tests must not open a socket, ever, on any machine."
+    assert similarity.similarity(a, a.upper()) == 1.0
+    assert similarity.similarity(a, "Deploy the web frontend to staging first.") < 0.2
+    assert similarity.differences(a, a.replace("must not", "must")) == (
+        similarity.Difference("negation", "must not", "must"),)
+    assert similarity.differences(a, a) == ()
+    assert similarity.word_count("Don't read `a b c` from src/x.py, 64 KiB.") == 7
+
+
+def test_cached_run_answers_the_same_and_sees_edits(repo: Path, icm) -> None:
+    copy = "Every reader of a file stops at {} and reports the rest as skipped."
+    write(repo, {"AGENTS.md": HANDBOOK,
+                 "tests/context.md": f"# t\n\n{copy.format('1 MiB')}\n"})
+    first = dupes(icm, repo)
+    assert (repo / ".git/icm/dupes-cache.marshal").is_file()
+    assert dupes(icm, repo) == first == (0, (
+        "duplicate rule: tests/context.md:3 repeats AGENTS.md:6 "
+        "(keep one home, link to it)\n"), "")
+    write(repo, {"tests/context.md": f"# t\n\n{copy.format('2 MiB')}\n"})  # same size
+    assert dupes(icm, repo) == (1, (
+        "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
+        "'2 MiB' vs '1 MiB'\n"), "")
+
+
+def test_link_targets_are_not_compared(repo: Path, icm) -> None:
+    # The same note linked from two folders: different relative paths, one rule.
+    write(repo, {
+        "a/context.md": "# a\n\nThe runtime contract is described in the "
+                        "[core note](../core/context.md) and nowhere else.\n",
+        "a/b/context.md": "# b\n\nThe runtime contract is described in the "
+                          "[core note](../../core/context.md) and nowhere else.\n"})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: a/b/context.md:3 repeats a/context.md:3 "
+        "(keep one home, link to it)\n"), "")
+
+
+def test_a_rule_in_three_notes_is_two_findings_against_the_home(
+        repo: Path, icm) -> None:
+    rule = "Every reader of a file stops at 1 MiB and reports the rest as skipped."
+    write(repo, {f"{d}/context.md": f"# {d}\n\n{rule}\n" for d in ("z", "m", "a")})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: m/context.md:3 repeats a/context.md:3 "
+        "(keep one home, link to it)\n"
+        "duplicate rule: z/context.md:3 repeats a/context.md:3 "
+        "(keep one home, link to it)\n"), "")
+
+
+def test_cached_run_never_loads_the_parser(repo: Path) -> None:
+    import subprocess
+    import sys
+
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC})
+    code = ("import sys; from icm.cli import main; main(['check-dupes', '--root', "
+            f"{str(repo)!r}]); print('icm.markdown' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True,
+                           text=True, check=True).stdout for _ in range(2)]
+    assert [r.splitlines()[-1] for r in runs] == ["True", "False"]
+
+
+@pytest.mark.parametrize("copy,what", [
+    ("Never commit the cache file to the repository.", "'Never commit' vs 'Commit'"),
+    ("Do not commit the cache file to the repository.",
+     "'Do not commit' vs 'Commit'"),
+])
+def test_a_negation_put_before_the_rule_is_diverged(
+        repo: Path, icm, copy: str, what: str) -> None:
+    write(repo, {"a/context.md": "# a\n\nCommit the cache file to the repository.\n",
+                 "b/context.md": f"# b\n\n{copy}\n"})
+    assert dupes(icm, repo) == (1, (
+        f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")

@@ -61,7 +61,9 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
     try:
         return body()
     except UsageError as exc:
-        typer.echo(f"icm: {exc}", err=True)
+        from icm.report import one_line
+
+        typer.echo(f"icm: {one_line(str(exc))}", err=True)
         return 2
     except KeyboardInterrupt:
         typer.echo("icm: interrupted", err=True)
@@ -70,8 +72,11 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
         if debug:
             traceback.print_exc()
         else:
-            typer.echo(f"icm: internal error: {type(exc).__name__}: {exc} "
-                       "(rerun with --debug for the traceback)", err=True)
+            from icm.report import one_line
+
+            typer.echo(f"icm: internal error: {type(exc).__name__}: "
+                       f"{one_line(str(exc))} (rerun with --debug for the "
+                       "traceback)", err=True)
         return 2
 
 
@@ -135,11 +140,12 @@ def check_links(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
     """Every relative link resolves; every note is linked from the handbook."""
     if fix:
         def body() -> int:
+            from icm.report import escape_line
             from icm.workflow import index
 
             changes = index.fix(_context(root, {}))
             for line in changes:
-                typer.echo(line, err=fmt is not Format.text)
+                typer.echo(escape_line(line, fmt.value), err=fmt is not Format.text)
             return 0
 
         code = _guard(debug, body)
@@ -179,8 +185,10 @@ def check_queue(root: Optional[Path] = RootOpt, fmt: Format = FormatOpt,
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
     def run_body() -> int:
+        from icm.report import printable
+
         for line in body():
-            typer.echo(line)
+            typer.echo(printable(line))
         return 0
 
     raise typer.Exit(_guard(debug, run_body))

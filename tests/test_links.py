@@ -263,6 +263,27 @@ def test_cache_is_used_and_safe(repo: Path, icm) -> None:
     assert run(icm, repo) == (0, "links ok\n", "")
 
 
+def test_cache_sees_cp_p_and_chmod(repo: Path, icm, tmp_path: Path) -> None:
+    """Same size, mtime kept (``cp -p`` onto the file): the old answer must
+    not come back from the cache; chmod changes the stamp too."""
+    import shutil
+
+    from icm import cache
+
+    write(repo, {"doc.md": "[a](gone.md)\n"})
+    old = 1_600_000_000
+    os.utime(repo / "doc.md", (old, old))
+    assert run(icm, repo)[0] == 1
+    fixed = tmp_path / "fixed.md"
+    fixed.write_text("[a](doc.md) \n")  # the same size
+    os.utime(fixed, (old, old))
+    shutil.copy2(fixed, repo / "doc.md")  # cp -p: same inode, size and mtime
+    assert run(icm, repo) == (0, "links ok\n", "")
+    before = cache.stamp(os.stat(repo / "doc.md"))
+    os.chmod(repo / "doc.md", 0o600)
+    assert cache.stamp(os.stat(repo / "doc.md")) != before
+
+
 def test_parallel_matches_serial(repo: Path, icm) -> None:
     files = {f"d{i}/n{i}.md": f"# H{i}\n[a](../d{(i + 1) % 60}/n{(i + 1) % 60}.md#h"
                               f"{(i + 1) % 60}) [b](gone{i % 3}.md)\n"

@@ -113,13 +113,12 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     parsed: Dict[str, Parsed] = {}
     errors: Dict[str, Unreadable] = {}
     misses: List[str] = []
-    stamps: Dict[str, Tuple[int, int]] = {}
+    stamps: Dict[str, cache_mod.Stamp] = {}
     for rel in paths:
         try:
-            st = os.stat(os.path.join(ctx.root, rel))
-            stamp = (st.st_size, st.st_mtime_ns)
+            stamp = cache_mod.stamp(os.stat(os.path.join(ctx.root, rel)))
         except OSError:
-            stamp = (-1, -1)
+            stamp = ()
         stamps[rel] = stamp
         hit = store.get_by_stamp(rel, stamp)
         if hit is None:

@@ -95,10 +95,13 @@ def load(root: Path) -> Config:
         raise UsageError(f"{name}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise UsageError(f"{name}: not valid UTF-8") from None
+    _check_cost(name, text)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{name}: invalid TOML: {exc}") from None
+    except RecursionError:  # arrays or inline tables nested thousands deep
+        raise UsageError(f"{name}: invalid TOML: nested too deeply") from None
     if name == "pyproject.toml":
         table = doc.get("tool", {}).get("icm", {})
         where = "[tool.icm]"
@@ -108,6 +111,23 @@ def load(root: Path) -> Config:
     if not isinstance(table, dict):
         raise UsageError(f"{name}: {where} must be a table")
     return validate(table, name, where)
+
+
+# tomllib's time grows with the square of a dotted key's length
+# (``x.x.x...``: 8,000 parts take 0.65 s, 500,000 would take an hour); dots
+# per line squared bounds it, with a cap no real config comes near (about
+# a second of parsing).
+MAX_DOT_COST = 100_000_000
+
+
+def _check_cost(name: str, text: str) -> None:
+    cost = 0
+    for number, line in enumerate(text.split("\n"), 1):
+        dots = line.count(".")
+        cost += dots * dots
+        if cost > MAX_DOT_COST:
+            raise UsageError(f"{name}: line {number}: too many dotted key parts "
+                             "for a config file; not parsed")
 
 
 def validate(table: Mapping[str, Any], name: str, where: str) -> Config:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from html.parser import HTMLParser
+from html import unescape
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from markdown_it import MarkdownIt
@@ -280,32 +280,98 @@ class Slugger:
 # -- links and anchors --------------------------------------------------------
 
 
-class _HtmlScan(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: List[Tuple[int, str, str]] = []  # (line offset, attr, value)
-
-    def handle_starttag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
-        offset = self.getpos()[0] - 1
-        for name, value in attrs:
-            if value is None:
-                continue
-            if (name == "href" and tag == "a") or (name == "src" and tag == "img"):
-                self.found.append((offset, "link", value))
-            elif name == "id" or (name == "name" and tag == "a"):
-                self.found.append((offset, "anchor", value))
-
-    handle_startendtag = handle_starttag
+_TAG_SPACE = "\t\n\f\r "
+_TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
+_ATTR_NAME = re.compile(r"[^\t\n\f\r />=]*")
+_SPACES = re.compile(r"[\t\n\f\r /]*")
+_UNQUOTED = re.compile(r"[^\t\n\f\r >]*")
+_RAW_TEXT = {"script", "style", "textarea", "title", "xmp", "iframe", "noembed",
+             "noframes"}
 
 
 def _scan_html(html: str) -> List[Tuple[int, str, str]]:
-    scanner = _HtmlScan()
-    try:
-        scanner.feed(html)
-        scanner.close()
-    except Exception:  # pragma: no cover - html.parser is lenient; be safe
-        pass
-    return scanner.found
+    """``(line offset, "link"|"anchor", value)`` for ``href``/``src`` of
+    ``<a>``/``<img>`` and every ``id`` (and ``<a name>``) in raw HTML.
+
+    One left-to-right pass in the manner of the HTML5 tokenizer: a tag, a
+    quoted value or a comment that the end of the text interrupts ends the
+    scan (as a browser drops it) instead of being retried from the next
+    ``<``. ``html.parser`` retried, which made ``'<a href=' * 37500`` and
+    ``'<!--' * N`` quadratic: minutes for a few hundred kilobytes.
+    """
+    found: List[Tuple[int, str, str]] = []
+    end = len(html)
+    line, counted = 0, 0
+    pos = 0
+    while True:
+        start = html.find("<", pos)
+        if start < 0 or start + 1 >= end:
+            return found
+        nxt = html[start + 1]
+        if html.startswith("<!--", start):
+            close = html.find("-->", start + 4)
+            if close < 0:
+                return found
+            pos = close + 3
+            continue
+        if nxt in "!?":
+            close = html.find(">", start + 2)
+            if close < 0:
+                return found
+            pos = close + 1
+            continue
+        closing = nxt == "/"
+        k = start + 2 if closing else start + 1
+        if not (k < end and html[k].isascii() and html[k].isalpha()):
+            pos = start + 1
+            continue
+        name_end = _TAG_NAME.match(html, k).end()  # type: ignore[union-attr]
+        tag = html[k:name_end].lower()
+        attrs: List[Tuple[str, str]] = []
+        k = name_end
+        while True:
+            k = _SPACES.match(html, k).end()  # type: ignore[union-attr]
+            if k >= end:
+                return found  # end of text inside a tag: the tag is dropped
+            if html[k] == ">":
+                break
+            a_end = _ATTR_NAME.match(html, k + 1).end()  # type: ignore[union-attr]
+            attr = html[k:a_end].lower()
+            k = a_end
+            while k < end and html[k] in _TAG_SPACE:
+                k += 1
+            if k < end and html[k] == "=":
+                k += 1
+                while k < end and html[k] in _TAG_SPACE:
+                    k += 1
+                if k >= end:
+                    return found
+                if html[k] in "\"'":
+                    close = html.find(html[k], k + 1)
+                    if close < 0:
+                        return found  # an unclosed quote runs to the end
+                    attrs.append((attr, html[k + 1:close]))
+                    k = close + 1
+                else:
+                    v_end = _UNQUOTED.match(html, k).end()  # type: ignore[union-attr]
+                    attrs.append((attr, html[k:v_end]))
+                    k = v_end
+        pos = k + 1
+        if closing:
+            continue
+        line += html.count("\n", counted, start)
+        counted = start
+        for attr, value in attrs:
+            value = unescape(value)
+            if (attr == "href" and tag == "a") or (attr == "src" and tag == "img"):
+                found.append((line, "link", value))
+            elif attr == "id" or (attr == "name" and tag == "a"):
+                found.append((line, "anchor", value))
+        if tag in _RAW_TEXT:  # no tags inside until its end tag
+            m = re.compile(rf"</{tag}[\t\n\f\r />]", re.I).search(html, pos)
+            if m is None:
+                return found
+            pos = m.start()
 
 
 @dataclass(frozen=True)

@@ -329,7 +329,8 @@ def test_fix_creates_block_and_is_idempotent(repo: Path, icm) -> None:
                    "links ok\n")
     data = (repo / "AGENTS.md").read_bytes()
     assert data == (b"\xef\xbb\xbf" + FIX_HB.encode() +
-                    b"\r\n<!-- icm:index -->\r\n- [b](b/context.md)\r\n"
+                    b"\r\n## Index of notes\r\n\r\n"
+                    b"<!-- icm:index -->\r\n- [b](b/context.md)\r\n"
                     b"- [docs/api](docs/api/context.md)\r\n<!-- /icm:index -->\r\n")
     assert run(icm, repo, "--fix") == (0, "links ok\n", "")
     assert (repo / "AGENTS.md").read_bytes() == data

@@ -197,7 +197,8 @@ def resolve(source: str, href: str) -> Optional[Target]:
     path, _, fragment = href.partition("#")
     has_fragment = "#" in href
     path = path.split("?", 1)[0]
-    path = unquote(path)
+    # A byte that is not UTF-8 (%FF) names a file git lists the same way.
+    path = unquote(path, errors="surrogateescape")
     if not path:
         return Target(source, unquote(fragment) if has_fragment else None)
     norm, problem = _normalise(posixpath.dirname(source), path)

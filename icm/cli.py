@@ -66,8 +66,7 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
         typer.echo(f"icm: {one_line(str(exc))}", err=True)
         return 2
     except KeyboardInterrupt:
-        typer.echo("icm: interrupted", err=True)
-        return 130
+        return 130  # main() says it, for this and every other interrupt
     except Exception as exc:  # noqa: BLE001 - the one place that catches all
         if debug:
             traceback.print_exc()
@@ -257,17 +256,25 @@ def makefile() -> None:
 
 
 def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point (``icm.__main__.run``)."""
+    from icm import __main__ as entry
+
+    entry.run()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run icm with ``argv``; return the exit code (never raises SystemExit)."""
+    """Run icm with ``argv``; return the exit code (never raises SystemExit).
+
+    An interrupt anywhere (typer turns one outside a command body into a
+    silent exit 130) ends with ``icm: interrupted`` and 130."""
+    from icm.errors import INTERRUPTED, interrupted
+
     try:
         app(args=argv, prog_name="icm", standalone_mode=True)
+        code = 0
     except SystemExit as exc:
-        code = exc.code
-        if code is None:
-            return 0
-        return code if isinstance(code, int) else 1
-    return 0
+        code = 0 if exc.code is None else (
+            exc.code if isinstance(exc.code, int) else 1)
+    except KeyboardInterrupt:
+        code = INTERRUPTED
+    return interrupted() if code == INTERRUPTED else code

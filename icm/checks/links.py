@@ -20,11 +20,11 @@ present, and every note listed that way.
 from __future__ import annotations
 
 import os
+import pickle
 import posixpath
 import re
+import signal
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -162,18 +162,114 @@ def _mdit_version() -> str:
 
 def _parse_parallel(work: List[Tuple[str, str, int]],
                     jobs: int) -> List[ParseResult]:
-    import multiprocessing
+    """Parse in ``jobs`` forked workers, one interleaved slice each, results
+    in the order of ``work``.
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    mp = multiprocessing.get_context(method)
-    chunk = max(8, len(work) // (jobs * 8))
-    try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp) as pool:
-            return list(pool.map(_parse_path, work, chunksize=chunk))
-    except BrokenProcessPool:
-        # A worker died (killed, out of memory): the answer must not depend
-        # on it, so parse here instead, slower but whole.
+    A terminal's Ctrl-C reaches every process of the group, so workers
+    ignore SIGINT (blocked from before the fork until they ignore it) and the
+    parent alone answers: it kills and reaps every worker, then lets the
+    KeyboardInterrupt go on to the CLI (``icm: interrupted``, exit 130).
+    ProcessPoolExecutor printed worker tracebacks and once hung in its
+    management thread. A worker that dies (killed, out of memory) has its
+    slice parsed here instead: the answer must not depend on it.
+    """
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
         return list(map(_parse_path, work))
+    from icm import markdown  # noqa: F401 - imported once, before forking
+
+    slices = [work[i::jobs] for i in range(jobs)]
+    live: Dict[int, int] = {}  # pid -> read end of its pipe
+    order: List[Tuple[int, int]] = []  # (pid, slice index)
+    done: List[Optional[List[ParseResult]]] = [None] * jobs
+    try:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            for i, part in enumerate(slices):
+                if part:
+                    pid, fd = _fork_worker(part, list(live.values()))
+                    live[pid] = fd
+                    order.append((pid, i))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C lands now
+        for pid, i in order:
+            done[i] = _collect(pid, live)
+    except BaseException:
+        _reap(live)
+        raise
+    results: List[Optional[ParseResult]] = [None] * len(work)
+    for i, part in enumerate(slices):
+        answers = done[i]
+        if answers is None or len(answers) != len(part):
+            answers = [_parse_path(job) for job in part]
+        results[i::jobs] = answers
+    return [r for r in results if r is not None]
+
+
+def _fork_worker(part: List[Tuple[str, str, int]],
+                 siblings: List[int]) -> Tuple[int, int]:
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: never returns, never prints
+        status = 1
+        try:
+            # Holding a sibling's read end would keep that sibling blocked
+            # on a full pipe after the parent closed its own copy.
+            for fd in (read_fd, *siblings):
+                os.close(fd)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            data = pickle.dumps([_parse_path(job) for job in part],
+                                protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    return pid, read_fd
+
+
+def _collect(pid: int, live: Dict[int, int]) -> Optional[List[ParseResult]]:
+    """A worker's answers, or None when it did not finish them. On an
+    interrupt the worker stays in ``live`` for ``_reap``."""
+    fd = live[pid]
+    chunks = []
+    while True:
+        block = os.read(fd, 1 << 20)
+        if not block:
+            break
+        chunks.append(block)
+    del live[pid]
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        answers: List[ParseResult] = pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - a torn result is a dead worker
+        return None
+    return answers
+
+
+def _reap(live: Dict[int, int]) -> None:
+    """Kill and wait for every worker still running; a second Ctrl-C must not
+    cut this short and leave workers behind."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for pid in live:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid, fd in live.items():
+            os.close(fd)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        live.clear()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @dataclass(frozen=True)

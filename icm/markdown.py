@@ -144,8 +144,40 @@ def _keep_destination(url: str) -> str:
     return url
 
 
+# Block quotes, list items and links nest at most this deep; markdown-it
+# drops whatever lies deeper, so ``parse`` notes where that happened. The
+# commonmark preset's 20 cut off links at ten nested lists (a list item is
+# two levels); 100 stays far inside Python's recursion limit (5,000 nested
+# quotes or lists parse without a RecursionError).
+MAX_NESTING = 100
+_TOO_DEEP = "icm_too_deep"  # env key: 0-based line where content was dropped
+
+
+def _watch_nesting(md: MarkdownIt) -> None:
+    """Record in ``env`` the first place markdown-it skips for depth."""
+    block_tokenize = md.block.tokenize
+    inline_tokenize = md.inline.tokenize
+
+    def block(state: Any, start: int, end: int) -> None:
+        if state.level >= MAX_NESTING and _TOO_DEEP not in state.env:
+            line = state.skipEmptyLines(start)
+            if line < end and state.sCount[line] >= state.blkIndent:
+                state.env[_TOO_DEEP] = line
+        block_tokenize(state, start, end)
+
+    def inline(state: Any) -> None:
+        if state.level >= MAX_NESTING and state.pos < state.posMax \
+                and _TOO_DEEP not in state.env:
+            state.env[_TOO_DEEP] = -1  # parse() puts the block's line here
+        inline_tokenize(state)
+
+    md.block.tokenize = block  # type: ignore[method-assign,assignment]
+    md.inline.tokenize = inline  # type: ignore[method-assign]
+
+
 def _make() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"inline_definitions": True})
+    md = MarkdownIt("commonmark", {"inline_definitions": True,
+                                   "maxNesting": MAX_NESTING})
     md.enable(["table", "strikethrough"])
     # The inline stage runs only where it can matter; see parse().
     md.core.ruler.disable("inline")
@@ -155,21 +187,24 @@ def _make() -> MarkdownIt:
 
 
 _MD = _make()
+_watch_nesting(_MD)
 _mark_references(_MD, "link", "link_open")
 _mark_references(_MD, "image", "image")
 
 _LINKISH = re.compile(r"[\[<@]")
 
 
-def parse(text: str, inline: Optional[Callable[[str], bool]] = None) -> List[Token]:
+def parse(text: str, inline: Optional[Callable[[str], bool]] = None,
+          env: Optional[Dict[str, Any]] = None) -> List[Token]:
     """Block-parse ``text``; run the inline stage on headings and on blocks that
     ``inline`` accepts (default: those that could hold a link or an anchor).
 
     The inline stage is most of markdown-it's cost and most paragraphs hold no
     ``[`` or ``<``, so skipping it there changes no answer and saves the time.
+    ``too_deep(env)`` afterwards says where nesting cut content off.
     """
     accept = inline or (lambda content: _LINKISH.search(content) is not None)
-    env: Dict[str, Any] = {}
+    env = {} if env is None else env
     tokens = _MD.parse(text, env)
     prev: Optional[Token] = None
     for tok in tokens:
@@ -179,8 +214,17 @@ def parse(text: str, inline: Optional[Callable[[str], bool]] = None) -> List[Tok
             children: List[Token] = []
             _MD.inline.parse(tok.content, _MD, env, children)
             tok.children = children
+            if env.get(_TOO_DEEP) == -1:
+                env[_TOO_DEEP] = tok.map[0] if tok.map else 0
         prev = tok
     return tokens
+
+
+def too_deep(env: Dict[str, Any]) -> int:
+    """The 1-based line where a parse dropped content nested deeper than
+    MAX_NESTING, or 0."""
+    line = env.get(_TOO_DEEP)
+    return 0 if line is None else int(line) + 1
 
 
 def prose_lines(text: str) -> List[Tuple[int, str]]:
@@ -379,6 +423,7 @@ class Extract:
     links: Tuple[Link, ...]
     anchors: Tuple[str, ...]  # GitHub heading slugs and explicit ids, as written
     headings: Tuple[Heading, ...]
+    too_deep: int = 0  # 1-based line where nesting cut content off, or 0
 
 
 _DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
@@ -386,7 +431,8 @@ _DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
 
 def extract(text: str) -> Extract:
     """Links (with 1-based lines), anchors and headings of one document."""
-    tokens = parse(text)
+    env: Dict[str, Any] = {}
+    tokens = parse(text, env=env)
     lines = text.splitlines()
     links: List[Link] = []
     anchors: List[str] = []
@@ -416,7 +462,7 @@ def extract(text: str) -> Extract:
             links.append(Link(base, raw, tok.meta.get("url", ""), "definition"))
         prev = tok
     heads = tuple(headings(tokens))
-    return Extract(tuple(links), tuple(anchors), heads)
+    return Extract(tuple(links), tuple(anchors), heads, too_deep(env))
 
 
 def _inline_links(

@@ -376,3 +376,18 @@ def test_markdown_inside_html_block_after_a_blank_line(repo: Path, icm) -> None:
     write(repo, {"doc.md": "<div>\n[raw](gone1.md)\n\n[md](gone2.md)\n\n</div>\n"})
     assert out_lines(icm, repo) == (1, ["broken link: doc.md -> gone2.md",
                                         "links: 1 problem (missing file 1)"])
+
+
+@pytest.mark.parametrize("text,line", [
+    ("> " * 150 + "[a](gone.md)\n", 1),
+    ("".join("  " * i + "- a\n" for i in range(60)) + "[b](gone.md)\n", 50),
+])
+def test_nesting_beyond_the_limit_is_reported_not_silent(repo: Path, icm, text: str,
+                                                         line: int) -> None:
+    write(repo, {"deep.md": text,
+                 "ok.md": "".join("  " * i + "- x\n" for i in range(30))
+                 + "  " * 30 + "- [c](gone.md)\n"})
+    assert run(icm, repo) == (1, (
+        f"deep.md: nested deeper than 100 levels at line {line}; links inside are "
+        "not checked\nbroken link: ok.md -> gone.md\n"
+        "links: 2 problems (missing file 1, too deeply nested 1)\n"), "")

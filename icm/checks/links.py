@@ -66,10 +66,14 @@ KIND_LABELS = {
     "missing-handbook": "missing handbook",
     "unreadable": "unreadable file",
     "skipped": "skipped file",
+    "too-deep": "too deeply nested",
 }
 
-# (line, raw, href, kind) per link; anchors as written
-Parsed = Tuple[List[Tuple[int, str, str, str]], List[str]]
+# (line, raw, href, kind) per link; anchors as written; the line where
+# nesting deeper than markdown.MAX_NESTING cut content off (0: none)
+Parsed = Tuple[List[Tuple[int, str, str, str]], List[str], int]
+# Bumped when Parsed changes shape, so older cache entries are not read.
+CACHE_FORMAT = 2
 
 
 def _parse_text(text: str) -> Parsed:
@@ -77,7 +81,7 @@ def _parse_text(text: str) -> Parsed:
 
     ext = markdown.extract(text)
     return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
-            list(ext.anchors))
+            list(ext.anchors), ext.too_deep)
 
 
 ParseResult = Tuple[str, Optional[Parsed], Optional[Unreadable], str]
@@ -108,7 +112,8 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     A file is looked up in the cache by size and mtime, then by content hash;
     only the misses are parsed (in a fork pool from PARALLEL_MIN misses on).
     """
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {_mdit_version()}")
+    store = cache_mod.Cache(ctx.cache_dir,
+                            f"mdit {_mdit_version()} format {CACHE_FORMAT}")
     limit = ctx.config.max_file_bytes
     parsed: Dict[str, Parsed] = {}
     errors: Dict[str, Unreadable] = {}
@@ -131,7 +136,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         if hit is None:
             misses.append(rel)
         else:
-            parsed[rel] = (hit[0], hit[1])
+            parsed[rel] = (hit[0], hit[1], hit[2])
     jobs = jobs or (os.cpu_count() or 1)
     work = [(str(ctx.root), rel, limit) for rel in misses]
     if len(work) >= PARALLEL_MIN and jobs > 1:
@@ -144,7 +149,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
             errors[rel] = problem
         else:
             parsed[rel] = result
-            store.put(rel, hashed, [result[0], result[1]], stamps[rel])
+            store.put(rel, hashed, list(result), stamps[rel])
     store.save()
     return Corpus(parsed, errors)
 
@@ -395,6 +400,14 @@ def run(ctx: Context) -> Report:
                 "skipped" if problem.skipped else "unreadable",
                 severity=Severity.WARNING if problem.skipped else Severity.ERROR))
             continue
+        deep = corpus.parsed[rel][2]
+        if deep:
+            from icm.markdown import MAX_NESTING
+
+            broken.append(_finding(
+                rel, deep, -1, f"{rel}: nested deeper than {MAX_NESTING} levels at "
+                f"line {deep}; links inside are not checked", "too-deep",
+                severity=Severity.WARNING))
         for rank, (line, raw, href, _kind) in enumerate(corpus.parsed[rel][0]):
             target = resolve(rel, href)
             if target is None:
@@ -437,6 +450,7 @@ def _finding(path: str, line: int, rank: int, text: str, code: str,
         "missing-handbook": "create the handbook ('icm init') or set 'handbook'",
         "unreadable": "save the file as UTF-8",
         "skipped": "raise max_file_bytes, or exclude the file",
+        "too-deep": "nest block quotes and lists less deeply",
     }
     return Finding(path=path, line=line, rank=rank, message=text, check=NAME,
                    code=code, detail=detail or text, fix=fixes.get(code, ""),

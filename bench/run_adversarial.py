@@ -129,11 +129,11 @@ CASES: List[Case] = [
         "**a" * 30 + "**b", lambda n: "a" * n + "b")),
     ("glob matching", "'*a' * 30 + '*b' vs 'a' * N", _glob(
         "*a" * 30 + "*b", lambda n: "a" * n + "b")),
-    ("@imports in bootmap", "'@a\\\\ ' * N (one text run)", _imports),
+    ("@imports in bootmap", "'@a\\ ' * N (one text run)", _imports),
     ("@imports in bootmap", "'@a @b.md' lines", _bootmap_file),
     ("journal heading scan", "'## Decision' * N", _journal(
         lambda n: "## Decision\n\n" * (n // 13))),
-    ("journal heading scan", "'## ' + '`a' * N (one heading)", _journal(
+    ("journal heading scan", "one heading of N code spans", _journal(
         lambda n: "## " + "`a" * (n // 2))),
     ("TOML config", "'a = ' + '[' * N", _toml(lambda n: "a = " + "[" * n)),
     ("TOML config", "'x' + '.x' * N = 1", _toml(lambda n: "x" + ".x" * (n // 2)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -37,6 +38,22 @@ def build(root: Path, files: int) -> None:
         (folder / f"n{i}.md").write_text(body)
 
 
+def _group(pgid: int) -> List[str]:
+    """Commands of the processes still in the group (zombies aside: their
+    parent is gone and init reaps them)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            fields = stat.rsplit(")", 1)[1].split()
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                found.append(" ".join(c.decode(errors="replace") for c in cmd[:3]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
 def classify(proc: "subprocess.Popen[bytes]") -> str:
     try:
         out, err = proc.communicate(timeout=60)
@@ -44,17 +61,17 @@ def classify(proc: "subprocess.Popen[bytes]") -> str:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         return "hang"
-    try:
-        os.killpg(proc.pid, 0)
+    left = _group(proc.pid)
+    if left:
         os.killpg(proc.pid, signal.SIGKILL)
-        return "worker left behind"
-    except ProcessLookupError:
-        pass
+        return "left behind: " + ", ".join(sorted(left))
     text = err.decode("utf-8", "replace")
     if "Traceback" in text:
-        if f"{os.sep}icm{os.sep}" not in text:
-            return STARTUP
-        return "traceback: " + text.strip().splitlines()[-1]
+        frames = re.findall(r'File "([^"]*)", line \d+, in (\S+)', text)
+        ours = [func for path, func in frames if f"{os.sep}icm{os.sep}" in path]
+        if all(func == "<module>" for func in ours):
+            return STARTUP  # importing the entry modules, before any call
+        return "traceback: " + " <- ".join(f for f in reversed(ours))
     if proc.returncode == 130 and text == "icm: interrupted\n":
         return "interrupted (130)"
     if proc.returncode in (0, 1) and text == "":
@@ -68,7 +85,7 @@ def classify(proc: "subprocess.Popen[bytes]") -> str:
 
 # Python's own start-up (site, the import system) can be interrupted before
 # any icm code runs; no program can catch that, so it is counted apart.
-STARTUP = "traceback in Python's start-up, before icm's code"
+STARTUP = "traceback in start-up, before icm's code runs (imports only)"
 SAID_THEN_KILLED = "said 'icm: interrupted', then ended by SIGINT (shell: 130)"
 GOOD = {"interrupted (130)", SAID_THEN_KILLED, "finished before the signal",
         "killed before Python's handler was installed", STARTUP}

@@ -187,6 +187,15 @@ def _parse_parallel(work: List[Tuple[str, str, int]],
     order: List[Tuple[int, int]] = []  # (pid, slice index)
     done: List[Optional[List[ParseResult]]] = [None] * jobs
     try:
+        # A Ctrl-C that arrived just before the mask is dispatched by Python
+        # later, possibly between fork() returning and the pid being
+        # recorded, which left a worker behind: while forking it only sets
+        # a flag, and is raised once every pid is in ``live``.
+        pending: List[int] = []
+        try:
+            previous = signal.signal(signal.SIGINT, lambda *_: pending.append(1))
+        except ValueError:  # not the main thread: no signals to manage here
+            return list(map(_parse_path, work))
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             for i, part in enumerate(slices):
@@ -195,7 +204,10 @@ def _parse_parallel(work: List[Tuple[str, str, int]],
                     live[pid] = fd
                     order.append((pid, i))
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a Ctrl-C lands now
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            signal.signal(signal.SIGINT, previous)
+        if pending:
+            raise KeyboardInterrupt
         for pid, i in order:
             done[i] = _collect(pid, live)
     except BaseException:

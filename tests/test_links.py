@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -282,6 +283,33 @@ def test_cache_sees_cp_p_and_chmod(repo: Path, icm, tmp_path: Path) -> None:
     before = cache.stamp(os.stat(repo / "doc.md"))
     os.chmod(repo / "doc.md", 0o600)
     assert cache.stamp(os.stat(repo / "doc.md")) != before
+
+
+def test_cache_rechecks_readability(repo: Path, icm, monkeypatch) -> None:
+    """Losing read access changes no stamp (a user leaves a group): a cached
+    answer must not hide it. Simulated: the suite runs as root."""
+    from icm import context as context_mod
+    from icm.checks import links
+
+    write(repo, {"doc.md": "[a](doc.md)\n"})
+    old = 1_600_000_000
+    os.utime(repo / "doc.md", (old, old))
+    assert run(icm, repo) == (0, "links ok\n", "")
+    cache = repo / ".git" / "icm" / "links-cache.marshal"
+    later = time.time() + 60  # written well after the file changed: trusted
+    os.utime(cache, (later, later))
+    real_read = links.read_file
+
+    def read(root, rel, limit=0):
+        if rel == "doc.md":
+            raise context_mod.Unreadable(rel, "permission denied")
+        return real_read(root, rel, limit)
+
+    monkeypatch.setattr(links, "read_file", read)
+    monkeypatch.setattr(os, "access", lambda path, mode: not str(path).endswith(
+        "doc.md"))
+    assert run(icm, repo) == (1, "doc.md: cannot read: permission denied\n"
+                                 "links: 1 problem (unreadable file 1)\n", "")
 
 
 def test_parallel_matches_serial(repo: Path, icm) -> None:

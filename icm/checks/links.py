@@ -109,8 +109,10 @@ class Corpus:
 def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     """Links and anchors of every file, holding one file's text at a time.
 
-    A file is looked up in the cache by size and mtime, then by content hash;
-    only the misses are parsed (in a fork pool from PARALLEL_MIN misses on).
+    A file is looked up in the cache by its stamp (and must still be
+    readable: a user dropped from a group changes no stamp), then by content
+    hash; only the misses are parsed (in a fork pool from PARALLEL_MIN
+    misses on).
     """
     store = cache_mod.Cache(ctx.cache_dir,
                             f"mdit {_mdit_version()} format {CACHE_FORMAT}")
@@ -120,12 +122,15 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     misses: List[str] = []
     stamps: Dict[str, cache_mod.Stamp] = {}
     for rel in paths:
+        full = os.path.join(ctx.root, rel)
         try:
-            stamp = cache_mod.stamp(os.stat(os.path.join(ctx.root, rel)))
+            stamp = cache_mod.stamp(os.stat(full))
         except OSError:
             stamp = ()
         stamps[rel] = stamp
         hit = store.get_by_stamp(rel, stamp)
+        if hit is not None and not os.access(full, os.R_OK):
+            hit = None  # read it, so the reason is reported
         if hit is None:
             try:
                 hit = store.get(rel, cache_mod.digest(read_file(ctx.root, rel, limit)),

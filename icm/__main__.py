@@ -1,5 +1,27 @@
+"""``python -m icm`` and the ``icm`` console script.
+
+Kept light: the CLI (and typer) is imported inside the interrupt guard, so
+a Ctrl-C during start-up ends like one later, not as a traceback.
+"""
+
+import signal
 import sys
 
-from icm.cli import main
+from icm.errors import interrupted
 
-sys.exit(main(sys.argv[1:]))
+
+def run() -> None:
+    try:
+        from icm.cli import main
+
+        code = main(sys.argv[1:])
+    except KeyboardInterrupt:
+        code = interrupted()
+    # The answer is decided: a late Ctrl-C must not turn the exit into a
+    # traceback while the interpreter shuts down.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,8 +1,10 @@
 """Per-file extraction cache for the link and dupes checks (one file each).
 
-A file whose size and modification time match the entry and predate the
-cache file by more than a second is not even read (git's racy-clean rule);
-any other file is read and hashed. Stored with ``marshal`` (plain data
+A file whose stamp (size, mtime, ctime, inode, mode: what ``cp -p``, a
+rename over it or ``chmod`` changes) matches the entry and whose times
+predate the cache file by more than a second is not even read (git's
+racy-clean rule); any other file is read and hashed, so an unreadable one is
+reported. Stored with ``marshal`` (plain data
 only: marshal builds no objects of arbitrary classes and runs nothing), four
 times faster to load than json.
 Keyed by each file's content hash, icm's version and markdown-it-py's version
@@ -22,6 +24,8 @@ from typing import Any, Dict, Optional, Tuple
 
 from icm import __version__, paths
 
+Stamp = Tuple[int, ...]
+
 FILE_NAME = "links-cache.marshal"
 
 
@@ -35,6 +39,10 @@ def markdown_it_version() -> str:
         from markdown_it import __version__
 
         return __version__
+def stamp(st: os.stat_result) -> Stamp:
+    """What must be unchanged for a file to be trusted without reading it.
+    Size and mtime alone miss ``cp -p`` (same size, mtime kept) and chmod."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_mode)
 
 
 def digest(data: bytes) -> str:
@@ -62,18 +70,19 @@ class Cache:
             except (OSError, ValueError, EOFError, TypeError, paths.Refused):
                 pass
 
-    def get_by_stamp(self, rel: str, stamp: Tuple[int, int]) -> Any:
-        """The cached value when size and mtime match and the file was not
-        modified within the second before the cache was written (git's racy
-        check); else None and the caller hashes the content."""
+    def get_by_stamp(self, rel: str, stamp: Stamp) -> Any:
+        """The cached value when the stamp matches and the file was not
+        modified or chmodded within the second before the cache was written
+        (git's racy check); else None and the caller hashes the content."""
         hit = self.entries.get(rel)
         if (isinstance(hit, list) and len(hit) == 3 and tuple(hit[2]) == stamp
-                and stamp[1] < self.written_ns - 1_000_000_000):
+                and len(stamp) == 5
+                and max(stamp[1], stamp[2]) < self.written_ns - 1_000_000_000):
             self.used[rel] = hit
             return hit[1]
         return None
 
-    def get(self, rel: str, hashed: str, stamp: Tuple[int, int]) -> Any:
+    def get(self, rel: str, hashed: str, stamp: Stamp) -> Any:
         hit = self.entries.get(rel)
         if isinstance(hit, list) and len(hit) == 3 and hit[0] == hashed:
             self.used[rel] = [hashed, hit[1], list(stamp)]
@@ -81,7 +90,7 @@ class Cache:
             return hit[1]
         return None
 
-    def put(self, rel: str, hashed: str, value: Any, stamp: Tuple[int, int]) -> None:
+    def put(self, rel: str, hashed: str, value: Any, stamp: Stamp) -> None:
         self.used[rel] = [hashed, value, list(stamp)]
         self.dirty = True
 

@@ -79,17 +79,21 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
     try:
         return body()
     except UsageError as exc:
-        typer.echo(f"icm: {exc}", err=True)
+        from icm.report import one_line
+
+        typer.echo(f"icm: {one_line(str(exc))}", err=True)
         return 2
     except KeyboardInterrupt:
-        typer.echo("icm: interrupted", err=True)
-        return 130
+        return 130  # main() says it, for this and every other interrupt
     except Exception as exc:  # noqa: BLE001 - the one place that catches all
         if debug:
             traceback.print_exc()
         else:
-            typer.echo(f"icm: internal error: {type(exc).__name__}: {exc} "
-                       "(rerun with --debug for the traceback)", err=True)
+            from icm.report import one_line
+
+            typer.echo(f"icm: internal error: {type(exc).__name__}: "
+                       f"{one_line(str(exc))} (rerun with --debug for the "
+                       "traceback)", err=True)
         return 2
 
 
@@ -255,12 +259,13 @@ def check_links(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
     Every relative link resolves; every note is linked from the handbook."""
     if fix:
         def body() -> int:
+            from icm.report import escape_line
             from icm.workflow import index
 
             usage.check_options(fmt, {})
             changes = index.fix(_context(root, {}))
             for line in changes:
-                typer.echo(line, err=fmt != "text")
+                typer.echo(escape_line(line, fmt), err=fmt != "text")
             return 0
 
         code = _guard(debug, body)
@@ -313,8 +318,12 @@ def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
 
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
-    raise typer.Exit(_guard(debug, lambda: _print(
-        "".join(line + "\n" for line in body()))))
+    def run_body() -> int:
+        from icm.report import printable
+
+        return _print("".join(printable(line) + "\n" for line in body()))
+
+    raise typer.Exit(_guard(debug, run_body))
 
 
 @app.command("new-queue", cls=usage.Command)
@@ -605,12 +614,18 @@ def verify(entries: Optional[List[str]] = EntriesArg,
 
 
 def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point (``icm.__main__.run``)."""
+    from icm import __main__ as entry
+
+    entry.run()
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run icm with ``argv``; return the exit code (never raises SystemExit)."""
+    """Run icm with ``argv``; return the exit code (never raises SystemExit).
+
+    An interrupt anywhere ends with ``icm: interrupted`` and 130."""
+    from icm.errors import INTERRUPTED, interrupted
+
     args = sys.argv[1:] if argv is None else list(argv)
     usage.prepare_completion()
     try:
@@ -619,7 +634,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         code = exc.code
         if code is None:
             return 0
-        return code if isinstance(code, int) else 1
+        code = code if isinstance(code, int) else 1
+        return interrupted() if code == INTERRUPTED else code
     except usage.ClickUsageError as exc:
         message = usage.describe(exc, args)
         if message is None:  # bare ``icm``: the help, as click shows it
@@ -627,7 +643,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         else:
             typer.echo(f"icm: {message}", err=True)
         return 2
-    except usage.ClickAbort:
-        typer.echo("icm: interrupted", err=True)
-        return 130
-    return result if isinstance(result, int) else 0
+    except (usage.ClickAbort, KeyboardInterrupt):
+        return interrupted()
+    code = result if isinstance(result, int) else 0
+    return interrupted() if code == INTERRUPTED else code

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,7 +17,6 @@ from typing import (
     Iterator,
     List,
     Optional,
-    Pattern,
     Set,
     Tuple,
 )
@@ -289,42 +287,118 @@ def find_root(start: Path) -> Path:
     return start
 
 
-def compile_globs(patterns: Iterable[str]) -> Optional[Pattern[str]]:
-    """One regex for a list of globs. ``**`` spans folders, ``*`` and ``?``
-    stay inside one; a pattern without ``/`` matches a name at any depth."""
-    parts = [_glob_regex(p) for p in patterns if p.strip()]
-    return re.compile("|".join(parts)) if parts else None
+def compile_globs(patterns: Iterable[str]) -> Optional["GlobSet"]:
+    """One matcher for a list of globs. ``**`` spans folders, ``*`` and ``?``
+    stay inside one; a pattern without ``/`` matches a name at any depth; a
+    pattern naming a folder also covers everything under it."""
+    globs = tuple(Glob(p) for p in patterns if p.strip())
+    return GlobSet(globs) if globs else None
 
 
-def _glob_regex(pattern: str) -> str:
-    pattern = pattern.strip()
-    pattern = pattern.lstrip("/") if pattern.startswith("/") else pattern
-    anywhere = "/" not in pattern.rstrip("/")
-    if pattern.endswith("/"):
-        pattern += "**"
-    out = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif ch == "*":
-            out.append("[^/]*")
-            i += 1
-        elif ch == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(ch))
-            i += 1
-    body = "".join(out)
-    prefix = "(?:.*/)?" if anywhere else ""
-    # A pattern naming a folder also covers everything under it.
-    return f"(?:{prefix}{body}(?:/.*)?)\\Z"
+class GlobSet:
+    def __init__(self, globs: Tuple["Glob", ...]) -> None:
+        self.globs = globs
+
+    def match(self, name: str) -> bool:
+        return any(g.match(name) for g in self.globs)
+
+
+class Glob:
+    """One glob run as a small automaton over the name, every state at once:
+    O(pattern x name), never more. A translation to a backtracking regex
+    made ``**a**a**a...**b`` against a long name exponential, and patterns
+    come from a committed config while names (link destinations) can be a
+    megabyte long."""
+
+    def __init__(self, pattern: str) -> None:
+        pattern = pattern.strip().lstrip("/")
+        anywhere = "/" not in pattern.rstrip("/")
+        if pattern.endswith("/"):
+            pattern += "**"
+        items: List[Tuple[str, str]] = [("dirs", "")] if anywhere else []
+        i = 0
+        while i < len(pattern):
+            if pattern.startswith("**/", i):
+                item, i = ("dirs", ""), i + 3
+            elif pattern.startswith("**", i):
+                item, i = ("any", ""), i + 2
+            elif pattern[i] == "*":
+                item, i = ("star", ""), i + 1
+            elif pattern[i] == "?":
+                item, i = ("one", ""), i + 1
+            else:
+                item, i = ("lit", pattern[i]), i + 1
+            prev = items[-1][0] if items else ""
+            # Runs of stars are one star; this keeps the automaton small.
+            if item[0] in ("star", "any") and prev in ("star", "any"):
+                items[-1] = ("any", "") if "any" in (item[0], prev) else item
+                continue
+            if item[0] == "dirs" and prev == "dirs":
+                continue
+            items.append(item)
+        runs, run = [], ""
+        for kind, value in items:
+            if kind == "lit":
+                run += value
+            else:
+                runs.append(run)
+                run = ""
+        self.literals = tuple(r for r in (*runs, run) if r)
+        fwd_slash = fwd_other = loop_any = loop_other = eps1 = eps2 = 0
+        fwd_lit: Dict[str, int] = {}
+        state = 0
+        for kind, value in items:
+            bit = 1 << state
+            if kind == "lit":
+                fwd_lit[value] = fwd_lit.get(value, 0) | bit
+            elif kind == "one":
+                fwd_other |= bit
+            elif kind == "star":
+                loop_other |= bit
+                eps1 |= bit
+            elif kind == "any":
+                loop_any |= bit
+                eps1 |= bit
+            else:  # dirs: (?:.*/)? as A -eps-> B, A -eps-> exit, B loops, B -/-> exit
+                eps1 |= bit
+                eps2 |= bit
+                loop_any |= bit << 1
+                fwd_slash |= bit << 1
+                state += 1
+            state += 1
+        # The end, or "/" and anything after it (a folder covers its files).
+        fwd_slash |= 1 << state
+        loop_any |= 1 << (state + 1)
+        self.accept = (1 << state) | (1 << (state + 1))
+        self.on_slash = fwd_slash | fwd_lit.get("/", 0)
+        self.fwd_other, self.fwd_lit = fwd_other, fwd_lit
+        self.loop_any, self.loop_other = loop_any, loop_other
+        self.eps1, self.eps2 = eps1, eps2
+        self.start = self._close(1)
+
+    def _close(self, states: int) -> int:
+        while True:
+            grown = states | ((states & self.eps1) << 1) | ((states & self.eps2) << 2)
+            if grown == states:
+                return states
+            states = grown
+
+    def match(self, name: str) -> bool:
+        if not all(lit in name for lit in self.literals):
+            return False  # a necessary condition, checked at C speed
+        states = self.start
+        fwd_lit, fwd_other = self.fwd_lit, self.fwd_other
+        loop_other = self.loop_any | self.loop_other
+        for ch in name:
+            if ch == "/":
+                states = ((states & self.on_slash) << 1) | (states & self.loop_any)
+            else:
+                states = ((states & (fwd_other | fwd_lit.get(ch, 0))) << 1) \
+                    | (states & loop_other)
+            if not states:
+                return False
+            states = self._close(states)
+        return bool(states & self.accept)
 
 
 def walk(root: Path, unopened: Optional[List[str]] = None) -> Tuple[str, ...]:

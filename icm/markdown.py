@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from html.parser import HTMLParser
+from html import unescape
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from markdown_it import MarkdownIt
@@ -143,8 +143,40 @@ def _keep_destination(url: str) -> str:
     return url
 
 
+# Block quotes, list items and links nest at most this deep; markdown-it
+# drops whatever lies deeper, so ``parse`` notes where that happened. The
+# commonmark preset's 20 cut off links at ten nested lists (a list item is
+# two levels); 100 stays far inside Python's recursion limit (5,000 nested
+# quotes or lists parse without a RecursionError).
+MAX_NESTING = 100
+_TOO_DEEP = "icm_too_deep"  # env key: 0-based line where content was dropped
+
+
+def _watch_nesting(md: MarkdownIt) -> None:
+    """Record in ``env`` the first place markdown-it skips for depth."""
+    block_tokenize = md.block.tokenize
+    inline_tokenize = md.inline.tokenize
+
+    def block(state: Any, start: int, end: int) -> None:
+        if state.level >= MAX_NESTING and _TOO_DEEP not in state.env:
+            line = state.skipEmptyLines(start)
+            if line < end and state.sCount[line] >= state.blkIndent:
+                state.env[_TOO_DEEP] = line
+        block_tokenize(state, start, end)
+
+    def inline(state: Any) -> None:
+        if state.level >= MAX_NESTING and state.pos < state.posMax \
+                and _TOO_DEEP not in state.env:
+            state.env[_TOO_DEEP] = -1  # parse() puts the block's line here
+        inline_tokenize(state)
+
+    md.block.tokenize = block  # type: ignore[method-assign,assignment]
+    md.inline.tokenize = inline  # type: ignore[method-assign]
+
+
 def _make() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"inline_definitions": True})
+    md = MarkdownIt("commonmark", {"inline_definitions": True,
+                                   "maxNesting": MAX_NESTING})
     md.enable(["table", "strikethrough"])
     # The inline stage runs only where it can matter; see parse().
     md.core.ruler.disable("inline")
@@ -154,21 +186,24 @@ def _make() -> MarkdownIt:
 
 
 _MD = _make()
+_watch_nesting(_MD)
 _mark_references(_MD, "link", "link_open")
 _mark_references(_MD, "image", "image")
 
 _LINKISH = re.compile(r"[\[<@]")
 
 
-def parse(text: str, inline: Optional[Callable[[str], bool]] = None) -> List[Token]:
+def parse(text: str, inline: Optional[Callable[[str], bool]] = None,
+          env: Optional[Dict[str, Any]] = None) -> List[Token]:
     """Block-parse ``text``; run the inline stage on headings and on blocks that
     ``inline`` accepts (default: those that could hold a link or an anchor).
 
     The inline stage is most of markdown-it's cost and most paragraphs hold no
     ``[`` or ``<``, so skipping it there changes no answer and saves the time.
+    ``too_deep(env)`` afterwards says where nesting cut content off.
     """
     accept = inline or (lambda content: _LINKISH.search(content) is not None)
-    env: Dict[str, Any] = {}
+    env = {} if env is None else env
     tokens = _MD.parse(text, env)
     prev: Optional[Token] = None
     for tok in tokens:
@@ -178,8 +213,17 @@ def parse(text: str, inline: Optional[Callable[[str], bool]] = None) -> List[Tok
             children: List[Token] = []
             _MD.inline.parse(tok.content, _MD, env, children)
             tok.children = children
+            if env.get(_TOO_DEEP) == -1:
+                env[_TOO_DEEP] = tok.map[0] if tok.map else 0
         prev = tok
     return tokens
+
+
+def too_deep(env: Dict[str, Any]) -> int:
+    """The 1-based line where a parse dropped content nested deeper than
+    MAX_NESTING, or 0."""
+    line = env.get(_TOO_DEEP)
+    return 0 if line is None else int(line) + 1
 
 
 def prose_lines(text: str) -> List[Tuple[int, str]]:
@@ -374,32 +418,98 @@ class Slugger:
 # -- links and anchors --------------------------------------------------------
 
 
-class _HtmlScan(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.found: List[Tuple[int, str, str]] = []  # (line offset, attr, value)
-
-    def handle_starttag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
-        offset = self.getpos()[0] - 1
-        for name, value in attrs:
-            if value is None:
-                continue
-            if (name == "href" and tag == "a") or (name == "src" and tag == "img"):
-                self.found.append((offset, "link", value))
-            elif name == "id" or (name == "name" and tag == "a"):
-                self.found.append((offset, "anchor", value))
-
-    handle_startendtag = handle_starttag
+_TAG_SPACE = "\t\n\f\r "
+_TAG_NAME = re.compile(r"[^\t\n\f\r />]*")
+_ATTR_NAME = re.compile(r"[^\t\n\f\r />=]*")
+_SPACES = re.compile(r"[\t\n\f\r /]*")
+_UNQUOTED = re.compile(r"[^\t\n\f\r >]*")
+_RAW_TEXT = {"script", "style", "textarea", "title", "xmp", "iframe", "noembed",
+             "noframes"}
 
 
 def _scan_html(html: str) -> List[Tuple[int, str, str]]:
-    scanner = _HtmlScan()
-    try:
-        scanner.feed(html)
-        scanner.close()
-    except Exception:  # pragma: no cover - html.parser is lenient; be safe
-        pass
-    return scanner.found
+    """``(line offset, "link"|"anchor", value)`` for ``href``/``src`` of
+    ``<a>``/``<img>`` and every ``id`` (and ``<a name>``) in raw HTML.
+
+    One left-to-right pass in the manner of the HTML5 tokenizer: a tag, a
+    quoted value or a comment that the end of the text interrupts ends the
+    scan (as a browser drops it) instead of being retried from the next
+    ``<``. ``html.parser`` retried, which made ``'<a href=' * 37500`` and
+    ``'<!--' * N`` quadratic: minutes for a few hundred kilobytes.
+    """
+    found: List[Tuple[int, str, str]] = []
+    end = len(html)
+    line, counted = 0, 0
+    pos = 0
+    while True:
+        start = html.find("<", pos)
+        if start < 0 or start + 1 >= end:
+            return found
+        nxt = html[start + 1]
+        if html.startswith("<!--", start):
+            close = html.find("-->", start + 4)
+            if close < 0:
+                return found
+            pos = close + 3
+            continue
+        if nxt in "!?":
+            close = html.find(">", start + 2)
+            if close < 0:
+                return found
+            pos = close + 1
+            continue
+        closing = nxt == "/"
+        k = start + 2 if closing else start + 1
+        if not (k < end and html[k].isascii() and html[k].isalpha()):
+            pos = start + 1
+            continue
+        name_end = _TAG_NAME.match(html, k).end()  # type: ignore[union-attr]
+        tag = html[k:name_end].lower()
+        attrs: List[Tuple[str, str]] = []
+        k = name_end
+        while True:
+            k = _SPACES.match(html, k).end()  # type: ignore[union-attr]
+            if k >= end:
+                return found  # end of text inside a tag: the tag is dropped
+            if html[k] == ">":
+                break
+            a_end = _ATTR_NAME.match(html, k + 1).end()  # type: ignore[union-attr]
+            attr = html[k:a_end].lower()
+            k = a_end
+            while k < end and html[k] in _TAG_SPACE:
+                k += 1
+            if k < end and html[k] == "=":
+                k += 1
+                while k < end and html[k] in _TAG_SPACE:
+                    k += 1
+                if k >= end:
+                    return found
+                if html[k] in "\"'":
+                    close = html.find(html[k], k + 1)
+                    if close < 0:
+                        return found  # an unclosed quote runs to the end
+                    attrs.append((attr, html[k + 1:close]))
+                    k = close + 1
+                else:
+                    v_end = _UNQUOTED.match(html, k).end()  # type: ignore[union-attr]
+                    attrs.append((attr, html[k:v_end]))
+                    k = v_end
+        pos = k + 1
+        if closing:
+            continue
+        line += html.count("\n", counted, start)
+        counted = start
+        for attr, value in attrs:
+            value = unescape(value)
+            if (attr == "href" and tag == "a") or (attr == "src" and tag == "img"):
+                found.append((line, "link", value))
+            elif attr == "id" or (attr == "name" and tag == "a"):
+                found.append((line, "anchor", value))
+        if tag in _RAW_TEXT:  # no tags inside until its end tag
+            m = re.compile(rf"</{tag}[\t\n\f\r />]", re.I).search(html, pos)
+            if m is None:
+                return found
+            pos = m.start()
 
 
 @dataclass(frozen=True)
@@ -407,6 +517,7 @@ class Extract:
     links: Tuple[Link, ...]
     anchors: Tuple[str, ...]  # GitHub heading slugs and explicit ids, as written
     headings: Tuple[Heading, ...]
+    too_deep: int = 0  # 1-based line where nesting cut content off, or 0
 
 
 _DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
@@ -414,7 +525,8 @@ _DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
 
 def extract(text: str) -> Extract:
     """Links (with 1-based lines), anchors and headings of one document."""
-    tokens = parse(text)
+    env: Dict[str, Any] = {}
+    tokens = parse(text, env=env)
     lines = text.splitlines()
     links: List[Link] = []
     anchors: List[str] = []
@@ -444,7 +556,7 @@ def extract(text: str) -> Extract:
             links.append(Link(base, raw, tok.meta.get("url", ""), "definition"))
         prev = tok
     heads = tuple(headings(tokens))
-    return Extract(tuple(links), tuple(anchors), heads)
+    return Extract(tuple(links), tuple(anchors), heads, too_deep(env))
 
 
 def _inline_links(

@@ -289,6 +289,53 @@ def test_cache_is_used_and_safe(repo: Path, icm) -> None:
     assert run(icm, repo) == (0, "links ok\n", "")
 
 
+def test_cache_sees_cp_p_and_chmod(repo: Path, icm, tmp_path: Path) -> None:
+    """Same size, mtime kept (``cp -p`` onto the file): the old answer must
+    not come back from the cache; chmod changes the stamp too."""
+    import shutil
+
+    from icm import cache
+
+    write(repo, {"doc.md": "[a](gone.md)\n"})
+    old = 1_600_000_000
+    os.utime(repo / "doc.md", (old, old))
+    assert run(icm, repo)[0] == 1
+    fixed = tmp_path / "fixed.md"
+    fixed.write_text("[a](doc.md) \n")  # the same size
+    os.utime(fixed, (old, old))
+    shutil.copy2(fixed, repo / "doc.md")  # cp -p: same inode, size and mtime
+    assert run(icm, repo) == (0, "links ok\n", "")
+    before = cache.stamp(os.stat(repo / "doc.md"))
+    os.chmod(repo / "doc.md", 0o600)
+    assert cache.stamp(os.stat(repo / "doc.md")) != before
+
+
+def test_cache_rechecks_readability(repo: Path, icm, monkeypatch) -> None:
+    """Losing read access changes no stamp (a user leaves a group): a cached
+    answer must not hide it. Simulated: the suite runs as root."""
+    from icm import context as context_mod
+
+    write(repo, {"doc.md": "[a](doc.md)\n"})
+    old = 1_600_000_000
+    os.utime(repo / "doc.md", (old, old))
+    assert run(icm, repo) == (0, "links ok\n", "")
+    cache = repo / ".git" / "icm" / "links-cache.marshal"
+    later = time.time() + 60  # written well after the file changed: trusted
+    os.utime(cache, (later, later))
+    real_read = context_mod.Context.read_bytes
+
+    def read(self, rel, limit=0):
+        if rel == "doc.md":
+            raise context_mod.Unreadable(rel, "permission denied")
+        return real_read(self, rel, limit)
+
+    monkeypatch.setattr(context_mod.Context, "read_bytes", read)
+    monkeypatch.setattr(os, "access", lambda path, mode: not str(path).endswith(
+        "doc.md"))
+    assert run(icm, repo) == (1, "doc.md: cannot read: permission denied\n"
+                                 "links: 1 problem (unreadable file 1)\n", "")
+
+
 def test_parallel_matches_serial(repo: Path, icm) -> None:
     files = {f"d{i}/n{i}.md": f"# H{i}\n[a](../d{(i + 1) % 60}/n{(i + 1) % 60}.md#h"
                               f"{(i + 1) % 60}) [b](gone{i % 3}.md)\n"
@@ -352,7 +399,8 @@ def test_parallel_progress_moves_before_the_last_file_is_parsed(
     ctx = context.build(repo, config.load(repo), options={"progress": progress})
     corpus = links.extract_all(ctx, files, jobs=2)
     assert len(corpus.parsed) == 60
-    assert seen == [(n, 60) for n in range(1, 61)]
+    # The fork pool reports per worker, as each one's answers arrive.
+    assert seen == [(30, 60), (60, 60)]
 
 
 def test_resolve() -> None:
@@ -377,7 +425,8 @@ def test_fix_creates_block_and_is_idempotent(repo: Path, icm) -> None:
                    "links ok\n")
     data = (repo / "AGENTS.md").read_bytes()
     assert data == (b"\xef\xbb\xbf" + FIX_HB.encode() +
-                    b"\r\n<!-- icm:index -->\r\n- [b](b/context.md)\r\n"
+                    b"\r\n## Index of notes\r\n\r\n"
+                    b"<!-- icm:index -->\r\n- [b](b/context.md)\r\n"
                     b"- [docs/api](docs/api/context.md)\r\n<!-- /icm:index -->\r\n")
     assert run(icm, repo, "--fix") == (0, "links ok\n", "")
     assert (repo / "AGENTS.md").read_bytes() == data
@@ -423,3 +472,18 @@ def test_markdown_inside_html_block_after_a_blank_line(repo: Path, icm) -> None:
     write(repo, {"doc.md": "<div>\n[raw](gone1.md)\n\n[md](gone2.md)\n\n</div>\n"})
     assert out_lines(icm, repo) == (1, ["broken link: doc.md -> gone2.md",
                                         "links: 1 problem (missing file 1)"])
+
+
+@pytest.mark.parametrize("text,line", [
+    ("> " * 150 + "[a](gone.md)\n", 1),
+    ("".join("  " * i + "- a\n" for i in range(60)) + "[b](gone.md)\n", 50),
+])
+def test_nesting_beyond_the_limit_is_reported_not_silent(repo: Path, icm, text: str,
+                                                         line: int) -> None:
+    write(repo, {"deep.md": text,
+                 "ok.md": "".join("  " * i + "- x\n" for i in range(30))
+                 + "  " * 30 + "- [c](gone.md)\n"})
+    assert run(icm, repo) == (1, (
+        f"deep.md: nested deeper than 100 levels at line {line}; links inside are "
+        "not checked\nbroken link: ok.md -> gone.md\n"
+        "links: 2 problems (missing file 1, too deeply nested 1)\n"), "")

@@ -266,7 +266,7 @@ def _links(ctx: Context, folder: str, names: Sequence[str]
     paths = [f"{folder}/{n}" for n in names if f"{folder}/{n}" in ctx.file_set]
     corpus = links.extract_all(ctx, paths)
     out: Dict[str, List[Tuple[int, str, Optional[str]]]] = {}
-    for path, (found, _anchors) in corpus.parsed.items():
+    for path, (found, *_rest) in corpus.parsed.items():
         rows = []
         for line, raw, href, _kind in found:
             target = links.resolve(path, href)

@@ -35,8 +35,11 @@ from icm.finding import Finding, Report, Severity
 NAME = "bootmap"
 MAX_HOPS = 5
 # An import is "@" at the start of a word, naming something file-like (a
-# folder separator or a dot), so "@alice" in prose is not an import.
-_IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\\`]|\\ )*[/.](?:[^\s\\`]|\\ )*)")
+# folder separator or a dot), so "@alice" in prose is not an import. The
+# regex takes the whole word and the test for "/" or "." is made after: a
+# regex demanding it retries from every "@" after an escaped space, which is
+# quadratic on one text run of "@a\ " * N.
+_IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\\`]|\\ )*)")
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,10 @@ def imports_in(text: str) -> List[Tuple[int, str]]:
     found = []
     for line, content in markdown.prose_lines(text):
         for m in _IMPORT.finditer(content):
-            target = m.group(1).replace("\\ ", " ").rstrip(".,;:!?)")
+            word = m.group(1)
+            if "/" not in word and "." not in word:
+                continue
+            target = word.replace("\\ ", " ").rstrip(".,;:!?)")
             if target:
                 found.append((line, target))
     return found

@@ -107,10 +107,9 @@ def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
     """[line, text, allowed, skeleton, words] per statement of one file, from
     the cache when its size and mtime, or its content hash, match."""
     try:
-        st = ctx.stat(path)
-        stamp = (st.st_size, st.st_mtime_ns)
+        stamp = cache_mod.stamp(ctx.stat(path))
     except Unreadable:
-        stamp = (-1, -1)
+        stamp = ()
     hit = store.get_by_stamp(path, stamp)
     if isinstance(hit, list) and hit and hit[0] == kind:
         return list(hit[1])

@@ -20,11 +20,11 @@ present, and every note listed that way.
 from __future__ import annotations
 
 import os
+import pickle
 import posixpath
 import re
+import signal
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -33,7 +33,6 @@ from typing import (
     Dict,
     FrozenSet,
     Iterable,
-    Iterator,
     List,
     Optional,
     Sequence,
@@ -68,10 +67,14 @@ KIND_LABELS = {
     "missing-handbook": "missing handbook",
     "unreadable": "unreadable file",
     "skipped": "skipped file",
+    "too-deep": "too deeply nested",
 }
 
-# (line, raw, href, kind) per link; anchors as written
-Parsed = Tuple[List[Tuple[int, str, str, str]], List[str]]
+# (line, raw, href, kind) per link; anchors as written; the line where
+# nesting deeper than markdown.MAX_NESTING cut content off (0: none)
+Parsed = Tuple[List[Tuple[int, str, str, str]], List[str], int]
+# Bumped when Parsed changes shape, so older cache entries are not read.
+CACHE_FORMAT = 2
 
 
 def _parse_text(text: str) -> Parsed:
@@ -79,7 +82,7 @@ def _parse_text(text: str) -> Parsed:
 
     ext = markdown.extract(text)
     return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
-            list(ext.anchors))
+            list(ext.anchors), ext.too_deep)
 
 
 ParseResult = Tuple[str, Optional[Parsed], Optional[Unreadable], str]
@@ -107,23 +110,27 @@ class Corpus:
 def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     """Links and anchors of every file, holding one file's text at a time.
 
-    A file is looked up in the cache by size and mtime, then by content hash;
-    only the misses are parsed (in a fork pool from PARALLEL_MIN misses on).
+    A file is looked up in the cache by its stamp (and must still be
+    readable: a user dropped from a group changes no stamp), then by content
+    hash; only the misses are parsed (in a fork pool from PARALLEL_MIN
+    misses on).
     """
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}")
+    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()} "
+                            f"format {CACHE_FORMAT}")
     limit = ctx.config.max_file_bytes
     parsed: Dict[str, Parsed] = {}
     errors: Dict[str, Unreadable] = {}
     misses: List[str] = []
-    stamps: Dict[str, Tuple[int, int]] = {}
+    stamps: Dict[str, cache_mod.Stamp] = {}
     for rel in paths:
         try:
-            st = ctx.stat(rel)
-            stamp = (st.st_size, st.st_mtime_ns)
+            stamp = cache_mod.stamp(ctx.stat(rel))
+            hit = store.get_by_stamp(rel, stamp)
+            if hit is not None and not os.access(ctx.real(rel), os.R_OK):
+                hit = None  # read it, so the reason is reported
         except Unreadable:
-            stamp = (-1, -1)
+            stamp, hit = (), None
         stamps[rel] = stamp
-        hit = store.get_by_stamp(rel, stamp)
         if hit is None:
             try:
                 hit = store.get(rel, cache_mod.digest(ctx.read_bytes(rel, limit)),
@@ -134,47 +141,157 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         if hit is None:
             misses.append(rel)
         else:
-            parsed[rel] = (hit[0], hit[1])
+            parsed[rel] = (hit[0], hit[1], hit[2])
     jobs = jobs or (os.cpu_count() or 1)
     work = [(str(ctx.root), rel, limit) for rel in misses]
-    if len(work) >= PARALLEL_MIN and jobs > 1:
-        results: Iterable[ParseResult] = _parse_parallel(work, jobs)
-    else:
-        results = map(_parse_path, work)
     # The CLI passes a progress callback when stderr is a terminal; the
     # check only reports counts, the CLI owns what is drawn.
     progress: Optional[Callable[[int, int], None]] = ctx.options.get("progress")
+    parallel = len(work) >= PARALLEL_MIN and jobs > 1
+    if parallel:
+        results: Iterable[ParseResult] = _parse_parallel(work, jobs, progress)
+    else:
+        results = map(_parse_path, work)
     for done, (rel, result, problem, hashed) in enumerate(results, 1):
-        if progress is not None:
+        if progress is not None and not parallel:
             progress(done, len(work))
         if result is None:
             assert problem is not None
             errors[rel] = problem
         else:
             parsed[rel] = result
-            store.put(rel, hashed, [result[0], result[1]], stamps[rel])
+            store.put(rel, hashed, list(result), stamps[rel])
     store.save()
     return Corpus(parsed, errors)
 
 
 def _parse_parallel(work: List[Tuple[str, str, int]],
-                    jobs: int) -> Iterator[ParseResult]:
-    """Results in ``work``'s order as they arrive (so progress moves)."""
-    import multiprocessing
+                    jobs: int, progress: Optional[Callable[[int, int], None]] = None
+                    ) -> List[ParseResult]:
+    """Parse in ``jobs`` forked workers, one interleaved slice each, results
+    in the order of ``work``.
 
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    mp = multiprocessing.get_context(method)
-    chunk = max(8, len(work) // (jobs * 8))
-    done = 0
+    A terminal's Ctrl-C reaches every process of the group, so workers
+    ignore SIGINT (blocked from before the fork until they ignore it) and the
+    parent alone answers: it kills and reaps every worker, then lets the
+    KeyboardInterrupt go on to the CLI (``icm: interrupted``, exit 130).
+    ProcessPoolExecutor printed worker tracebacks and once hung in its
+    management thread. A worker that dies (killed, out of memory) has its
+    slice parsed here instead: the answer must not depend on it.
+    """
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+        return list(map(_parse_path, work))
+    from icm import markdown  # noqa: F401 - imported once, before forking
+
+    slices = [work[i::jobs] for i in range(jobs)]
+    live: Dict[int, int] = {}  # pid -> read end of its pipe
+    order: List[Tuple[int, int]] = []  # (pid, slice index)
+    done: List[Optional[List[ParseResult]]] = [None] * jobs
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=mp) as pool:
-            for result in pool.map(_parse_path, work, chunksize=chunk):
-                done += 1
-                yield result
-    except BrokenProcessPool:
-        # A worker died (killed, out of memory): the answer must not depend
-        # on it, so parse the rest here instead, slower but whole.
-        yield from map(_parse_path, work[done:])
+        # A Ctrl-C that arrived just before the mask is dispatched by Python
+        # later, possibly between fork() returning and the pid being
+        # recorded, which left a worker behind: while forking it only sets
+        # a flag, and is raised once every pid is in ``live``.
+        pending: List[int] = []
+        try:
+            previous = signal.signal(signal.SIGINT, lambda *_: pending.append(1))
+        except ValueError:  # not the main thread: no signals to manage here
+            return list(map(_parse_path, work))
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            for i, part in enumerate(slices):
+                if part:
+                    pid, fd = _fork_worker(part, list(live.values()))
+                    live[pid] = fd
+                    order.append((pid, i))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            signal.signal(signal.SIGINT, previous)
+        if pending:
+            raise KeyboardInterrupt
+        finished = 0
+        for pid, i in order:
+            done[i] = _collect(pid, live)
+            finished += len(slices[i])
+            if progress is not None:  # per worker, as its answers arrive
+                progress(finished, len(work))
+    except BaseException:
+        _reap(live)
+        raise
+    results: List[Optional[ParseResult]] = [None] * len(work)
+    for i, part in enumerate(slices):
+        answers = done[i]
+        if answers is None or len(answers) != len(part):
+            answers = [_parse_path(job) for job in part]
+        results[i::jobs] = answers
+    return [r for r in results if r is not None]
+
+
+def _fork_worker(part: List[Tuple[str, str, int]],
+                 siblings: List[int]) -> Tuple[int, int]:
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: never returns, never prints
+        status = 1
+        try:
+            # Holding a sibling's read end would keep that sibling blocked
+            # on a full pipe after the parent closed its own copy.
+            for fd in (read_fd, *siblings):
+                os.close(fd)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            data = pickle.dumps([_parse_path(job) for job in part],
+                                protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    return pid, read_fd
+
+
+def _collect(pid: int, live: Dict[int, int]) -> Optional[List[ParseResult]]:
+    """A worker's answers, or None when it did not finish them. On an
+    interrupt the worker stays in ``live`` for ``_reap``."""
+    fd = live[pid]
+    chunks = []
+    while True:
+        block = os.read(fd, 1 << 20)
+        if not block:
+            break
+        chunks.append(block)
+    del live[pid]
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        answers: List[ParseResult] = pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - a torn result is a dead worker
+        return None
+    return answers
+
+
+def _reap(live: Dict[int, int]) -> None:
+    """Kill and wait for every worker still running; a second Ctrl-C must not
+    cut this short and leave workers behind."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        for pid in live:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid, fd in live.items():
+            os.close(fd)
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        live.clear()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @dataclass(frozen=True)
@@ -198,7 +315,8 @@ def resolve(source: str, href: str) -> Optional[Target]:
     path, _, fragment = href.partition("#")
     has_fragment = "#" in href
     path = path.split("?", 1)[0]
-    path = unquote(path)
+    # A byte that is not UTF-8 (%FF) names a file git lists the same way.
+    path = unquote(path, errors="surrogateescape")
     if not path:
         return Target(source, unquote(fragment) if has_fragment else None)
     norm, problem = _normalise(posixpath.dirname(source), path)
@@ -294,6 +412,14 @@ def run(ctx: Context) -> Report:
                 "skipped" if problem.skipped else "unreadable",
                 severity=Severity.WARNING if problem.skipped else Severity.ERROR))
             continue
+        deep = corpus.parsed[rel][2]
+        if deep:
+            from icm.markdown import MAX_NESTING
+
+            broken.append(_finding(
+                rel, deep, -1, f"{rel}: nested deeper than {MAX_NESTING} levels at "
+                f"line {deep}; links inside are not checked", "too-deep",
+                severity=Severity.WARNING))
         for rank, (line, raw, href, _kind) in enumerate(corpus.parsed[rel][0]):
             target = resolve(rel, href)
             if target is None:
@@ -344,6 +470,7 @@ def _finding(path: str, line: int, rank: int, text: str, code: str,
         "missing-handbook": "create the handbook ('icm init') or set 'handbook'",
         "unreadable": "save the file as UTF-8",
         "skipped": "raise max_file_bytes, or exclude the file",
+        "too-deep": "nest block quotes and lists less deeply",
     }
     return Finding(path=path, line=line, rank=rank, message=text, check=NAME,
                    code=code, detail=detail or text, fix=fixes.get(code, ""),

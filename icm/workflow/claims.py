@@ -108,7 +108,7 @@ def _linking(ctx: Context, old: str) -> Dict[str, List[Tuple[int, str]]]:
     """Files whose links resolve to ``old``: file -> [(line, raw destination)]."""
     corpus = links.extract_all(ctx, ctx.markdown_files())
     found: Dict[str, List[Tuple[int, str]]] = {}
-    for source, (found_links, _anchors) in corpus.parsed.items():
+    for source, (found_links, *_rest) in corpus.parsed.items():
         if source == old:
             continue
         for line, raw, href, _kind in found_links:

@@ -1,9 +1,13 @@
 """``icm check-links --fix``: keep the handbook's marked index block in step
 with the notes that exist.
 
-Only the text between ``<!-- icm:index -->`` and ``<!-- /icm:index -->`` is
-ever changed; the block is appended at the end when absent. The handbook is
-rewritten atomically (temporary file in the same folder, then rename).
+Only the lines from ``<!-- icm:index -->`` to ``<!-- /icm:index -->`` are
+ever changed. The markers count only as HTML-comment blocks of their own,
+found by the markdown parser: a sentence or a code example that quotes them
+is prose. Two blocks, or a marker without its partner, is refused with one
+line rather than guessed at. Without a block, one is added under an
+``## Index of notes`` heading (the existing one, or a new one at the end).
+The handbook is rewritten atomically (temporary file, then rename).
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from typing import List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
+from urllib.parse import quote
 
 from icm import markdown
 from icm.checks import links
@@ -21,15 +26,34 @@ from icm.workflow.files import line_ending, replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
-_BLOCK = re.compile(re.escape(OPEN) + r"(.*?)" + re.escape(CLOSE), re.S)
+HEADING = "Index of notes"
+_BREAK = re.compile(r"\r\n|\r|\n")  # what markdown-it counts as a line break
+# Characters that could end or reshape a link label; escaped with "\".
+_LABEL_SPECIAL = re.compile(r"([\\\[\]`<>&*_!])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def _target(handbook: str, line: str) -> Optional[str]:
+def _lines(text: str) -> List[Tuple[int, int]]:
+    """(start, end without the break) of every line, as markdown-it counts."""
+    spans, start = [], 0
+    for m in _BREAK.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return spans
+
+
+def _target(handbook: str, href: str) -> Optional[str]:
+    target = links.resolve(handbook, href)
+    return target.path if target is not None and not target.problem else None
+
+
+def _first_target(handbook: str, line: str) -> Optional[str]:
     """The root-relative path the first link on ``line`` points to."""
     for lk in markdown.extract(line).links:
-        target = links.resolve(handbook, lk.href)
-        if target is not None and not target.problem:
-            return target.path
+        found = _target(handbook, lk.href)
+        if found is not None:
+            return found
     return None
 
 
@@ -39,6 +63,68 @@ def _exists(ctx: Context, rel: str) -> bool:
         return os.path.exists(ctx.real(rel))
     except Unreadable:
         return False
+def destination(handbook: str, note: str) -> str:
+    """``note`` as a link destination written in ``handbook``: every byte
+    but letters, digits and ``/-._~`` percent-encoded, which CommonMark
+    keeps as written and ``links.resolve`` decodes back (a space, ``#``,
+    ``(``, ``%``, a tab or a newline in a folder name included)."""
+    folder = posixpath.dirname(handbook)
+    rel = posixpath.relpath(note, folder) if folder else note
+    return quote(rel, safe="/", errors="surrogateescape")
+
+
+def label(note: str) -> str:
+    """The link text for ``note``: its folder, on one line, with the
+    characters that could end or reshape a label escaped."""
+    folder = posixpath.dirname(note).encode("utf-8", "surrogateescape")
+    text = _CONTROL.sub(" ", folder.decode("utf-8", "replace"))
+    return _LABEL_SPECIAL.sub(r"\\\1", text)
+
+
+def entry_line(handbook: str, note: str) -> str:
+    return f"- [{label(note)}]({destination(handbook, note)})"
+
+
+def _markers(handbook: str, tokens: Sequence[Any]
+             ) -> Tuple[List[int], List[int]]:
+    """0-based lines of the start and end markers standing as blocks of their
+    own at the top level (never inside code, quotes, lists or prose)."""
+    opens: List[int] = []
+    closes: List[int] = []
+    for tok in tokens:
+        if tok.type != "html_block" or tok.level != 0 or not tok.map:
+            continue
+        content = tok.content.strip()
+        if content == OPEN:
+            opens.append(tok.map[0])
+        elif content == CLOSE:
+            closes.append(tok.map[0])
+    if len(opens) > 1 or len(closes) > 1:
+        where = ", ".join(str(n + 1) for n in sorted(opens + closes))
+        raise UsageError(f"{handbook}: more than one index block (markers on lines "
+                         f"{where}); keep one {OPEN} ... {CLOSE} block")
+    if opens and (not closes or closes[0] < opens[0]):
+        raise UsageError(f"{handbook}:{opens[0] + 1}: {OPEN} has no {CLOSE} after "
+                         "it; add the end marker or remove this one")
+    if closes and not opens:
+        raise UsageError(f"{handbook}:{closes[0] + 1}: {CLOSE} has no {OPEN} before "
+                         "it; add the start marker or remove this one")
+    return opens, closes
+
+
+def _heading_end(tokens: Sequence[Any]) -> Optional[int]:
+    """The line after a top-level ``Index of notes`` heading, if there is one."""
+    for i, tok in enumerate(tokens[:-1]):
+        if tok.type == "heading_open" and tok.level == 0 and tok.map \
+                and tokens[i + 1].content.strip() == HEADING:
+            return int(tok.map[1])
+    return None
+
+
+def _tree_order(item: Tuple[str, str]) -> Tuple[str, ...]:
+    """Parent folders before their children: ``a``, ``a/b``, ``a-b``."""
+    target = item[0]
+    return tuple(posixpath.dirname(target).split("/")) if target else ()
 
 
 def fix(ctx: Context) -> List[str]:
@@ -55,18 +141,25 @@ def fix(ctx: Context) -> List[str]:
     bom = raw.startswith(b"\xef\xbb\xbf")
     newline = line_ending(text)
     notes = set(links.notes_below_root(ctx))
-    match = _BLOCK.search(text)
-    body = match.group(1) if match else ""
-    outside = text[:match.start()] + text[match.end():] if match else text
-    linked_outside = {t for t in (_target(handbook, ln)
-                                  for ln in outside.splitlines()) if t}
+    tokens = markdown.parse(text, inline=lambda _c: False)
+    opens, closes = _markers(handbook, tokens)
+    spans = _lines(text)
+    if opens:
+        first, last = opens[0], closes[0]
+        start, end = spans[first][0], spans[last][1]
+        body = [text[s:e] for s, e in spans[first + 1:last]]
+        outside = text[:start] + text[end:]
+    else:
+        body, outside = [], text
+    linked_outside = {t for t in (_target(handbook, lk.href)
+                                  for lk in markdown.extract(outside).links) if t}
     kept: List[Tuple[str, str]] = []
     changes: List[str] = []
     present = set()
-    for line in body.splitlines():
+    for line in body:
         if not line.strip():
             continue
-        target = _target(handbook, line)
+        target = _first_target(handbook, line)
         if target is not None and target.endswith("/" + ctx.config.note_name) \
                 and target not in notes and target not in ctx.file_set \
                 and not _exists(ctx, target):
@@ -75,20 +168,35 @@ def fix(ctx: Context) -> List[str]:
         kept.append((target or "", line.rstrip()))
         if target:
             present.add(target)
-    folder = posixpath.dirname(handbook)
     for note in sorted(notes - present - linked_outside):
-        rel = posixpath.relpath(note, folder) if folder else note
-        kept.append((note, f"- [{posixpath.dirname(note)}]({rel})"))
+        kept.append((note, entry_line(handbook, note)))
         changes.append(f"added to {handbook} index: {note}")
     if not changes:
         return []
-    kept.sort(key=lambda item: item[0])
+    kept.sort(key=_tree_order)
     block = newline.join([OPEN, *(line for _, line in kept), CLOSE])
-    if match:
-        new_text = text[:match.start()] + block + text[match.end():]
+    if opens:
+        new_text = text[:start] + block + text[end:]
     else:
         sep = "" if not text or text.endswith(("\n", "\r")) else newline
         new_text = text + sep + newline + block + newline
+        new_text = _insert(text, tokens, spans, block, newline)
     data = new_text.encode("utf-8")
     replace_atomic(ctx, handbook, (b"\xef\xbb\xbf" if bom else b"") + data)
     return changes
+
+
+def _insert(text: str, tokens: Sequence[Any],
+            spans: List[Tuple[int, int]], block: str, newline: str) -> str:
+    """A new block: under the ``Index of notes`` heading when the handbook
+    has one, else under a new such heading at the end."""
+    after = _heading_end(tokens)
+    if after is None:
+        sep = "" if not text or text.endswith(("\n", "\r")) else newline
+        return f"{text}{sep}{newline}## {HEADING}{newline}{newline}{block}{newline}"
+    at = spans[after][0] if after < len(spans) else len(text)
+    head, rest = text[:at], text[at:]
+    if head and not head.endswith(("\n", "\r")):
+        head += newline
+    gap = newline if rest.strip() and not rest.startswith(("\n", "\r")) else ""
+    return f"{head}{newline}{block}{newline}{gap}{rest}"

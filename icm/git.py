@@ -599,7 +599,9 @@ def ahead_behind(root: Path, base: str, head: str) -> Tuple[int, int]:
 
 
 def count_commits(root: Path, since: str, head: str = "HEAD") -> int:
-    _, out, _ = run(["rev-list", "--count", f"{since}..{head}"], root)
+    """Commits in ``since..head`` that touch ``root`` (a subfolder of a larger
+    repository counts its own commits, not its neighbours')."""
+    _, out, _ = run(["rev-list", "--count", f"{since}..{head}", "--", "."], root)
     return int(_text(out) or 0)
 
 
@@ -620,8 +622,10 @@ def signature_state(root: Path, commit: str) -> str:
 
 
 def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]]:
-    """(hash, subject) of the newest ``limit`` commits of ``rev_range``."""
-    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%s%x1e", rev_range], root)
+    """(hash, subject) of the newest ``limit`` commits of ``rev_range`` that
+    touch ``root``."""
+    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%s%x1e", rev_range,
+                     "--", "."], root)
     rows = []
     for rec in out.decode("utf-8", "replace").split("\x1e"):
         rec = rec.strip("\n")
@@ -633,10 +637,11 @@ def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]
 
 def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
     """(hash, full message) of the newest ``limit`` commits reachable from
-    ``rev``."""
+    ``rev`` that touch ``root``."""
     if limit <= 0:
         return []
-    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%B%x1e", rev], root)
+    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%B%x1e", rev, "--", "."],
+                    root)
     rows = []
     for rec in out.decode("utf-8", "replace").split("\x1e"):
         rec = rec.lstrip("\n")

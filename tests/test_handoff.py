@@ -248,3 +248,16 @@ def test_make_handoff_passes_author_text_untouched(repo: Path) -> None:
     assert result.returncode == 0, result.stderr
     text = (repo / result.stdout.strip()).read_text()
     assert "```text\nit's \"full\"; $(shell echo no) `x`\n```" in text
+
+
+def test_a_subfolder_root_sees_its_own_commits(repo: Path, icm) -> None:
+    commit(repo, {"app/AGENTS.md": "# H\n", "other/x.py": "1\n"}, D1, "start")
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"app/a.py": "1\n"}, D2, "Inside the root")
+    commit(repo, {"other/x.py": "2\n"}, D3, "Outside the root")
+    code, out, _ = icm("handoff", "--root", str(repo / "app"), "--reason", "r",
+                       "--question", "q", "--base", "main", "-o", "-")
+    assert code == 0
+    assert "- 1 commit since the merge base:\n" in out
+    assert "Inside the root" in out and "Outside the root" not in out

@@ -203,3 +203,24 @@ def test_new_journal_twice_at_once(repo: Path) -> None:
         "now\n",
         "icm: no queue item matches '07' (queue/06_old.md)\n")
     assert [p.name for p in (repo / "journal").iterdir()] == ["2026-11-29_x.md"]
+
+
+def test_same_work_twice_is_a_warning(repo: Path, icm) -> None:
+    _start(repo)
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_parse-dates.md": (
+        "# Parse dates in the export\n\nThe export has ISO dates that the "
+        "cleaner drops; parse them into datetime before filtering rows.\n")},
+        D2, "mine")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {
+        "queue/08_date-parsing.md": (
+            "# Date parsing for exports\n\nThe cleaner drops ISO dates in the "
+            "export; parse them into datetime before rows are filtered.\n"),
+        "queue/09_stderr.md": (
+            "# Write the summary line to stderr\n\nScripts read stdout and the "
+            "summary breaks them.\n")}, D2, "theirs")
+    git(repo, "checkout", "-q", "feat")
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
+        "queue/07_parse-dates.md: looks like queue/08_date-parsing.md on main "
+        "(same work twice?)\nqueue ok\n"), "")

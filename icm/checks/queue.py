@@ -25,8 +25,9 @@ import re
 from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
-from icm.context import Against, Context
+from icm.context import Against, Context, Unreadable
 from icm.finding import Finding, Report, Severity
+from icm.similarity import similarity
 from icm.slug import is_slug
 
 NAME = "queue"
@@ -34,6 +35,9 @@ ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
 CLAIM = re.compile(r"^Claimed-by: *(?P<who>.+?) on (?P<branch>\S+), "
                    r"(?P<day>\d{4}-\d{2}-\d{2}) *$", re.M)
 CARRIED = re.compile(r"^Carried over from `([^`\n]+)`", re.M)
+# Two items whose gists score this much (icm.similarity) look like the same
+# work: measured on item pairs in tests/test_two_writers.py; a warning only.
+SAME_WORK = 0.5
 PATTERN = "NN_slug.md"
 
 
@@ -88,6 +92,22 @@ def run(ctx: Context) -> Report:
     failed = any(f.severity is Severity.ERROR for f in findings)
     return Report(NAME, tuple(findings), tail=() if failed else ("queue ok",),
                   data={"items": sum(len(v) for v in by_number.values())})
+
+
+def gist(text: str) -> str:
+    """An item's title and first paragraph: what two writers would each
+    write first about the same work (claim lines left out)."""
+    title, para, started = "", [], False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not title and stripped.startswith("# "):
+            title = stripped[2:]
+        elif stripped and not CLAIM.match(stripped):
+            para.append(stripped)
+            started = True
+        elif started:
+            break
+    return f"{title}. {' '.join(para)}"
 
 
 def claim_of(text: str) -> Optional[Tuple[str, str, str]]:
@@ -148,6 +168,20 @@ def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
             add(path, f"finished on {ref} as {entry}, still queued here",
                 "finished-elsewhere", f"drop {path} here (git rm), or rebase on "
                 f"{ref}")
+    added_there = [p for p in theirs if p not in view.base_files]
+    for path in here:
+        if path in view.base_files or not added_there:
+            continue
+        try:
+            mine = gist(ctx.read_text(path))
+        except Unreadable:
+            continue
+        for other in added_there:
+            if other != path and number(other) != number(path) and similarity(
+                    mine, gist(_text(view, other))) >= SAME_WORK:
+                add(path, f"looks like {other} on {ref} (same work twice?)",
+                    "same-work", "if it is the same work, keep one item",
+                    Severity.WARNING)
     for path in here:
         claim = claim_of(_text(view, path)) if path in view.ref_files else None
         if claim and claim[0] != view.user:

@@ -486,3 +486,17 @@ def test_no_shell_is_one_line(repo: Path, icm, monkeypatch) -> None:
     monkeypatch.setenv("PATH", str(repo / "nowhere"))
     assert run_verify(icm, repo) == (
         2, "", "icm: cannot start sh: No such file or directory\n")
+
+
+def test_sarif_annotates_the_verify_line(repo: Path, icm, pinned: None) -> None:
+    write(repo, {"journal/2026-01-02_b.md": entry(sh("false"))})
+    code, out, err = icm("verify", "--root", str(repo), "--format", "sarif")
+    assert (code, err) == (1, "")
+    results = json.loads(out)["runs"][0]["results"]
+    assert [(r["ruleId"], r["level"],
+             r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+            for r in results] == [("verify/broken", "error",
+                                   "journal/2026-01-02_b.md")]
+    line = results[0]["locations"][0]["physicalLocation"]["region"]["startLine"]
+    text = (repo / "journal/2026-01-02_b.md").read_text().splitlines()
+    assert text[line - 1] == "## Verify command"

@@ -255,9 +255,14 @@ def _open_items(ctx: Context) -> List[Tuple[str, str, str]]:
 # -- rendering ---------------------------------------------------------------
 
 
-def _more(shown: int, total: int, where: str) -> List[str]:
-    rest = total - shown
-    return [f"- and {rest} more: {where}"] if rest > 0 else []
+def _capped(rows: Sequence[str], cap: int, where: str, indent: str = "",
+            total: int = -1) -> List[str]:
+    """The first ``cap`` rows as list items, and a count of the rest with
+    where to find them (``total`` when the rows are themselves a cut)."""
+    total = len(rows) if total < 0 else total
+    shown = [f"{indent}- {row}" for row in rows[:cap]]
+    rest = total - len(shown)
+    return shown + ([f"{indent}- and {rest} more: {where}"] if rest > 0 else [])
 
 
 def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
@@ -289,9 +294,8 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
         cap = caps["changes"]
         state.append(f"- uncommitted changes ({len(s.changes)}, git status "
                      "--porcelain):")
-        state += [f"  - `{code}` {_code(p)}" for code, p in s.changes[:cap]]
-        state += ["  " + m for m in _more(min(cap, len(s.changes)), len(s.changes),
-                                           "git status")]
+        state += _capped([f"`{code}` {_code(p)}" for code, p in s.changes], cap,
+                         "git status", "  ")
     else:
         state.append("- uncommitted changes: none")
     out["state"] = "\n".join(state)
@@ -301,9 +305,8 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
     if s.notes:
         cap = caps["notes"]
         facts.append("- notes whose folders changed on this branch:")
-        facts += [f"  - {_code(n)}: {v}" for n, v in s.notes[:cap]]
-        facts += ["  " + m for m in _more(min(cap, len(s.notes)), len(s.notes),
-                                           "icm check-stale")]
+        facts += _capped([f"{_code(n)}: {v}" for n, v in s.notes], cap,
+                         "icm check-stale", "  ")
     else:
         facts.append("- notes whose folders changed on this branch: none")
     out["facts"] = "\n".join(facts)
@@ -316,17 +319,14 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
         actions = [f"source: git log {s.range} (newest first)",
                    f"- {s.commit_total} commit" + ("s" if s.commit_total != 1 else "")
                    + " since the merge base:"]
-        actions += [f"  - {sha[:12]} {_line(subj)}" for sha, subj
-                    in s.commits[:cap]]
-        actions += ["  " + m for m in _more(min(cap, len(s.commits)), s.commit_total,
-                                             f"git log {s.range}")]
+        actions += _capped([f"{sha[:12]} {_line(subj)}" for sha, subj in s.commits],
+                           cap, f"git log {s.range}", "  ", s.commit_total)
     cap = caps["entries"]
     if s.entries:
         actions.append(f"- journal entries added (source: {s.journal_dir}/, "
                        "Decision's first sentence):")
-        actions += [f"  - {_code(p)}: {_line(d)}" for p, d, _r in s.entries[:cap]]
-        actions += ["  " + m for m in _more(min(cap, len(s.entries)), len(s.entries),
-                                             f"{s.journal_dir}/")]
+        actions += _capped([f"{_code(p)}: {_line(d)}" for p, d, _r in s.entries],
+                           cap, f"{s.journal_dir}/", "  ")
     else:
         actions.append("- journal entries added: none")
     actions.append("- queue items finished: " + (", ".join(
@@ -339,19 +339,18 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
     negative = ["source: the Rejected alternative of each journal entry added on "
                 "this branch (Verify commands are not run here: `icm verify`)"]
     cap = caps["negative"]
-    negative += [f"- {_code(p)}: {_line(r)}" for p, r in rejected[:cap]]
-    negative += _more(min(cap, len(rejected)), len(rejected), f"{s.journal_dir}/")
+    negative += _capped([f"{_code(p)}: {_line(r)}" for p, r in rejected], cap,
+                        f"{s.journal_dir}/")
     if not rejected:
         negative.append("- none recorded on this branch")
     out["negative"] = "\n".join(negative)
 
     cap = caps["open"]
     open_lines = [f"source: {s.queue_dir}/ (claimed items first)"]
-    for path, title, claim in s.open_items[:cap]:
-        open_lines.append(f"- {_code(path)}: {_line(title)}"
-                          + (f" ({_line(claim)})" if claim else ""))
-    open_lines += _more(min(cap, len(s.open_items)), len(s.open_items),
-                        f"{s.queue_dir}/")
+    open_lines += _capped([f"{_code(path)}: {_line(title)}"
+                           + (f" ({_line(claim)})" if claim else "")
+                           for path, title, claim in s.open_items], cap,
+                          f"{s.queue_dir}/")
     if not s.open_items:
         open_lines.append("- the queue is empty")
     out["open"] = "\n".join(open_lines)

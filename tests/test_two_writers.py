@@ -224,3 +224,14 @@ def test_same_work_twice_is_a_warning(repo: Path, icm) -> None:
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
         "queue/07_parse-dates.md: looks like queue/08_date-parsing.md on main "
         "(same work twice?)\nqueue ok\n"), "")
+
+
+def test_finished_entry_does_not_carry_the_claim(repo: Path, icm) -> None:
+    _start(repo)
+    write(repo, {"queue/07_x.md": "# X\n\nClaimed-by: Ada on main, 2026-11-02\n\n"
+                                  "Details.\n"})
+    assert icm("new-journal", "07", "--date", "2026-11-03", "--root",
+               str(repo))[0] == 0
+    text = (repo / "journal/2026-11-03_x.md").read_text()
+    assert "Claimed-by" not in text
+    assert "Carried over from `queue/07_x.md`:\n\nDetails.\n" in text

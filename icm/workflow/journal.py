@@ -107,7 +107,7 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None,
 def _finish(ctx: Context, source: str, day: Optional[date],
             force: bool) -> List[str]:
     from icm import git
-    from icm.checks.queue import claim_of
+    from icm.checks.queue import CLAIM, claim_of
 
     try:
         text = ctx.read_text(source)
@@ -120,6 +120,8 @@ def _finish(ctx: Context, source: str, day: Optional[date],
                          "pass --force to finish it anyway")
     slug = _slug(source)
     title, body = split_title(text, slug.replace("-", " ").capitalize())
+    # A claim is about pending work; the finished entry does not carry it.
+    body = re.sub(r"\n{3,}", "\n\n", CLAIM.sub("", body)).strip()
     day = day or ctx.now.astimezone().date()  # the user's today, not UTC's
     name = f"{day.isoformat()}_{slug}.md"  # strftime drops zeros of year 1
     if not valid_name(name):

@@ -218,6 +218,8 @@ def _reproposals(ctx: Context, read: Sequence[_Read]) -> List[Reproposal]:
                               _day(r.path)))
     found = []
     for path, line, said, revived, day in proposals:
+        if not similarity.skeleton(said)[0]:
+            continue  # nothing to compare: an empty skeleton equals any other
         for m in index.nearest(said, cfg.reinvent_similarity, min_shared=MIN_SHARED):
             rejecter = rejecters[m.b.path]
             if day and not (_day(rejecter.path) and _day(rejecter.path) < day):

@@ -259,3 +259,11 @@ def test_write_twice_changes_nothing_the_second_time(tmp_path_factory,
     assert main(["positions", "--root", str(root), "--write"]) == 0
     assert (root / POSITIONS).read_bytes() == once
     assert main(["check-positions", "--root", str(root), "-q"]) == 0
+
+
+def test_nothing_to_compare_is_no_re_proposal(repo: Path, icm) -> None:
+    """An alternative and an item made only of negations and stop words
+    have equal (empty) skeletons: that is no re-proposal."""
+    write(repo, {"journal/2026-01-01_a.md": _entry("Do it.", "Never.", "It holds."),
+                 "queue/01_x.md": "Not this.\n", "queue/02_y.md": ""})
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")

@@ -206,8 +206,10 @@ def target(value: str, path: str) -> str:
 def first_sentence(section: str, limit: int = 300) -> str:
     """The first sentence of a slot's prose, markup and comments removed,
     cut to ``limit`` characters (``...`` marks a cut)."""
-    text = re.sub(r"<!--.*?-->", " ", section, flags=re.S)
-    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    # bounded look-ahead: an unclosed "<!--" repeated must not rescan the
+    # rest of the text each time (quadratic); check-positions runs this
+    text = re.sub(r"<!--.{0,2000}?-->", " ", section, flags=re.S)
+    text = re.sub(r"```.{0,2000}?```", " ", text, flags=re.S)
     text = " ".join(text.replace("`", "").replace("**", "").split())
     m = re.match(r"(.+?[.!?])(?:\s|$)", text)
     sentence = m.group(1) if m else text

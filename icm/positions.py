@@ -60,6 +60,7 @@ class Overruled:
     decision: str
     by: str  # the entry that replaced it
     why: str  # the replacing entry's first sentence ("" when it is missing)
+    known: bool  # the replacing entry exists (else the journal check's orphan)
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,8 @@ def build(ctx: Context) -> Positions:
         if r.entry.superseded_by:
             by = by_path.get(r.entry.superseded_by)
             why = sentence(_slot(by.entry, slots, 0)) if by else ""
-            superseded.append(Overruled(r.path, decision, r.entry.superseded_by, why))
+            superseded.append(Overruled(r.path, decision, r.entry.superseded_by,
+                                        why, by is not None))
         else:
             current.append(Held(r.path, decision,
                                 sentence(_slot(r.entry, slots, 2))))
@@ -265,9 +267,10 @@ def render_markdown(view: Positions, base: str = "") -> str:
         out.append("(none)")
     out += ["", "## Superseded", ""]
     for old in view.superseded:
-        why = f": {_text(old.why)}" if old.why else ""
+        by = f"{_link(old.by, base)}: {_text(old.why)}" if old.known else \
+            f"{_text(old.by)} (missing)"  # no link: check-links would repeat it
         out.append(f"- {_link(old.path, base)}: {_text(old.decision)} Replaced by "
-                   f"{_link(old.by, base)}{why}")
+                   f"{by}")
     if not view.superseded:
         out.append("(none)")
     out += ["", "## Rejected", ""]

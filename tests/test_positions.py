@@ -267,3 +267,28 @@ def test_nothing_to_compare_is_no_re_proposal(repo: Path, icm) -> None:
     write(repo, {"journal/2026-01-01_a.md": _entry("Do it.", "Never.", "It holds."),
                  "queue/01_x.md": "Not this.\n", "queue/02_y.md": ""})
     assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+def test_orphan_is_named_not_linked(repo: Path, icm) -> None:
+    """A Superseded-by naming no entry (the journal check's orphan error)
+    is shown as text, so check-links does not report it a second time."""
+    gone = "journal/2026-01-09_gone.md"
+    write(repo, {A: JOURNAL[A].replace(B, gone)})
+    out = icm("positions", "--root", str(repo))[1]
+    assert (f"- [{A}]({A}): Parse rows with the csv module. Replaced by {gone} "
+            "(missing)\n") in out
+
+
+@given(st.lists(st.sampled_from(["<!--", "-->", "```", "a", " ", ".", "b. "]),
+                max_size=16))
+def test_cut_spans_is_the_old_regex_in_one_pass(parts) -> None:
+    """``first_sentence`` drops comments and fences as its regexes did
+    (``<!--.*?-->``, then three backticks to three backticks), linearly."""
+    import re
+
+    from icm.checks.journal import _cut_spans
+
+    text = "".join(parts)
+    old = re.sub(r"```.*?```", " ", re.sub(r"<!--.*?-->", " ", text, flags=re.S),
+                 flags=re.S)
+    assert _cut_spans(_cut_spans(text, "<!--", "-->"), "```", "```") == old

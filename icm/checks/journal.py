@@ -206,14 +206,30 @@ def target(value: str, path: str) -> str:
 def first_sentence(section: str, limit: int = 300) -> str:
     """The first sentence of a slot's prose, markup and comments removed,
     cut to ``limit`` characters (``...`` marks a cut)."""
-    # bounded look-ahead: an unclosed "<!--" repeated must not rescan the
-    # rest of the text each time (quadratic); check-positions runs this
-    text = re.sub(r"<!--.{0,2000}?-->", " ", section, flags=re.S)
-    text = re.sub(r"```.{0,2000}?```", " ", text, flags=re.S)
+    text = _cut_spans(_cut_spans(section, "<!--", "-->"), "```", "```")
     text = " ".join(text.replace("`", "").replace("**", "").split())
     m = re.match(r"(.+?[.!?])(?:\s|$)", text)
     sentence = m.group(1) if m else text
     return sentence[:limit] + ("..." if len(sentence) > limit else "")
+
+
+def _cut_spans(text: str, start: str, end: str) -> str:
+    """Each ``start ... end`` span (leftmost, shortest) as one space. One
+    forward pass: ``re.sub(r"<!--.*?-->")`` rescanned the rest of the text
+    from every unclosed ``<!--`` (quadratic); check-positions runs this."""
+    out: List[str] = []
+    at = 0
+    while True:
+        begin = text.find(start, at)
+        if begin < 0:
+            break
+        close = text.find(end, begin + len(start))
+        if close < 0:
+            break  # unclosed: every later start is unclosed too
+        out += [text[at:begin], " "]
+        at = close + len(end)
+    out.append(text[at:])
+    return "".join(out)
 
 
 def placeholder(visible: str, placeholders: Sequence[str]) -> bool:

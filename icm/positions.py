@@ -44,7 +44,7 @@ QUOTE_CHARS = 80  # the rejected alternative quoted in a warning
 _REVIVES = "revives:"
 _OPEN_GAP = re.compile(r"([(\[]) +")
 _CLOSE_GAP = re.compile(r" +([)\],;:.!?])")
-_ESCAPE = re.compile(r"([\\\[\]<>`])")  # what could make a link, code or HTML
+_ESCAPE = re.compile(r"([\\\[\]<`])")  # what could start a link, code or HTML
 
 
 @dataclass(frozen=True)

@@ -177,27 +177,26 @@ def build(ctx: Context) -> Positions:
         else:
             current.append(Held(r.path, decision,
                                 sentence(_slot(r.entry, slots, 2))))
-    found = sorted(_reproposals(ctx, read),
+    alternatives = {r.path: journal.first_sentence(_slot(r.entry, slots, 1),
+                                                   10**6) for r in read}
+    found = sorted(_reproposals(ctx, read, alternatives),
                    key=lambda p: (p.path, p.line, p.rejected_by))
-    dead = []
-    for r in read:
-        alternative = journal.first_sentence(_slot(r.entry, slots, 1), 10**6)
-        if alternative:
-            dead.append(Dead(r.path, alternative, tuple(
-                p for p in found if p.rejected_by == r.path)))
+    against: Dict[str, List[Reproposal]] = {}
+    for p in found:
+        against.setdefault(p.rejected_by, []).append(p)
+    dead = [Dead(r.path, alternatives[r.path], tuple(against.get(r.path, ())))
+            for r in read if alternatives[r.path]]
     order = {d.path: n for n, d in enumerate(dead)}  # newest first on ties
     dead.sort(key=lambda d: (-len(d.reproposals), order[d.path]))
     return Positions(tuple(current), tuple(superseded), tuple(dead), tuple(found))
 
 
-def _reproposals(ctx: Context, read: Sequence[_Read]) -> List[Reproposal]:
+def _reproposals(ctx: Context, read: Sequence[_Read],
+                 alternatives: Dict[str, str]) -> List[Reproposal]:
     cfg = ctx.config
-    stmts = []
-    for r in read:
-        alternative = journal.first_sentence(_slot(r.entry, cfg.slots, 1), 10**6)
-        if alternative:
-            line = r.entry.slots[cfg.slots[1]].line
-            stmts.append(similarity.Statement(r.path, line, alternative))
+    stmts = [similarity.Statement(r.path, r.entry.slots[cfg.slots[1]].line,
+                                  alternatives[r.path])
+             for r in read if alternatives[r.path]]
     if not stmts:
         return []
     index = similarity.Index(stmts)

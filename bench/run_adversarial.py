@@ -87,6 +87,16 @@ def _journal(text_of: Callable[[int], str]) -> Callable[[int], Callable[[], obje
     return build
 
 
+def _sentence(text_of: Callable[[int], str]
+              ) -> Callable[[int], Callable[[], object]]:
+    def build(size: int) -> Callable[[], object]:
+        from icm import positions
+
+        text = text_of(size)
+        return lambda: positions.sentence(text)
+    return build
+
+
 def _toml(text_of: Callable[[int], str]) -> Callable[[int], Callable[[], object]]:
     def build(size: int) -> Callable[[], object]:
         from icm import config
@@ -135,6 +145,10 @@ CASES: List[Case] = [
         lambda n: "## Decision\n\n" * (n // 13))),
     ("journal heading scan", "one heading of N code spans", _journal(
         lambda n: "## " + "`a" * (n // 2))),
+    ("first sentence (positions)", "'<!--' * N in a slot", _sentence(
+        lambda n: "<!--" * (n // 4))),
+    ("first sentence (positions)", "'```a' * N in a slot", _sentence(
+        lambda n: "```a" * (n // 4))),
     ("TOML config", "'a = ' + '[' * N", _toml(lambda n: "a = " + "[" * n)),
     ("TOML config", "'x' + '.x' * N = 1", _toml(lambda n: "x" + ".x" * (n // 2)
                                                  + " = 1\n")),

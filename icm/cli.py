@@ -613,6 +613,56 @@ def verify(entries: Optional[List[str]] = EntriesArg,
     raise typer.Exit(_guard(debug, body))
 
 
+@app.command("positions")
+def positions(write: bool = typer.Option(False, "--write", help="Write the view "
+                                         "into positions_file's marked block."),
+              root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+              debug: bool = DebugOpt) -> None:
+    """Compile the journal into its positions view.
+
+    What is held, what was overruled, which designs are dead: markdown on
+    stdout (or json); --write keeps positions_file current."""
+    def body() -> int:
+        import json
+
+        from icm import positions as mod
+        from icm.report import plain, printable
+
+        usage.choice("--format", fmt, ("text", "json"))
+        ctx = _context(root, {})
+        if write:
+            from icm.workflow import positions as writer
+
+            return _print("".join(printable(line) + "\n"
+                                  for line in writer.write(ctx)))
+        view = mod.build(ctx)
+        if fmt == "json":
+            return _print(json.dumps(plain(mod.as_json(view)), indent=2,
+                                     ensure_ascii=False) + "\n")
+        target = ctx.config.positions_file
+        return _print(printable(mod.block_text(view, target) if target
+                                else mod.render_markdown(view)))
+
+    raise typer.Exit(_guard(debug, body))
+
+
+@app.command("check-positions")
+def check_positions(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+                    quiet: bool = QuietOpt, strict: bool = StrictOpt,
+                    allow_shallow: bool = ShallowOpt,
+                    allow_partial: bool = PartialOpt,
+                    committed: bool = CommittedOpt,
+                    budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
+                    tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
+                    debug: bool = DebugOpt) -> None:
+    """Check the positions block; warn on re-proposed designs.
+
+    A queue item or newer entry proposing a Rejected alternative is a
+    warning unless it says Revives: <entry>."""
+    _one("positions", root, fmt, quiet, strict, allow_shallow, allow_partial,
+         committed, budget, verbose, tokenizer, jobs, debug)
+
+
 def run() -> None:
     """Console-script entry point (``icm.__main__.run``)."""
     from icm import __main__ as entry

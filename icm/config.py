@@ -56,6 +56,8 @@ class Config:
     dupes_similarity: float = 0.75
     dupes_copies: str = "warning"
     dupes_ignore: Tuple[str, ...] = ()
+    positions_file: str = ""  # empty: no positions file is kept
+    reinvent_similarity: float = 0.25  # bench/eval_reinvent.py
     source: str = ""  # where it was read from, for messages; not a key
 
 
@@ -86,6 +88,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_similarity": ("fraction", None),
     "dupes_copies": ("enum", ("warning", "error")),
     "dupes_ignore": ("list", None),
+    "positions_file": ("path", None),
+    "reinvent_similarity": ("fraction", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}

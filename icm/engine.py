@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from typing import Dict, List, Protocol, Sequence, Tuple
 
-from icm.checks import agents, bootmap, dupes, handoff, journal, links, queue, stale
+from icm.checks import (
+    agents,
+    bootmap,
+    dupes,
+    handoff,
+    journal,
+    links,
+    positions,
+    queue,
+    stale,
+)
 from icm.context import Context
 from icm.finding import Report
 
@@ -16,7 +26,7 @@ class Check(Protocol):
 
 
 ALL: Tuple[Check, ...] = (journal, links, stale, bootmap, queue, dupes, handoff,
-                          agents)
+                          agents, positions)
 BY_NAME: Dict[str, Check] = {c.NAME: c for c in ALL}
 
 

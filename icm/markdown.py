@@ -289,6 +289,52 @@ def blocks(text: str) -> List[Block]:
     return found
 
 
+_BREAK = re.compile(r"\r\n|\r|\n")  # what markdown-it counts as a line break
+
+
+def line_spans(text: str) -> List[Tuple[int, int]]:
+    """(start, end without the break) of every line, as markdown-it counts."""
+    spans, start = [], 0
+    for m in _BREAK.finditer(text):
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return spans
+
+
+class MarkerError(ValueError):
+    """A marked block that cannot be told apart: two, or a lone marker."""
+
+
+def marked_block(tokens: Sequence[Token], start: str, end: str, what: str,
+                 path: str) -> Optional[Tuple[int, int]]:
+    """0-based lines of a block's ``start`` and ``end`` markers, each an
+    HTML-comment block of its own at the top level (never inside code,
+    quotes, lists or prose); None without markers. Two blocks or a marker
+    without its partner raise ``MarkerError``, never a guess."""
+    opens: List[int] = []
+    closes: List[int] = []
+    for tok in tokens:
+        if tok.type != "html_block" or tok.level != 0 or not tok.map:
+            continue
+        content = tok.content.strip()
+        if content == start:
+            opens.append(tok.map[0])
+        elif content == end:
+            closes.append(tok.map[0])
+    if len(opens) > 1 or len(closes) > 1:
+        where = ", ".join(str(n + 1) for n in sorted(opens + closes))
+        raise MarkerError(f"{path}: more than one {what} block (markers on lines "
+                          f"{where}); keep one {start} ... {end} block")
+    if opens and (not closes or closes[0] < opens[0]):
+        raise MarkerError(f"{path}:{opens[0] + 1}: {start} has no {end} after "
+                          "it; add the end marker or remove this one")
+    if closes and not opens:
+        raise MarkerError(f"{path}:{closes[0] + 1}: {end} has no {start} before "
+                          "it; add the start marker or remove this one")
+    return (opens[0], closes[0]) if opens else None
+
+
 def headings(tokens: Sequence[Token]) -> List[Heading]:
     """Every heading (nested ones too: GitHub gives them anchors)."""
     found = []

@@ -504,8 +504,11 @@ class Index:
                 scores[(i, j)] = score
         return [self._match(i, j, scores[(i, j)]) for i, j in sorted(scores)]
 
-    def nearest(self, text: str, threshold: float, limit: int = 5) -> List[Match]:
-        """Indexed statements like ``text`` (as statement ``a``), best first."""
+    def nearest(self, text: str, threshold: float, limit: int = 5,
+                min_shared: int = MIN_SHARED) -> List[Match]:
+        """Indexed statements like ``text`` (as statement ``a``), best first;
+        a candidate shares ``min_shared`` bigrams with it (1: a paraphrase
+        that keeps one pair of words, as the re-invention warning needs)."""
         query = Statement("", 1, text)
         skel = skeleton(text)[0]
         words, bigrams = _content(skel), _bigrams(skel)
@@ -521,7 +524,7 @@ class Index:
             exact = self._skeletons[j] == skel
             score = 1.0 if exact else _score(words, bigrams, self._content(j),
                                              self._bigrams[j])
-            if score >= threshold and (exact or shared.get(j, 0) >= MIN_SHARED):
+            if score >= threshold and (exact or shared.get(j, 0) >= min_shared):
                 scored.append((-score, j))
         scored.sort()
         toks = tokens(text)

@@ -243,8 +243,8 @@ def test_check_ends_with_a_summary_line(repo: Path, icm) -> None:
     code, out, _ = icm("check", "--root", str(repo))
     assert code == 1
     assert out.splitlines()[-1] == (
-        "icm check: 2 of 8 checks failed (journal: 2 errors, links: 1 error)")
-    assert out.splitlines()[-2] == "dupes ok"
+        "icm check: 2 of 9 checks failed (journal: 2 errors, links: 1 error)")
+    assert out.splitlines()[-2] == "positions ok"
 
 
 def test_clean_check_summary_and_single_checks_print_none(repo: Path, icm) -> None:
@@ -252,7 +252,7 @@ def test_clean_check_summary_and_single_checks_print_none(repo: Path, icm) -> No
     write(repo, {J: entry()})
     git(repo, "commit", "-qam", "fix", when="2026-01-02T00:00:00+00:00")
     assert icm("check", "--root", str(repo), "-q") == (
-        0, "icm check: all 8 checks passed\n", "")
+        0, "icm check: all 9 checks passed\n", "")
     assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
     out = icm("bootmap", "--root", str(repo))[1]
     assert out == ("background notes, by size:\n"
@@ -268,7 +268,7 @@ def test_quiet_prints_problems_and_the_summary_only(repo: Path, icm) -> None:
     assert icm("check", "--root", str(repo), "--quiet") == (1, (
         f"{J}: missing slot 'Invariant'\n"
         "src/context.md: STALE - code in src moved 4 days after the note\n"
-        "icm check: 2 of 8 checks failed (journal: 1 error, stale: 1 error)\n"), "")
+        "icm check: 2 of 9 checks failed (journal: 1 error, stale: 1 error)\n"), "")
     assert icm("check-stale", "--root", str(repo), "-q") == (
         1, "src/context.md: STALE - code in src moved 4 days after the note\n", "")
     assert icm("bootmap", "--root", str(repo), "-q") == (0, "", "")

@@ -36,7 +36,8 @@ def test_check_outside_git_runs_the_other_checks(tmp_path: Path, icm) -> None:
         "cold-boot set: 32 bytes, about 8 tokens (budget 1600)\n"
         "queue ok\n"
         "dupes ok\n"
-        "icm check: 1 of 8 checks failed (journal: 3 errors)\n")
+        "positions ok\n"
+        "icm check: 1 of 9 checks failed (journal: 3 errors)\n")
 
 
 def test_check_outside_git_clean_is_exit_0(tmp_path: Path, icm) -> None:
@@ -136,7 +137,8 @@ def test_empty_repository_says_what_was_not_found(repo: Path, icm) -> None:
         "bootmap: no notes named context.md (set note_name)\n"
         "queue ok\n"
         "dupes ok\n"
-        "icm check: all 8 checks passed\n"), "")
+        "positions ok\n"
+        "icm check: all 9 checks passed\n"), "")
 
 
 def test_no_notes_with_another_note_name(repo: Path, icm) -> None:

@@ -9,7 +9,7 @@ from tests.conftest import write
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
             "new-queue, new-journal, init, check-dupes, check-agents, "
             "check-handoff, handoff, claim, release, renumber, makefile, "
-            "completion, verify")
+            "completion, verify, positions, check-positions")
 
 
 @pytest.mark.parametrize("argv,message", [

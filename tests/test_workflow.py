@@ -393,6 +393,9 @@ def test_make_targets_through_the_include_line(repo: Path) -> None:
     assert "budget 7" in make("bootmap", "BUDGET=7").stdout
     assert make("check-links").stdout == "links ok\n"
     assert make("check-stale").returncode == 0
+    assert make("check-positions").stdout == "positions ok\n"
+    write(repo, {"icm.toml": 'positions_file = "journal/POSITIONS.md"\n'})
+    assert make("positions").stdout == "created journal/POSITIONS.md\n"
 
 
 # -- ecosystem -----------------------------------------------------------------

@@ -3,7 +3,8 @@
 Lists every note by word count (as ``wc -w`` counts), then sums the cold-boot
 set: the files in ``boot`` (globs), or by default the worst case of the
 method's three reads (the handbook, the largest note, the largest queue
-item), plus every file they import with an ``@path`` line (as Claude Code
+item) and the ``positions_file`` when one is kept, plus every file they
+import with an ``@path`` line (as Claude Code
 and Gemini CLI expand them at start: up to five hops, not inside code, each
 real file once). Tokens are bytes / 4, rounded down, unless a tokenizer is
 asked for. Over budget fails.
@@ -72,10 +73,12 @@ def _size(ctx: Context, rel: str) -> int:
 
 
 def default_boot(ctx: Context) -> List[str]:
-    """The handbook, the largest note and the largest queue item."""
+    """The handbook, the positions file when one is kept, the largest note
+    and the largest queue item."""
     picks = []
-    if ctx.config.handbook in ctx.file_set:
-        picks.append(ctx.config.handbook)
+    for kept in (ctx.config.handbook, ctx.config.positions_file):
+        if kept and kept in ctx.file_set:
+            picks.append(kept)
     for group in (list(ctx.notes()), queue_items(ctx)):
         if group:
             picks.append(max(group, key=lambda p: (_size(ctx, p), p)))

@@ -44,12 +44,14 @@ PATTERN = "YYYY-MM-DD_slug.md"
 
 
 def entries(ctx: Context) -> List[str]:
-    """Markdown files directly inside the journal folder (README.md aside)."""
+    """Markdown files directly inside the journal folder (README.md and
+    ``positions_file`` aside)."""
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     return [
         f for f in ctx.files
         if f.startswith(prefix) and "/" not in f[len(prefix):]
         and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
+        and f != ctx.config.positions_file  # compiled from entries, not one
     ]
 
 
@@ -137,7 +139,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
                 source = source.strip()
                 if source[:len(_SUPERSEDED)].lower() == _SUPERSEDED:
                     value = source[len(_SUPERSEDED):].strip()
-                    every.append((_target(value, path), line))
+                    every.append((target(value, path), line))
             if every and superseded is None:
                 superseded, superseded_line = every[0]
         if current is not None:
@@ -183,8 +185,8 @@ def _console(text: str) -> str:
     return "\n".join(kept)
 
 
-def _target(value: str, path: str) -> str:
-    """The root-relative path a Superseded-by value names (parsed by hand:
+def target(value: str, path: str) -> str:
+    """The root-relative path a Superseded-by (or Revives) value names (by hand:
     a regex here backtracks quadratically on a long hostile line)."""
     middle = value.find("](")
     if value.startswith("[") and value.endswith(")") and middle > 0:
@@ -199,6 +201,35 @@ def _target(value: str, path: str) -> str:
     elif value.startswith("<") and value.endswith(">"):
         value = value[1:-1]
     return posixpath.normpath(value.lstrip("/")) if value else ""
+
+
+def first_sentence(section: str, limit: int = 300) -> str:
+    """The first sentence of a slot's prose, markup and comments removed,
+    cut to ``limit`` characters (``...`` marks a cut)."""
+    text = _cut_spans(_cut_spans(section, "<!--", "-->"), "```", "```")
+    text = " ".join(text.replace("`", "").replace("**", "").split())
+    m = re.match(r"(.+?[.!?])(?:\s|$)", text)
+    sentence = m.group(1) if m else text
+    return sentence[:limit] + ("..." if len(sentence) > limit else "")
+
+
+def _cut_spans(text: str, start: str, end: str) -> str:
+    """Each ``start ... end`` span (leftmost, shortest) as one space. One
+    forward pass: ``re.sub(r"<!--.*?-->")`` rescanned the rest of the text
+    from every unclosed ``<!--`` (quadratic); check-positions runs this."""
+    out: List[str] = []
+    at = 0
+    while True:
+        begin = text.find(start, at)
+        if begin < 0:
+            break
+        close = text.find(end, begin + len(start))
+        if close < 0:
+            break  # unclosed: every later start is unclosed too
+        out += [text[at:begin], " "]
+        at = close + len(end)
+    out.append(text[at:])
+    return "".join(out)
 
 
 def placeholder(visible: str, placeholders: Sequence[str]) -> bool:

@@ -66,16 +66,6 @@ def fenced(text: str, info: str = "text") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
-def first_sentence(section: str) -> str:
-    """The first sentence of a slot's prose, markup and comments removed."""
-    text = re.sub(r"<!--.*?-->", " ", section, flags=re.S)
-    text = re.sub(r"```.*?```", " ", text, flags=re.S)
-    text = " ".join(text.replace("`", "").replace("**", "").split())
-    m = re.match(r"(.+?[.!?])(?:\s|$)", text)
-    sentence = m.group(1) if m else text
-    return sentence[:300] + ("..." if len(sentence) > 300 else "")
-
-
 @dataclass
 class State:
     """Everything the record says, gathered once; rendering only formats."""
@@ -232,7 +222,8 @@ def _entry_lines(ctx: Context, path: str) -> Tuple[str, str]:
                                       journal_check.verify_slot(ctx.config))
     said = [entry.slots[s].visible if s in entry.slots else "" for s in slots[:2]]
     said += [""] * (2 - len(said))
-    return first_sentence(said[0]), first_sentence(said[1])
+    return (journal_check.first_sentence(said[0]),
+            journal_check.first_sentence(said[1]))
 
 
 def _open_items(ctx: Context) -> List[Tuple[str, str, str]]:

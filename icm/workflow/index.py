@@ -27,20 +27,9 @@ from icm.workflow.files import line_ending, replace_atomic
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
 HEADING = "Index of notes"
-_BREAK = re.compile(r"\r\n|\r|\n")  # what markdown-it counts as a line break
 # Characters that could end or reshape a link label; escaped with "\".
 _LABEL_SPECIAL = re.compile(r"([\\\[\]`<>&*_!])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def _lines(text: str) -> List[Tuple[int, int]]:
-    """(start, end without the break) of every line, as markdown-it counts."""
-    spans, start = [], 0
-    for m in _BREAK.finditer(text):
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
-    return spans
 
 
 def _target(handbook: str, href: str) -> Optional[str]:
@@ -85,33 +74,6 @@ def entry_line(handbook: str, note: str) -> str:
     return f"- [{label(note)}]({destination(handbook, note)})"
 
 
-def _markers(handbook: str, tokens: Sequence[Any]
-             ) -> Tuple[List[int], List[int]]:
-    """0-based lines of the start and end markers standing as blocks of their
-    own at the top level (never inside code, quotes, lists or prose)."""
-    opens: List[int] = []
-    closes: List[int] = []
-    for tok in tokens:
-        if tok.type != "html_block" or tok.level != 0 or not tok.map:
-            continue
-        content = tok.content.strip()
-        if content == OPEN:
-            opens.append(tok.map[0])
-        elif content == CLOSE:
-            closes.append(tok.map[0])
-    if len(opens) > 1 or len(closes) > 1:
-        where = ", ".join(str(n + 1) for n in sorted(opens + closes))
-        raise UsageError(f"{handbook}: more than one index block (markers on lines "
-                         f"{where}); keep one {OPEN} ... {CLOSE} block")
-    if opens and (not closes or closes[0] < opens[0]):
-        raise UsageError(f"{handbook}:{opens[0] + 1}: {OPEN} has no {CLOSE} after "
-                         "it; add the end marker or remove this one")
-    if closes and not opens:
-        raise UsageError(f"{handbook}:{closes[0] + 1}: {CLOSE} has no {OPEN} before "
-                         "it; add the start marker or remove this one")
-    return opens, closes
-
-
 def _heading_end(tokens: Sequence[Any]) -> Optional[int]:
     """The line after a top-level ``Index of notes`` heading, if there is one."""
     for i, tok in enumerate(tokens[:-1]):
@@ -142,10 +104,13 @@ def fix(ctx: Context) -> List[str]:
     newline = line_ending(text)
     notes = set(links.notes_below_root(ctx))
     tokens = markdown.parse(text, inline=lambda _c: False)
-    opens, closes = _markers(handbook, tokens)
-    spans = _lines(text)
-    if opens:
-        first, last = opens[0], closes[0]
+    try:
+        found = markdown.marked_block(tokens, OPEN, CLOSE, "index", handbook)
+    except markdown.MarkerError as exc:
+        raise UsageError(str(exc)) from None
+    spans = markdown.line_spans(text)
+    if found:
+        first, last = found
         start, end = spans[first][0], spans[last][1]
         body = [text[s:e] for s, e in spans[first + 1:last]]
         outside = text[:start] + text[end:]
@@ -175,7 +140,7 @@ def fix(ctx: Context) -> List[str]:
         return []
     kept.sort(key=_tree_order)
     block = newline.join([OPEN, *(line for _, line in kept), CLOSE])
-    if opens:
+    if found:
         new_text = text[:start] + block + text[end:]
     else:
         sep = "" if not text or text.endswith(("\n", "\r")) else newline

@@ -1,0 +1,323 @@
+"""The positions view: the journal compiled into what is held, what was
+overruled and which designs are dead, for an agent to read at cold boot.
+
+- **Current**: every entry not superseded, newest first: its Decision's
+  first sentence and its Invariant's, linking the entry.
+- **Superseded**: every entry with a ``Superseded-by:`` line, with the
+  entry that replaced it and why (the replacing Decision's first sentence).
+- **Rejected**: every Rejected alternative (its first sentence) with its
+  entry, ranked by how often it was re-proposed, most first; the top one
+  is labelled "most re-invented".
+
+A **re-proposal** is a queue item (its title and first paragraph) or a
+journal entry dated after the rejecting one (its Decision) at or above
+``reinvent_similarity`` to a Rejected alternative, by ``icm.similarity``
+(a candidate shares one word pair with it). A line ``Revives: <entry>`` in
+the item or entry acknowledges it, as does the entry that supersedes the
+rejecting one: both still count for the ranking, neither is warned about.
+
+Everything here is pure over the Context; ``render_markdown`` is the text
+``icm positions`` prints and ``--write`` puts between ``BLOCK_OPEN`` and
+``BLOCK_CLOSE`` of ``positions_file``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from urllib.parse import quote
+
+from icm import similarity
+from icm.checks import journal
+from icm.checks import queue as queue_check
+from icm.context import Context, Unreadable
+
+BLOCK_OPEN = "<!-- icm:positions -->"
+BLOCK_CLOSE = "<!-- /icm:positions -->"
+SENTENCE_CHARS = 100  # a longer first sentence is cut (the view stays compact)
+# word pairs a proposal shares with an alternative before they are compared:
+# a paraphrase keeps one pair, rarely two (bench/eval_reinvent.py)
+MIN_SHARED = 1
+QUOTE_CHARS = 80  # the rejected alternative quoted in a warning
+_REVIVES = "revives:"
+_OPEN_GAP = re.compile(r"([(\[]) +")
+_CLOSE_GAP = re.compile(r" +([)\],;:.!?])")
+_ESCAPE = re.compile(r"([\\\[\]<`])")  # what could start a link, code or HTML
+
+
+@dataclass(frozen=True)
+class Held:
+    path: str
+    decision: str
+    invariant: str
+
+
+@dataclass(frozen=True)
+class Overruled:
+    path: str
+    decision: str
+    by: str  # the entry that replaced it
+    why: str  # the replacing entry's first sentence ("" when it is missing)
+    known: bool  # the replacing entry exists (else the journal check's orphan)
+
+
+@dataclass(frozen=True)
+class Reproposal:
+    path: str  # the queue item or journal entry proposing it
+    line: int
+    rejected_by: str  # the entry whose Rejected alternative it matches
+    alternative: str
+    score: float
+    acknowledged: bool  # Revives: line, or the entry superseding the rejecter
+
+
+@dataclass(frozen=True)
+class Dead:
+    path: str
+    alternative: str
+    reproposals: Tuple[Reproposal, ...]
+
+
+@dataclass(frozen=True)
+class Positions:
+    current: Tuple[Held, ...]
+    superseded: Tuple[Overruled, ...]
+    rejected: Tuple[Dead, ...]
+    reproposals: Tuple[Reproposal, ...]
+
+
+@dataclass(frozen=True)
+class _Read:
+    path: str
+    entry: journal.Entry
+    revives: Set[str]
+
+
+def _slot(entry: journal.Entry, slots: Sequence[str], n: int) -> str:
+    name = slots[n] if len(slots) > n else ""
+    return entry.slots[name].visible if name in entry.slots else ""
+
+
+def sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
+    """The first sentence of a slot, cut at a word to ``limit`` characters."""
+    said = journal.first_sentence(text, 10**6)
+    # visible text spaces out what code spans held: "( sh -c )" -> "(sh -c)"
+    said = _CLOSE_GAP.sub(r"\1", _OPEN_GAP.sub(r"\1", said))
+    if len(said) <= limit:
+        return said
+    cut = said[:limit - 3]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "..."
+
+
+def _day(path: str) -> str:
+    """The entry's date as its name writes it (``""`` for a bad name)."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:10] if journal.valid_name(name) else ""
+
+
+def revives(text: str, path: str) -> Set[str]:
+    """Entries a ``Revives:`` line names: a line of its own in a top-level
+    paragraph, a path from the root or a link from the file's folder (as
+    ``Superseded-by:`` reads it)."""
+    from icm import markdown
+
+    found = set()
+    for sec in markdown.sections(text):
+        for _line, source in sec.lines:
+            source = source.strip()
+            if source[:len(_REVIVES)].lower() == _REVIVES:
+                found.add(journal.target(source[len(_REVIVES):].strip(), path))
+    return found
+
+
+def proposal(text: str) -> Tuple[str, int]:
+    """A queue item's title and first paragraph, and the line it starts on."""
+    from icm import markdown
+
+    title, line, body = "", 0, ""
+    for block in markdown.blocks(text):
+        if block.kind == "heading" and not title and not body:
+            title, line = block.text, block.line
+        elif block.kind == "paragraph" and not _is_field(block.text):
+            body, line = block.text, line or block.line
+            break
+    return " ".join(f"{title} {body}".split()), line or 1
+
+
+def _is_field(paragraph: str) -> bool:
+    """A machine line (a claim, a revival, carried-over provenance)."""
+    head = paragraph.lstrip().lower()
+    return head.startswith(("claimed-by:", _REVIVES, "carried over from"))
+
+
+def build(ctx: Context) -> Positions:
+    """Read the journal and the queue once; compile the view."""
+    cfg = ctx.config
+    slots = cfg.slots
+    read: List[_Read] = []
+    for path in sorted(journal.entries(ctx), reverse=True):  # newest first
+        try:
+            text = ctx.read_markdown(path)
+        except Unreadable:
+            continue  # the journal check reports it
+        entry = journal.parse_entry(text, path, slots, journal.verify_slot(cfg))
+        read.append(_Read(path, entry, revives(text, path)))
+    by_path = {r.path: r for r in read}
+    current: List[Held] = []
+    superseded: List[Overruled] = []
+    for r in read:
+        decision = sentence(_slot(r.entry, slots, 0))
+        if r.entry.superseded_by:
+            by = by_path.get(r.entry.superseded_by)
+            why = sentence(_slot(by.entry, slots, 0)) if by else ""
+            superseded.append(Overruled(r.path, decision, r.entry.superseded_by,
+                                        why, by is not None))
+        else:
+            current.append(Held(r.path, decision,
+                                sentence(_slot(r.entry, slots, 2))))
+    alternatives = {r.path: journal.first_sentence(_slot(r.entry, slots, 1),
+                                                   10**6) for r in read}
+    found = sorted(_reproposals(ctx, read, alternatives),
+                   key=lambda p: (p.path, p.line, p.rejected_by))
+    against: Dict[str, List[Reproposal]] = {}
+    for p in found:
+        against.setdefault(p.rejected_by, []).append(p)
+    dead = [Dead(r.path, alternatives[r.path], tuple(against.get(r.path, ())))
+            for r in read if alternatives[r.path]]
+    order = {d.path: n for n, d in enumerate(dead)}  # newest first on ties
+    dead.sort(key=lambda d: (-len(d.reproposals), order[d.path]))
+    return Positions(tuple(current), tuple(superseded), tuple(dead), tuple(found))
+
+
+def _reproposals(ctx: Context, read: Sequence[_Read],
+                 alternatives: Dict[str, str]) -> List[Reproposal]:
+    cfg = ctx.config
+    stmts = [similarity.Statement(r.path, r.entry.slots[cfg.slots[1]].line,
+                                  alternatives[r.path])
+             for r in read if alternatives[r.path]]
+    if not stmts:
+        return []
+    index = similarity.Index(stmts)
+    rejecters = {r.path: r for r in read}
+    proposals: List[Tuple[str, int, str, Set[str], str]] = []
+    for item in sorted(queue_check.items(ctx)):
+        if not item.lower().endswith(".md"):
+            continue
+        try:
+            text = ctx.read_markdown(item)
+        except Unreadable:
+            continue  # the queue and links checks report it
+        said, line = proposal(text)
+        proposals.append((item, line, said, revives(text, item), ""))
+    for r in read:
+        name = cfg.slots[0] if cfg.slots else ""
+        slot = r.entry.slots.get(name)
+        if slot is not None and slot.visible and _day(r.path):
+            proposals.append((r.path, slot.line, slot.visible, r.revives,
+                              _day(r.path)))
+    found = []
+    for path, line, said, revived, day in proposals:
+        if not similarity.skeleton(said)[0]:
+            continue  # nothing to compare: an empty skeleton equals any other
+        for m in index.nearest(said, cfg.reinvent_similarity, min_shared=MIN_SHARED):
+            rejecter = rejecters[m.b.path]
+            if day and not (_day(rejecter.path) and _day(rejecter.path) < day):
+                continue  # only an entry newer than the rejecting one
+            acknowledged = m.b.path in revived or (
+                rejecter.entry.superseded_by == path)
+            found.append(Reproposal(path, line, m.b.path, m.b.text,
+                                    round(m.score, 3), acknowledged))
+    return found
+
+
+# -- rendering -----------------------------------------------------------------
+
+
+def _text(sentence: str) -> str:
+    return _ESCAPE.sub(r"\\\1", sentence)
+
+
+def _link(path: str, base: str) -> str:
+    rel = posixpath.relpath(path, base) if base else path
+    dest = quote(rel, safe="/", errors="surrogateescape")
+    return f"[{_text(rel)}]({dest})"
+
+
+def quoted(alternative: str) -> str:
+    """A Rejected alternative as a warning quotes it: no final stop, a
+    capital that only starts the sentence lowered, capped."""
+    text = sentence(alternative, QUOTE_CHARS).rstrip(".")
+    if len(text) > 1 and text[0].isupper() and text[1].islower():
+        text = text[0].lower() + text[1:]
+    return text
+
+
+def render_markdown(view: Positions, base: str = "") -> str:
+    """The view as markdown, links relative to the folder ``base``."""
+    out = ["Compiled by `icm positions`; do not edit. Read before proposing "
+           "work: reviving a Rejected design needs a `Revives:` line.",
+           "", "## Current", ""]
+    for held in view.current:
+        said = " ".join(s for s in (held.decision, held.invariant) if s)
+        out.append(f"- {_link(held.path, base)}: {_text(said) or '(no Decision)'}")
+    if not view.current:
+        out.append("(none)")
+    out += ["", "## Superseded", ""]
+    for old in view.superseded:
+        by = f"{_link(old.by, base)}: {_text(old.why)}" if old.known else \
+            f"{_text(old.by)} (missing)"  # no link: check-links would repeat it
+        out.append(f"- {_link(old.path, base)}: {_text(old.decision)} Replaced by "
+                   f"{by}")
+    if not view.superseded:
+        out.append("(none)")
+    out += ["", "## Rejected", ""]
+    for n, dead in enumerate(view.rejected):
+        times = len(dead.reproposals)
+        label = (("**most re-invented**, " if n == 0 else "")
+                 + f"re-proposed {times}x: ") if times else ""
+        said = sentence(dead.alternative)
+        out.append(f"- {label}{_text(said)} ({_link(dead.path, base)})")
+    if not view.rejected:
+        out.append("(none)")
+    return "\n".join(out) + "\n"
+
+
+def as_json(view: Positions) -> Dict[str, Any]:
+    def proposal(p: Reproposal) -> Dict[str, Any]:
+        return {"path": p.path, "line": p.line, "similarity": p.score,
+                "acknowledged": p.acknowledged}
+
+    return {
+        "current": [{"entry": h.path, "decision": h.decision,
+                     "invariant": h.invariant} for h in view.current],
+        "superseded": [{"entry": o.path, "decision": o.decision,
+                        "superseded_by": o.by, "why": o.why}
+                       for o in view.superseded],
+        "rejected": [{"entry": d.path, "alternative": d.alternative,
+                      "reproposed": len(d.reproposals),
+                      "most_reinvented": n == 0 and bool(d.reproposals),
+                      "reproposals": [proposal(p) for p in d.reproposals]}
+                     for n, d in enumerate(view.rejected)],
+    }
+
+
+def block_text(view: Positions, positions_file: str) -> str:
+    """What belongs between the markers of ``positions_file``."""
+    return render_markdown(view, posixpath.dirname(positions_file))
+
+
+def current_block(text: str, path: str) -> Optional[str]:
+    """The text between the markers of ``text`` (lines joined by ``\\n``),
+    None without a block; ``markdown.MarkerError`` when ambiguous."""
+    from icm import markdown
+
+    tokens = markdown.parse(text, inline=lambda _c: False)
+    found = markdown.marked_block(tokens, BLOCK_OPEN, BLOCK_CLOSE, "positions",
+                                  path)
+    if found is None:
+        return None
+    spans = markdown.line_spans(text)
+    return "".join(text[s:e] + "\n" for s, e in spans[found[0] + 1:found[1]])
+

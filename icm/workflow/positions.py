@@ -1,0 +1,71 @@
+"""``icm positions --write``: put the compiled positions view into the
+marked block of ``positions_file``.
+
+Only the lines from ``<!-- icm:positions -->`` to
+``<!-- /icm:positions -->`` are changed (the markers are found as the index
+block's are: top-level HTML-comment blocks, two blocks or a lone marker
+refused). A file without a block gets one at its end; a missing file is
+created holding a title and the block. Writing twice changes nothing the
+second time. The file keeps its line ending and byte-order mark.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import List
+
+from icm import markdown, positions
+from icm.context import Context, Unreadable
+from icm.errors import UsageError
+from icm.workflow.files import create_new, ensure_folder, line_ending, replace_atomic
+
+TITLE = "# Positions"
+
+
+def write(ctx: Context) -> List[str]:
+    """Write the block; return one line saying what happened."""
+    target = ctx.config.positions_file
+    if not target:
+        raise UsageError("--write needs positions_file in the config (for example "
+                         "positions_file = \"journal/POSITIONS.md\")")
+    body = positions.block_text(positions.build(ctx), target)
+    try:
+        raw = ctx.read_bytes(target)
+        text = ctx.read_text(target)
+    except Unreadable as exc:
+        if not exc.reason.startswith("no such file"):
+            raise UsageError(f"{target}: cannot read: {exc.reason}") from None
+        folder = posixpath.dirname(target)
+        if folder:
+            ensure_folder(ctx, folder)
+        block = "\n".join([positions.BLOCK_OPEN, body + positions.BLOCK_CLOSE])
+        create_new(ctx, target, f"{TITLE}\n\n{block}\n".encode("utf-8"))
+        return [f"created {target}"]
+    newline = line_ending(text)
+    block = newline.join([positions.BLOCK_OPEN, *body.split("\n")[:-1],
+                          positions.BLOCK_CLOSE])
+    tokens = markdown.parse(text, inline=lambda _c: False)
+    try:
+        found = markdown.marked_block(tokens, positions.BLOCK_OPEN,
+                                      positions.BLOCK_CLOSE, "positions", target)
+    except markdown.MarkerError as exc:
+        raise UsageError(str(exc)) from None
+    if found:
+        spans = markdown.line_spans(text)
+        start, end = spans[found[0]][0], spans[found[1]][1]
+        new_text = text[:start] + block + text[end:]
+    else:
+        sep = "" if not text or text.endswith(("\n", "\r")) else newline
+        new_text = f"{text}{sep}{newline if text else ''}{block}{newline}"
+        again = markdown.parse(new_text, inline=lambda _c: False)
+        if markdown.marked_block(again, positions.BLOCK_OPEN, positions.BLOCK_CLOSE,
+                                 "positions", target) is None:
+            raise UsageError(f"{target}: a block added at its end would sit inside "
+                             f"a code block or a container; put {positions.BLOCK_OPEN}"
+                             f" and {positions.BLOCK_CLOSE} where it belongs, then "
+                             "run again; nothing was changed")
+    if new_text == text:
+        return [f"{target}: positions block is up to date"]
+    bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
+    replace_atomic(ctx, target, bom + new_text.encode("utf-8"))
+    return [f"updated {target}"]

@@ -1,0 +1,294 @@
+"""``icm positions``, ``--write`` and ``check-positions`` (issue 14, parts 1
+and 2): the compiled view, its block kept current, and the re-invention
+warning, each as whole output."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.conftest import write
+
+ROOT = Path(__file__).resolve().parent.parent
+STREAM = "journal/2026-10-26_read-input-as-a-stream.md"
+BUFFER = """# Buffer the whole file
+
+Read the entire input into memory first and filter the rows there; simpler
+than the generator.
+"""
+WARNING = (f'queue/09_buffer-whole-file.md: re-proposes what {STREAM} rejected: '
+           '"load the whole file and filter in memory"\n')
+
+
+def _example(tmp_path: Path) -> Path:
+    dest = tmp_path / "example"
+    shutil.copytree(ROOT / "example_repo", dest)
+    return dest
+
+
+def _entry(decision: str, rejected: str, invariant: str, head: str = "") -> str:
+    return (f"# Entry\n{head}\n## Decision\n{decision}\n\n## Rejected alternative\n"
+            f"{rejected}\n\n## Invariant\n{invariant}\n\n## Verify command\n"
+            "`true`\n")
+
+
+A = "journal/2026-01-01_use-the-csv-module.md"
+B = "journal/2026-01-02_split-by-hand.md"
+C = "journal/2026-01-03_stream-rows.md"
+JOURNAL = {
+    A: _entry("Parse rows with the csv module.",
+              "Splitting lines on commas by hand: quoted fields break.",
+              "No code splits a line on commas.", head="Superseded-by: " + B + "\n"),
+    B: _entry("Split lines on commas by hand. The exports never quote.",
+              "Keep the csv module.", "Rows are split by hand."),
+    C: _entry("Stream rows from the reader one at a time.",
+              "Load the whole file and filter in memory.",
+              "No function returns a list of rows."),
+    "queue/04_memory.md": "# Load the whole file\n\nFilter in memory: simpler.\n",
+    "queue/05_split.md": "# Split lines on commas by hand\n\nQuoted fields are "
+                         "rare.\n\nRevives: " + A + "\n",
+}
+MARKDOWN = f"""\
+Compiled by `icm positions`; do not edit. Read before proposing work: reviving \
+a Rejected design needs a `Revives:` line.
+
+## Current
+
+- [{C}]({C}): Stream rows from the reader one at a time. No function returns a \
+list of rows.
+- [{B}]({B}): Split lines on commas by hand. Rows are split by hand.
+
+## Superseded
+
+- [{A}]({A}): Parse rows with the csv module. Replaced by [{B}]({B}): Split \
+lines on commas by hand.
+
+## Rejected
+
+- **most re-invented**, re-proposed 2x: Splitting lines on commas by hand: \
+quoted fields break. ([{A}]({A}))
+- re-proposed 1x: Load the whole file and filter in memory. ([{C}]({C}))
+- Keep the csv module. ([{B}]({B}))
+"""
+
+
+def test_markdown_view(repo: Path, icm) -> None:
+    """Current newest first, Superseded with what replaced it and why,
+    Rejected ranked by re-proposals (B, superseding A, re-proposes what A
+    rejected, and so does queue item 05 with Revives: acknowledged, still
+    counted)."""
+    write(repo, JOURNAL)
+    assert icm("positions", "--root", str(repo)) == (0, MARKDOWN, "")
+
+
+def test_check_warns_only_on_the_unacknowledged(repo: Path, icm) -> None:
+    write(repo, JOURNAL)
+    assert icm("check-positions", "--root", str(repo)) == (0, (
+        f'queue/04_memory.md: re-proposes what {C} rejected: "load the whole '
+        'file and filter in memory"\n'), "")
+
+
+def test_json_view(repo: Path, icm) -> None:
+    write(repo, JOURNAL)
+    code, out, err = icm("positions", "--root", str(repo), "--format", "json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["current"] == [
+        {"entry": C, "decision": "Stream rows from the reader one at a time.",
+         "invariant": "No function returns a list of rows."},
+        {"entry": B, "decision": "Split lines on commas by hand.",
+         "invariant": "Rows are split by hand."}]
+    assert doc["superseded"] == [
+        {"entry": A, "decision": "Parse rows with the csv module.",
+         "superseded_by": B, "why": "Split lines on commas by hand."}]
+    assert [(r["entry"], r["reproposed"], r["most_reinvented"],
+             [(p["path"], p["acknowledged"]) for p in r["reproposals"]])
+            for r in doc["rejected"]] == [
+        (A, 2, True, [(B, True), ("queue/05_split.md", True)]),
+        (C, 1, False, [("queue/04_memory.md", False)]),
+        (B, 0, False, [])]
+
+
+def test_only_a_newer_entry_re_proposes(repo: Path, icm) -> None:
+    """An entry dated before the rejecting one, or the same day, is not a
+    re-proposal; one dated after it is, unless it says Revives:."""
+    write(repo, {
+        C: JOURNAL[C],
+        "journal/2026-01-02_earlier.md": _entry(
+            "Load the whole file and filter it in memory.", "Nothing else.",
+            "Fits."),
+        "journal/2026-01-04_later.md": _entry(
+            "Load the whole file and filter it in memory again.", "Streaming.",
+            "Fits."),
+        "journal/2026-01-05_revived.md": _entry(
+            "Load the whole file and filter in memory.", "Streaming.", "Fits.",
+            head="Revives: [the stream entry](2026-01-03_stream-rows.md)\n"),
+    })
+    assert icm("check-positions", "--root", str(repo)) == (0, (
+        f'journal/2026-01-04_later.md: re-proposes what {C} rejected: "load '
+        'the whole file and filter in memory"\n'), "")
+
+
+def test_example_is_clean_and_a_re_proposal_is_caught(tmp_path: Path,
+                                                      icm) -> None:
+    root = _example(tmp_path)
+    assert icm("check-positions", "--root", str(root)) == (0, "positions ok\n", "")
+    write(root, {"queue/09_buffer-whole-file.md": BUFFER})
+    assert icm("check-positions", "--root", str(root)) == (0, WARNING, "")
+    code, out, _ = icm("check", "--root", str(root), "--format", "json")
+    found = [f for c in json.loads(out)["checks"] for f in c["findings"]
+             if f["check"] == "positions"]
+    assert [(f["code"], f["severity"], f["line"], f["rejected_by"])
+            for f in found] == [("re-proposed", "warning", 1, STREAM)]
+
+
+def test_example_revival_acknowledged(tmp_path: Path, icm) -> None:
+    root = _example(tmp_path)
+    write(root, {"queue/09_buffer-whole-file.md": BUFFER + f"\nRevives: {STREAM}\n"})
+    assert icm("check-positions", "--root", str(root)) == (0, "positions ok\n", "")
+    out = icm("positions", "--root", str(root))[1]
+    assert ("- **most re-invented**, re-proposed 1x: Load the whole file and "
+            f"filter in memory. ([{STREAM}]({STREAM}))\n") in out
+
+
+POSITIONS = "journal/POSITIONS.md"
+CONFIG = {"pyproject.toml": '[tool.icm]\npositions_file = "journal/POSITIONS.md"\n'}
+STALE = ("journal/POSITIONS.md: positions block is out of date (run: icm "
+         "positions --write)\n")
+
+
+def test_write_round_trip_and_stale_block(repo: Path, icm) -> None:
+    write(repo, {**CONFIG, B: JOURNAL[B]})
+    assert icm("positions", "--root", str(repo), "--write") == (
+        0, f"created {POSITIONS}\n", "")
+    first = (repo / POSITIONS).read_bytes()
+    block = icm("positions", "--root", str(repo))[1]
+    assert first.decode() == (
+        "# Positions\n\n<!-- icm:positions -->\n" + block.replace("journal/", "")
+        + "<!-- /icm:positions -->\n")
+    assert icm("positions", "--root", str(repo), "--write") == (
+        0, f"{POSITIONS}: positions block is up to date\n", "")
+    assert (repo / POSITIONS).read_bytes() == first
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+
+    write(repo, {C: JOURNAL[C]})
+    assert icm("check-positions", "--root", str(repo)) == (1, STALE, "")
+    assert icm("positions", "--root", str(repo), "--write") == (
+        0, f"updated {POSITIONS}\n", "")
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+def test_write_keeps_text_outside_the_block(repo: Path, icm) -> None:
+    outside = ("# Our positions\r\n\r\nPeople wrote this.\r\n\r\n"
+               "<!-- icm:positions -->\r\nold\r\n<!-- /icm:positions -->\r\n"
+               "\r\nAnd this.\r\n")
+    write(repo, {**CONFIG, B: JOURNAL[B], POSITIONS: outside})
+    assert icm("check-positions", "--root", str(repo)) == (1, STALE, "")
+    assert icm("positions", "--root", str(repo), "--write") == (
+        0, f"updated {POSITIONS}\n", "")
+    text = (repo / POSITIONS).read_bytes().decode()
+    assert text.startswith("# Our positions\r\n\r\nPeople wrote this.\r\n\r\n"
+                           "<!-- icm:positions -->\r\nCompiled by")
+    assert text.endswith("<!-- /icm:positions -->\r\n\r\nAnd this.\r\n")
+    assert "\n" not in text.replace("\r\n", "")
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+def test_file_without_block_gets_one_at_its_end(repo: Path, icm) -> None:
+    write(repo, {**CONFIG, B: JOURNAL[B], POSITIONS: "# Mine\n"})
+    assert icm("check-positions", "--root", str(repo)) == (1, (
+        "journal/POSITIONS.md: no positions block (run: icm positions --write)\n"),
+        "")
+    icm("positions", "--root", str(repo), "--write")
+    assert (repo / POSITIONS).read_text().startswith(
+        "# Mine\n\n<!-- icm:positions -->\nCompiled by")
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+def test_missing_file_and_bad_markers(repo: Path, icm) -> None:
+    write(repo, {**CONFIG, B: JOURNAL[B]})
+    assert icm("check-positions", "--root", str(repo)) == (1, (
+        "journal/POSITIONS.md: positions file is missing (run: icm positions "
+        "--write)\n"), "")
+    write(repo, {POSITIONS: "<!-- icm:positions -->\n\ntext\n"})
+    message = ("journal/POSITIONS.md:1: <!-- icm:positions --> has no "
+               "<!-- /icm:positions --> after it; add the end marker or remove "
+               "this one")
+    assert icm("check-positions", "--root", str(repo)) == (1, message + "\n", "")
+    assert icm("positions", "--root", str(repo), "--write") == (
+        2, "", f"icm: {message}\n")
+
+
+def test_write_needs_the_config_key(repo: Path, icm) -> None:
+    write(repo, {B: JOURNAL[B]})
+    assert icm("positions", "--root", str(repo), "--write") == (2, "", (
+        'icm: --write needs positions_file in the config (for example '
+        'positions_file = "journal/POSITIONS.md")\n'))
+    assert icm("positions", "--root", str(repo), "--format", "sarif")[0] == 2
+
+
+def test_bootmap_counts_the_positions_file(repo: Path, icm) -> None:
+    write(repo, {**CONFIG, "AGENTS.md": "# H\n", B: JOURNAL[B]})
+    icm("positions", "--root", str(repo), "--write")
+    size = (repo / POSITIONS).stat().st_size
+    code, out, _ = icm("bootmap", "--root", str(repo), "--verbose")
+    assert f"{size:7d} bytes  journal/POSITIONS.md\n" in out
+    assert f"cold-boot set: {size + 4} bytes" in out
+
+
+@given(st.lists(st.sampled_from(["# Title", "Prose.", "", "- a list", "```",
+                                 "<!-- note -->", "> quote"]), max_size=8))
+def test_write_twice_changes_nothing_the_second_time(tmp_path_factory,
+                                                     before) -> None:
+    from icm.cli import main
+
+    root = tmp_path_factory.mktemp("w")
+    text = "\n".join(before) + ("\n" if before else "")
+    write(root, {**CONFIG, B: JOURNAL[B], POSITIONS: text})
+    if main(["positions", "--root", str(root), "--write"]) == 2:
+        # the end of the file is inside a fence: refused, nothing changed
+        assert (root / POSITIONS).read_text() == text
+        return
+    once = (root / POSITIONS).read_bytes()
+    assert once.decode().startswith(text)  # nothing before the block moved
+    assert main(["positions", "--root", str(root), "--write"]) == 0
+    assert (root / POSITIONS).read_bytes() == once
+    assert main(["check-positions", "--root", str(root), "-q"]) == 0
+
+
+def test_nothing_to_compare_is_no_re_proposal(repo: Path, icm) -> None:
+    """An alternative and an item made only of negations and stop words
+    have equal (empty) skeletons: that is no re-proposal."""
+    write(repo, {"journal/2026-01-01_a.md": _entry("Do it.", "Never.", "It holds."),
+                 "queue/01_x.md": "Not this.\n", "queue/02_y.md": ""})
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+def test_orphan_is_named_not_linked(repo: Path, icm) -> None:
+    """A Superseded-by naming no entry (the journal check's orphan error)
+    is shown as text, so check-links does not report it a second time."""
+    gone = "journal/2026-01-09_gone.md"
+    write(repo, {A: JOURNAL[A].replace(B, gone)})
+    out = icm("positions", "--root", str(repo))[1]
+    assert (f"- [{A}]({A}): Parse rows with the csv module. Replaced by {gone} "
+            "(missing)\n") in out
+
+
+@given(st.lists(st.sampled_from(["<!--", "-->", "```", "a", " ", ".", "b. "]),
+                max_size=16))
+def test_cut_spans_is_the_old_regex_in_one_pass(parts) -> None:
+    """``first_sentence`` drops comments and fences as its regexes did
+    (``<!--.*?-->``, then three backticks to three backticks), linearly."""
+    import re
+
+    from icm.checks.journal import _cut_spans
+
+    text = "".join(parts)
+    old = re.sub(r"```.*?```", " ", re.sub(r"<!--.*?-->", " ", text, flags=re.S),
+                 flags=re.S)
+    assert _cut_spans(_cut_spans(text, "<!--", "-->"), "```", "```") == old

@@ -2,13 +2,17 @@
 on the same trees, in the same run. Prints a markdown table of medians.
 
     python bench/run_links.py TREE [TREE ...] [--runs 5] [--lychee PATH]
-                              [--remark DIR] [--remark-runs 1]
+                              [--rumdl PATH] [--remark DIR] [--remark-runs 1]
+                              [--jobs N [N ...]]
 
 Cold: icm's cache deleted before each run. Warm: cache left from the run
 before. lychee runs offline with fragment checking; remark-validate-links
-runs through remark-cli (DIR holds its node_modules). A peer that is not
-given is left out of the table. Exit codes of peers are not judged: they
-disagree with icm and each other about what is broken (see the counts).
+runs through remark-cli (DIR holds its node_modules); rumdl runs its two
+link rules (MD051 fragments, MD057 relative links) without its cache. A
+peer that is not given is left out of the table. ``--jobs`` adds a second
+table: icm cold with ``--jobs N`` for each N (parser processes). Exit codes
+of peers are not judged: they disagree with icm and each other about what
+is broken (see the counts).
 """
 
 from __future__ import annotations
@@ -29,27 +33,39 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--icm", default=str(Path(sys.executable).with_name("icm")))
     parser.add_argument("--lychee")
+    parser.add_argument("--rumdl")
+    parser.add_argument("--jobs", nargs="*", default=[])
     parser.add_argument("--remark", type=Path)
     parser.add_argument("--remark-runs", type=int, default=1)
     args = parser.parse_args()
-    print("| tree | md files | icm cold | icm warm | lychee | remark-validate-links "
-          "| cold / lychee | warm / lychee |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| tree | md files | icm cold | icm warm | lychee | rumdl | "
+          "remark-validate-links | cold / lychee | warm / lychee | cold / rumdl |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    by_jobs = []
     for tree in args.trees:
         tree = tree.resolve()
-        md = subprocess.run(["git", "ls-files", "*.md"], cwd=tree, capture_output=True,
-                            text=True).stdout.count("\n")
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
+                                capture_output=True, text=True).stdout
+        md = sum(1 for name in listed.split("\0") if name.endswith(".md"))
         cache = tree / ".git" / "icm"
         icm = [args.icm, "check-links", "--root", str(tree)]
         cold = median_seconds(args.runs, icm,
                               before=lambda cache=cache: shutil.rmtree(cache, True))
         warm = median_seconds(args.runs, icm)
-        lychee = remark = None
+        lychee = remark = rumdl = None
         if args.lychee:
             lychee = median_seconds(
                 args.runs, [args.lychee, "--offline", "--include-fragments",
                             "--no-progress", "--root-dir", str(tree), str(tree)],
                 judged=False)
+        if args.rumdl:
+            rumdl = median_seconds(
+                args.runs, [args.rumdl, "check", "--enable", "MD051,MD057",
+                            "--no-cache", "."], cwd=tree, judged=False)
+        for jobs in args.jobs:
+            by_jobs.append((tree.name, jobs, median_seconds(
+                args.runs, [*icm, "--jobs", jobs],
+                before=lambda cache=cache: shutil.rmtree(cache, True))))
         if args.remark:
             bin_ = str(args.remark / "node_modules" / ".bin" / "remark")
             remark = median_seconds(
@@ -57,8 +73,13 @@ def main() -> None:
                                    "--use", "remark-validate-links", "."],
                 cwd=tree, judged=False)
         print(f"| {tree.name} | {md} | {_secs(cold)} | {_secs(warm)} | "
-              f"{_secs(lychee)} | {_secs(remark)} | {_ratio(cold, lychee)} | "
-              f"{_ratio(warm, lychee)} |", flush=True)
+              f"{_secs(lychee)} | {_secs(rumdl)} | {_secs(remark)} | "
+              f"{_ratio(cold, lychee)} | {_ratio(warm, lychee)} | "
+              f"{_ratio(cold, rumdl)} |", flush=True)
+    if by_jobs:
+        print("\n| tree | --jobs | icm cold |\n|---|---|---|")
+        for name, jobs, secs in by_jobs:
+            print(f"| {name} | {jobs} | {secs:.2f} s |")
 
 
 def _secs(value: Optional[float]) -> str:

@@ -1,21 +1,32 @@
-"""Time icm check-stale against the floor: the same raw ``git log`` pass alone.
+"""Time icm check-stale against the floor: the plain ``git log`` a user
+would run for the same facts.
 
     python bench/run_stale.py REPO [REPO ...] [--runs 5] [--seed-notes]
+        [--history first-parent|all]
 
 ``--seed-notes`` commits a ``context.md`` into every folder that holds
 tracked code and has none (git/git has no notes of its own), one commit on
-top of HEAD: use it on a throw-away clone only.
+top of HEAD: use it on a throw-away clone only. ``--history all`` writes
+``stale_history = "all"`` into an ``icm.toml`` at the root (also for a
+throw-away clone) and times the walk of every commit.
 
-The floor command is built from ``icm.git.history_command`` so the two can
-never drift apart. Prints a markdown table of medians and the ratio.
+The floor is ``git log [--first-parent] --name-only``, no pathspec, its output
+discarded. icm's own history command (``icm.git.history_command``, so the
+two cannot drift apart) is timed alone beside it. Peak memory is the
+largest sum of resident sets over icm and every process under it, read
+from ``/proc`` every 10 ms. Prints a markdown table of medians and ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Dict, List, Sequence, Set
 
 from timing import median_seconds
 
@@ -39,35 +50,97 @@ def seed_notes(repo: Path) -> int:
     return added
 
 
+def _tree_rss(top: int) -> int:
+    """Resident bytes of ``top`` and every process under it."""
+    children: Dict[int, List[int]] = {}
+    rss: Dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry)
+        children.setdefault(int(fields[1]), []).append(pid)  # ppid
+        rss[pid] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+    total, todo = 0, [top]
+    seen: Set[int] = set()
+    while todo:
+        pid = todo.pop()
+        if pid not in seen:
+            seen.add(pid)
+            total += rss.get(pid, 0)
+            todo += children.get(pid, [])
+    return total
+
+
+def peak_tree_rss(runs: int, cmd: Sequence[str], cwd: Path,
+                  env: Dict[str, str]) -> int:
+    """Median over ``runs`` of the peak resident set of the process tree."""
+    peaks = []
+    for _ in range(runs):
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        peak = 0
+        while proc.poll() is None:
+            peak = max(peak, _tree_rss(proc.pid))
+            time.sleep(0.01)
+        peaks.append(peak)
+    return int(statistics.median(peaks))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("repos", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--icm", default=str(Path(sys.executable).with_name("icm")))
+    parser.add_argument("--before", help="another icm (an older build) timed in "
+                        "the same run, for a before/after figure")
     parser.add_argument("--seed-notes", action="store_true")
+    parser.add_argument("--history", choices=("first-parent", "all"),
+                        default="first-parent")
     args = parser.parse_args()
-    print("| repository | commits | notes | git log to a file (floor) | git log into a "
-          "pipe | icm check-stale | ratio to floor |")
-    print("|---|---|---|---|---|---|---|")
+    print("| repository | history | commits | notes | raw git log (floor) | "
+          "icm's history command | icm check-stale | icm / floor | "
+          "peak RSS, raw | peak RSS, icm |" + (" before | before / floor |"
+                                               if args.before else ""))
+    print("|---" * (12 if args.before else 10) + "|")
     env = git.environment()
+    first = ["--first-parent"] if args.history == "first-parent" else []
     for repo in args.repos:
         repo = repo.resolve()
         if args.seed_notes:
             seed_notes(repo)
-        commits = subprocess.run(["git", "rev-list", "--count", "--first-parent",
-                                  "HEAD"], cwd=repo, capture_output=True,
+        if args.history == "all":
+            config = repo / "icm.toml"
+            if not config.exists():
+                config.write_text('stale_history = "all"\n')
+        commits = subprocess.run(["git", "rev-list", "--count", *first, "HEAD"],
+                                 cwd=repo, capture_output=True,
                                  text=True).stdout.strip()
         notes = subprocess.run(["git", "ls-files", "--", "*context.md"], cwd=repo,
                                capture_output=True, text=True).stdout.count("\n")
-        log = [git.executable() or "git", *git.BASE,
-               *git.history_command("first-parent")]
-        floor = median_seconds(args.runs, log, repo, env)
-        piped = median_seconds(args.runs, ["sh", "-c", " ".join(
-            f"'{a}'" for a in log) + " | cat > /dev/null"], repo, env)
-        icm = median_seconds(args.runs, [args.icm, "check-stale", "--root",
-                                         str(repo)], repo, env)
-        print(f"| {repo.name} | {commits} (first-parent) | {notes} | {floor:.2f} s | "
-              f"{piped:.2f} s | {icm:.2f} s | {icm / floor:.2f}x |", flush=True)
+        exe = git.executable() or "git"
+        # Both write to /dev/null (the timing loop's stdout); icm's pass writes
+        # to a temporary file, which it then reads back.
+        raw = [exe, "log", *first, "--name-only"]
+        own = [exe, *git.BASE, *git.history_command(args.history,
+                                                    git.at_top_level(repo))]
+        icm_cmd = [args.icm, "check-stale", "--root", str(repo)]
+        floor = median_seconds(args.runs, raw, repo, env)
+        ours = median_seconds(args.runs, own, repo, env)
+        icm = median_seconds(args.runs, icm_cmd, repo, env)
+        before = ""
+        if args.before:
+            old = median_seconds(args.runs, [args.before, *icm_cmd[1:]], repo, env)
+            before = f" {old:.2f} s | {old / floor:.2f}x |"
+        mem_raw = peak_tree_rss(min(args.runs, 3), raw, repo, env) >> 20
+        mem_icm = peak_tree_rss(min(args.runs, 3), icm_cmd, repo, env) >> 20
+        print(f"| {repo.name} | {args.history} | {commits} | {notes} | "
+              f"{floor:.2f} s | {ours:.2f} s | {icm:.2f} s | {icm / floor:.2f}x | "
+              f"{mem_raw} MiB | {mem_icm} MiB |{before}", flush=True)
 
 
 if __name__ == "__main__":

@@ -10,11 +10,27 @@ import sys
 from icm.errors import interrupted
 
 
+def _version() -> int:
+    """``icm --version`` alone, answered before typer loads (its import was
+    most of the time); the same line and failure handling as the option."""
+    from icm.errors import UsageError
+    from icm.output import version
+
+    try:
+        return version()
+    except UsageError as exc:
+        sys.stderr.write(f"icm: {exc}\n")
+        return 2
+
+
 def run() -> None:
     try:
-        from icm.cli import main
+        if sys.argv[1:] == ["--version"]:
+            code = _version()
+        else:
+            from icm.cli import main
 
-        code = main(sys.argv[1:])
+            code = main(sys.argv[1:])
     except KeyboardInterrupt:
         code = interrupted()
     # The answer is decided: a late Ctrl-C must not turn the exit into a

@@ -14,6 +14,7 @@ import typer
 
 from icm import usage
 from icm.errors import UsageError
+from icm.output import emit as _emit
 
 app = typer.Typer(
     add_completion=False,
@@ -27,9 +28,9 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from icm import __version__
+        from icm.output import version
 
-        raise typer.Exit(_guard(False, lambda: _print(f"icm {__version__}\n")))
+        raise typer.Exit(_guard(False, version))
 
 
 @app.callback()
@@ -97,34 +98,9 @@ def _guard(debug: bool, body: Callable[[], int]) -> int:
         return 2
 
 
-def _emit(text: str) -> None:
-    """Write ``text`` to stdout in one go. A reader that went away (``| head``)
-    ends the run quietly; any other write failure is one line, exit 2."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        _detach_stdout()
-    except OSError as exc:
-        _detach_stdout()
-        raise UsageError(f"cannot write output: {exc.strerror or exc}") from None
-
-
 def _print(text: str) -> int:
     _emit(text)
     return 0
-
-
-def _detach_stdout() -> None:
-    # Point fd 1 at /dev/null so the interpreter's final flush of what is
-    # still buffered cannot fail a second time and print a traceback.
-    try:
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, fd)
-    os.close(devnull)
 
 
 def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
@@ -670,6 +646,57 @@ def run() -> None:
     entry.run()
 
 
+def _plain_params(command: Any) -> None:
+    """Coerce icm's parameters (str, bool, Path, List[str]; every value is
+    checked in ``usage``) without pydantic. typer 0.29 builds a pydantic
+    TypeAdapter per parameter on first use, and importing pydantic for it was
+    a third of a warm ``check-links``. Anything else keeps typer's own
+    coercion; a typer without this machinery is left as it is."""
+    try:
+        from typer._coercion import RuntimeParam, build_runtime_param
+    except ImportError:
+        return
+
+    class Plain(RuntimeParam):
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            kind = self.annotation
+            if kind is str and isinstance(value, str):
+                return value
+            if kind is bool and isinstance(value, bool):
+                return value
+            if kind is Path and isinstance(value, (str, Path)):
+                return Path(value)
+            if kind == List[str] and isinstance(value, (list, tuple)) and all(
+                    isinstance(item, str) for item in value):
+                return list(value)
+            return build_runtime_param(param.type_descriptor).coerce(value, param, ctx)
+
+    plain = (str, bool, Path, List[str])
+
+    def mark(param: Any) -> None:
+        descriptor = param.type_descriptor
+        if (descriptor.file_annotation is None and descriptor.annotation in plain
+                and param._runtime_param is None):
+            param._runtime_param = Plain(annotation=descriptor.annotation,
+                                         parameter_info=descriptor.parameter_info)
+
+    def marked_help(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        def get_help_option(ctx: Any) -> Any:  # made on first use, then kept
+            option = original(ctx)
+            if option is not None:
+                mark(option)
+            return option
+        return get_help_option
+
+    try:
+        for sub in [command, *getattr(command, "commands", {}).values()]:
+            for param in sub.params:
+                mark(param)
+            sub.get_help_option = marked_help(sub.get_help_option)
+    except (AttributeError, TypeError):  # another typer: its own coercion
+        return
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Run icm with ``argv``; return the exit code (never raises SystemExit).
 
@@ -679,7 +706,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     usage.prepare_completion()
     try:
-        result = app(args=args, prog_name="icm", standalone_mode=False)
+        command = typer.main.get_command(app)
+        _plain_params(command)
+        result = command(args=args, prog_name="icm", standalone_mode=False)
     except SystemExit as exc:  # shell completion and typer's pipe handling
         code = exc.code
         if code is None:

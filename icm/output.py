@@ -1,0 +1,40 @@
+"""Writing a run's output: the one way text reaches stdout. Light on
+purpose: ``icm --version`` answers with this alone, before typer loads."""
+
+import os
+import sys
+
+from icm.errors import UsageError
+
+
+def emit(text: str) -> None:
+    """Write ``text`` to stdout in one go. A reader that went away (``| head``)
+    ends the run quietly; any other write failure is one line, exit 2."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        detach_stdout()
+    except OSError as exc:
+        detach_stdout()
+        raise UsageError(f"cannot write output: {exc.strerror or exc}") from None
+
+
+def detach_stdout() -> None:
+    # Point fd 1 at /dev/null so the interpreter's final flush of what is
+    # still buffered cannot fail a second time and print a traceback.
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def version() -> int:
+    """Print ``icm <version>``; 0."""
+    from icm import __version__
+
+    emit(f"icm {__version__}\n")
+    return 0

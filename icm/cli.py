@@ -654,6 +654,7 @@ def _plain_params(command: Any) -> None:
     coercion; a typer without this machinery is left as it is."""
     try:
         from typer._coercion import RuntimeParam, build_runtime_param
+        from typer._param_types import coerce_cli_path
     except ImportError:
         return
 
@@ -665,7 +666,10 @@ def _plain_params(command: Any) -> None:
             if kind is bool and isinstance(value, bool):
                 return value
             if kind is Path and isinstance(value, (str, Path)):
-                return Path(value)
+                # typer's own checks (readable, exists...), handed a Path so
+                # that they need no pydantic to make one.
+                return coerce_cli_path(Path(value), self.parameter_info,
+                                       path_type=Path, param=param, ctx=ctx)
             if kind == List[str] and isinstance(value, (list, tuple)) and all(
                     isinstance(item, str) for item in value):
                 return list(value)

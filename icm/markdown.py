@@ -185,10 +185,39 @@ def _make() -> MarkdownIt:
     return md
 
 
+def _mark_position(md: MarkdownIt, rule_name: str, token_type: str) -> None:
+    """Wrap an inline rule so its token knows where in the inline source it
+    began (``meta["pos"]``): a link's line is counted from the source, since
+    a code span, an image's alt text or a destination can hold a newline
+    that no token shows."""
+    rules = md.inline.ruler.__rules__
+    for rule in rules:
+        if rule.name == rule_name:
+            original = rule.fn
+            break
+    else:  # pragma: no cover - markdown-it always has these rules
+        return
+
+    def wrapped(state: Any, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        ok = original(state, silent)
+        if ok and not silent:
+            for tok in state.tokens[count:]:
+                if tok.type == token_type:
+                    tok.meta = dict(tok.meta or {}, pos=start)
+                    break
+        return ok
+
+    md.inline.ruler.at(rule_name, wrapped)
+
+
 _MD = _make()
 _watch_nesting(_MD)
 _mark_references(_MD, "link", "link_open")
 _mark_references(_MD, "image", "image")
+for _rule, _token in (("link", "link_open"), ("image", "image"),
+                      ("autolink", "link_open"), ("html_inline", "html_inline")):
+    _mark_position(_MD, _rule, _token)
 
 _LINKISH = re.compile(r"[\[<@]")
 
@@ -583,7 +612,7 @@ def extract(text: str) -> Extract:
         if tok.type == "inline" and tok.children is not None:
             if prev is not None and prev.type == "heading_open":
                 anchors.append(slugger.slug(inline_text(tok)))
-            _inline_links(tok.children, base, links, anchors)
+            _inline_links(tok.children, base, links, anchors, tok.content)
         elif tok.type == "html_block":
             for offset, what, value in _scan_html(tok.content):
                 if what == "link":
@@ -605,14 +634,17 @@ def extract(text: str) -> Extract:
     return Extract(tuple(links), tuple(anchors), heads, too_deep(env))
 
 
-def _inline_links(
-    children: Sequence[Token], base: int, links: List[Link], anchors: List[str]
-) -> None:
-    line = base
+def _inline_links(children: Sequence[Token], base: int, links: List[Link],
+                  anchors: List[str], source: str) -> None:
+    """Links and anchors of one inline run; ``source`` is the text it was
+    parsed from, whose first line is ``base``. Lines come from each token's
+    source position, counted forward once (linear)."""
+    line, seen = base, 0
     for child in children:
-        if child.type in ("softbreak", "hardbreak"):
-            line += 1
-            continue
+        pos = (child.meta or {}).get("pos")
+        if isinstance(pos, int) and pos >= seen:
+            line += source.count("\n", seen, pos)
+            seen = pos
         if child.type == "link_open":
             href = str(child.attrs.get("href", ""))
             meta = child.meta or {}
@@ -631,7 +663,3 @@ def _inline_links(
                     links.append(Link(line + offset, value, value, "html"))
                 else:
                     anchors.append(value)
-            line += child.content.count("\n")
-        elif child.type == "text":
-            line += child.content.count("\n")
-

@@ -73,8 +73,9 @@ KIND_LABELS = {
 # (line, raw, href, kind) per link; anchors as written; the line where
 # nesting deeper than markdown.MAX_NESTING cut content off (0: none)
 Parsed = Tuple[List[Tuple[int, str, str, str]], List[str], int]
-# Bumped when Parsed changes shape, so older cache entries are not read.
-CACHE_FORMAT = 2
+# Bumped when Parsed changes shape or meaning, so older cache entries are not
+# read (3: lines counted from source positions, issue 16).
+CACHE_FORMAT = 3
 
 
 def _parse_text(text: str) -> Parsed:

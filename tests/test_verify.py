@@ -500,3 +500,17 @@ def test_sarif_annotates_the_verify_line(repo: Path, icm, pinned: None) -> None:
     line = results[0]["locations"][0]["physicalLocation"]["region"]["startLine"]
     text = (repo / "journal/2026-01-02_b.md").read_text().splitlines()
     assert text[line - 1] == "## Verify command"
+
+
+def test_commands_see_the_python_that_runs_icm_first(repo: Path) -> None:
+    """``.venv/bin/icm verify`` without an activated venv: a Verify command
+    calling ``python`` gets the interpreter icm runs in."""
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(
+        f'test "$(dirname "$(command -v python3)")" = "{here}"'))})
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = "/usr/bin:/bin"
+    proc = subprocess.run([sys.executable, "-m", "icm", "verify", "--root",
+                           str(repo)], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "journal/2026-01-01_a.md: holds" in proc.stdout

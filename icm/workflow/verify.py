@@ -27,6 +27,7 @@ import re
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -95,6 +96,19 @@ class Outcome:
     timed_out: bool
 
 
+def command_env() -> Dict[str, str]:
+    """The user's environment, with the folder of the Python running icm
+    first on PATH: ``.venv/bin/icm verify`` run without activating the venv
+    must give ``pytest`` and ``icm`` in a Verify command that same venv, not
+    whatever the shell finds first (or nothing)."""
+    env = dict(os.environ)
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    parts = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p]
+    if not parts or os.path.abspath(parts[0]) != here:
+        env["PATH"] = os.pathsep.join([here, *parts])
+    return env
+
+
 def _exited(proc: "subprocess.Popen[bytes]") -> bool:
     """Whether the shell has exited, without reaping it: its pid stays the
     group's id until the group is killed."""
@@ -143,7 +157,7 @@ class Runner:
             proc = subprocess.Popen(
                 ["sh", "-c", script], cwd=str(self.root), stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                start_new_session=True)
+                start_new_session=True, env=command_env())
         except OSError as exc:
             raise UsageError(f"cannot start sh: {exc.strerror or exc}") from None
         with self.lock:

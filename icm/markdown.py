@@ -33,34 +33,43 @@ class Link:
     kind: str  # link, image, reference, definition, autolink, html
 
 
-def _mark_references(md: MarkdownIt, rule_name: str, token_type: str) -> None:
-    """Wrap an inline rule so reference-style uses are told from inline ones.
-
-    A definition is checked once where it is written; its uses share its
-    destination and would only repeat the finding.
-    """
-    rules = md.inline.ruler.__rules__
-    for rule in rules:
+def _annotate(md: MarkdownIt, rule_name: str, token_type: str,
+              meta: Callable[[Any, int], Dict[str, Any]]) -> None:
+    """Wrap an inline rule so the first token of ``token_type`` it makes gets
+    ``meta(state, start)`` merged into its ``meta`` (``start``: where the rule
+    began in the inline source). The one way icm extends markdown-it."""
+    for rule in md.inline.ruler.__rules__:
         if rule.name == rule_name:
             original = rule.fn
             break
-    else:  # pragma: no cover - markdown-it always has both rules
+    else:  # pragma: no cover - markdown-it always has these rules
         return
 
     def wrapped(state: Any, silent: bool) -> bool:
         start, count = state.pos, len(state.tokens)
         ok = original(state, silent)
         if ok and not silent:
-            segment = state.src[start:state.pos]
-            is_ref = not segment.endswith(")")
-            raw = "" if is_ref else _raw_destination(state.src, start, rule_name)
             for tok in state.tokens[count:]:
                 if tok.type == token_type:
-                    tok.meta = dict(tok.meta or {}, ref=is_ref, raw=raw)
+                    tok.meta = dict(tok.meta or {}, **meta(state, start))
                     break
         return ok
 
     md.inline.ruler.at(rule_name, wrapped)
+
+
+def _reference_meta(rule_name: str) -> Callable[[Any, int], Dict[str, Any]]:
+    """Tell reference-style uses from inline ones (``ref``) and keep an inline
+    destination as written (``raw``).
+
+    A definition is checked once where it is written; its uses share its
+    destination and would only repeat the finding."""
+    def meta(state: Any, start: int) -> Dict[str, Any]:
+        is_ref = not state.src[start:state.pos].endswith(")")
+        raw = "" if is_ref else _raw_destination(state.src, start, rule_name)
+        return {"ref": is_ref, "raw": raw}
+
+    return meta
 
 
 def _raw_destination(src: str, start: int, rule_name: str) -> str:
@@ -185,39 +194,16 @@ def _make() -> MarkdownIt:
     return md
 
 
-def _mark_position(md: MarkdownIt, rule_name: str, token_type: str) -> None:
-    """Wrap an inline rule so its token knows where in the inline source it
-    began (``meta["pos"]``): a link's line is counted from the source, since
-    a code span, an image's alt text or a destination can hold a newline
-    that no token shows."""
-    rules = md.inline.ruler.__rules__
-    for rule in rules:
-        if rule.name == rule_name:
-            original = rule.fn
-            break
-    else:  # pragma: no cover - markdown-it always has these rules
-        return
-
-    def wrapped(state: Any, silent: bool) -> bool:
-        start, count = state.pos, len(state.tokens)
-        ok = original(state, silent)
-        if ok and not silent:
-            for tok in state.tokens[count:]:
-                if tok.type == token_type:
-                    tok.meta = dict(tok.meta or {}, pos=start)
-                    break
-        return ok
-
-    md.inline.ruler.at(rule_name, wrapped)
-
-
 _MD = _make()
 _watch_nesting(_MD)
-_mark_references(_MD, "link", "link_open")
-_mark_references(_MD, "image", "image")
+_annotate(_MD, "link", "link_open", _reference_meta("link"))
+_annotate(_MD, "image", "image", _reference_meta("image"))
+# Where each link began in the inline source: a link's line is counted from
+# the source, since a code span, an image's alt text or a destination can
+# hold a newline that no token shows.
 for _rule, _token in (("link", "link_open"), ("image", "image"),
                       ("autolink", "link_open"), ("html_inline", "html_inline")):
-    _mark_position(_MD, _rule, _token)
+    _annotate(_MD, _rule, _token, lambda _state, start: {"pos": start})
 
 _LINKISH = re.compile(r"[\[<@]")
 

@@ -14,7 +14,8 @@ from html import unescape
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from markdown_it import MarkdownIt
-from markdown_it.helpers import parseLinkLabel
+from markdown_it.helpers import parseLinkDestination, parseLinkLabel
+from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 
@@ -66,20 +67,24 @@ def _reference_meta(rule_name: str) -> Callable[[Any, int], Dict[str, Any]]:
     destination and would only repeat the finding."""
     def meta(state: Any, start: int) -> Dict[str, Any]:
         is_ref = not state.src[start:state.pos].endswith(")")
-        raw = "" if is_ref else _raw_destination(state.src, start, rule_name)
+        raw = "" if is_ref else _raw_destination(state, start, rule_name == "image")
         return {"ref": is_ref, "raw": raw}
 
     return meta
 
 
-def _raw_destination(src: str, start: int, rule_name: str) -> str:
-    """The destination of an inline link exactly as written in the source."""
+def _label_end(state: StateInline, start: int, image: bool) -> int:
+    """Where the label of the link or image at ``start`` ends, found as the
+    link and image rules find it (``-1``: none)."""
+    if image:
+        return parseLinkLabel(state, start + 1, False)
+    return parseLinkLabel(state, start, True)
 
-    label_start = start + (2 if rule_name == "image" else 1)
-    try:
-        end = parseLinkLabel(_FakeState(src), label_start, True)  # type: ignore[arg-type]
-    except Exception:  # pragma: no cover - defensive: fall back to href
-        return ""
+
+def _raw_destination(state: StateInline, start: int, image: bool) -> str:
+    """The destination of an inline link exactly as written in the source."""
+    src = state.src
+    end = _label_end(state, start, image)
     if end < 0:
         return ""
     pos = end + 2  # past "]("
@@ -108,20 +113,20 @@ def _raw_destination(src: str, start: int, rule_name: str) -> str:
     return "".join(out)
 
 
-class _FakeState:
-    """Just enough of StateInline for parseLinkLabel on a plain string."""
-
-    def __init__(self, src: str) -> None:
-        self.src = src
-        self.pos = 0
-        self.posMax = len(src)
-        self.level = 0
-        self.pending = ""
-        self.tokens: List[Token] = []
-        self.md = _MD
-
-    def push(self, *_: Any) -> Any:  # pragma: no cover - not reached
-        raise RuntimeError
+def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
+    """``(raw, href)`` of ``src``, one whole inline link or image, as the
+    reference's rules give them; None when its label does not parse. The
+    fast path (``markdown_rs``) reads its links' sources with this."""
+    state = StateInline(src, _MD, {}, [])
+    end = _label_end(state, 0, image)
+    if end < 0:
+        return None
+    pos = end + 2
+    while pos < len(src) and src[pos] in " \t\n":
+        pos += 1
+    res = parseLinkDestination(src, pos, len(src))
+    href = res.str if res.ok and _MD.validateLink(res.str) else ""
+    return _raw_destination(state, 0, image), href
 
 
 class _Quiet:
@@ -259,10 +264,11 @@ def prose_lines(text: str) -> List[Tuple[int, str]]:
 
 
 def inline_text(tok: Token) -> str:
-    """Plain text of an inline token as GitHub's textContent sees it."""
+    """Plain text of an inline token as GitHub's textContent sees it
+    (``text_special``: a backslash escape or an entity, as rendered)."""
     parts = []
     for child in tok.children or []:
-        if child.type in ("text", "code_inline"):
+        if child.type in ("text", "text_special", "code_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
@@ -585,10 +591,31 @@ _DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
 
 
 def extract(text: str) -> Extract:
-    """Links (with 1-based lines), anchors and headings of one document."""
+    """Links (with 1-based lines), anchors and headings of one document:
+    through markdown-it.rs where it is installed and gives the same answer
+    (``icm.markdown_rs``), else ``extract_reference``."""
+    global _fast
+    if _fast is None:
+        try:
+            from icm import markdown_rs
+            _fast = markdown_rs.extract if markdown_rs.available() else False
+        except ImportError:  # pragma: no cover - markdown-it-pyrs is optional
+            _fast = False
+    if _fast:
+        got = _fast(text)
+        if got is not None:
+            return got
+    return extract_reference(text)
+
+
+_fast: Any = None  # markdown_rs.extract, or False once known to be off
+
+
+def extract_reference(text: str) -> Extract:
+    """``extract`` by markdown-it-py alone: the reference implementation."""
     env: Dict[str, Any] = {}
     tokens = parse(text, env=env)
-    lines = text.splitlines()
+    spans = line_spans(text)
     links: List[Link] = []
     anchors: List[str] = []
     slugger = Slugger()
@@ -608,7 +635,7 @@ def extract(text: str) -> Extract:
         elif tok.type == "definition":
             raw = tok.meta.get("url", "")
             if tok.map:
-                chunk = "\n".join(lines[tok.map[0]:tok.map[1]])
+                chunk = "\n".join(text[a:b] for a, b in spans[tok.map[0]:tok.map[1]])
                 m = _DEF_DEST.search(chunk)
                 if m:
                     raw = m.group(1)

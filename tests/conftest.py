@@ -114,3 +114,23 @@ try:  # property-based tests: bounded by default, deeper on request
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
     pass
+
+
+@pytest.fixture(autouse=True)
+def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every document any test extracts is a differential case: where the
+    fast backend (markdown-it.rs) answers, its answer must equal the
+    reference's (markdown-it-py), or the test fails."""
+    from icm import markdown, markdown_rs
+
+    if not markdown_rs.available():
+        return
+
+    def checked(text: str) -> Optional[markdown.Extract]:
+        got = markdown_rs.extract(text)
+        if got is not None:
+            want = markdown.extract_reference(text)
+            assert got == want, f"backends differ on {text[:200]!r}"
+        return got
+
+    monkeypatch.setattr(markdown, "_fast", checked)

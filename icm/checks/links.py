@@ -74,8 +74,9 @@ KIND_LABELS = {
 # nesting deeper than markdown.MAX_NESTING cut content off (0: none)
 Parsed = Tuple[List[Tuple[int, str, str, str]], List[str], int]
 # Bumped when Parsed changes shape or meaning, so older cache entries are not
-# read (3: lines counted from source positions, issue 16).
-CACHE_FORMAT = 3
+# read (3: lines counted from source positions; 4: raw destinations of
+# labels longer than one character, escapes in heading anchors; issue 16).
+CACHE_FORMAT = 4
 
 
 def _parse_text(text: str) -> Parsed:

@@ -113,10 +113,29 @@ def _raw_destination(state: StateInline, start: int, image: bool) -> str:
     return "".join(out)
 
 
+_PLAIN_LABEL = re.compile(r"[^\[\]`<\\]*\]\(")
+_PLAIN_DEST = re.compile(r"[ \t\n]*([^\s()<\\\x00-\x1f\x7f]+)(?=[ \t\n)])")
+
+
+def label_end(src: str, image: bool) -> int:
+    """Where the label of ``src``, one whole inline link or image, ends."""
+    return _label_end(StateInline(src, _MD, {}, []), 0, image)
+
+
 def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
     """``(raw, href)`` of ``src``, one whole inline link or image, as the
     reference's rules give them; None when its label does not parse. The
     fast path (``markdown_rs``) reads its links' sources with this."""
+    # The common case, answered without the rules: a label holding nothing
+    # that could hide a "]" (code, HTML, brackets, escapes) ends at the
+    # first one, and a destination without escapes, entities ("&" and ";"),
+    # parentheses, angle brackets or spaces is itself as written and parsed.
+    label = _PLAIN_LABEL.match(src, 2 if image else 1)
+    if label is not None:
+        dest = _PLAIN_DEST.match(src, label.end())
+        if dest is not None and not ("&" in dest.group(1) and ";" in dest.group(1)):
+            value = dest.group(1)
+            return value, value if _MD.validateLink(value) else ""
     state = StateInline(src, _MD, {}, [])
     end = _label_end(state, 0, image)
     if end < 0:
@@ -455,10 +474,15 @@ def sections(text: str) -> List[Section]:
 _KEEP_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Nd", "Mn", "Mc", "Pc"}
 
 
+_ASCII_DROP = re.compile(r"[^a-z0-9_ \-]")
+
+
 def slug(text: str) -> str:
     """One heading's anchor as github-slugger makes it (before deduplication):
     lower-case, drop everything but letters, marks, digits, connector
     punctuation, spaces and hyphens, then spaces to hyphens."""
+    if text.isascii():  # the same rule, for ASCII: letters, digits, "_"
+        return _ASCII_DROP.sub("", text.lower()).replace(" ", "-")
     out = []
     for ch in text.lower():
         if ch == " " or ch == "-" or unicodedata.category(ch) in _KEEP_CATEGORIES:
@@ -602,7 +626,7 @@ def extract(text: str) -> Extract:
         except ImportError:  # pragma: no cover - markdown-it-pyrs is optional
             _fast = False
     if _fast:
-        got = _fast(text)
+        got: Optional[Extract] = _fast(text)
         if got is not None:
             return got
     return extract_reference(text)

@@ -18,6 +18,8 @@ that both give identical answers.
 
 from __future__ import annotations
 
+import bisect
+import importlib
 import os
 import re
 from typing import Any, List, Optional, Tuple
@@ -26,11 +28,6 @@ from markdown_it.helpers import parseLinkDestination
 
 from icm import markdown
 from icm.markdown import Extract, Heading, Link
-
-try:  # an optional dependency: ``pip install 'icm-hygiene[fast]'``
-    from markdown_it_pyrs import MarkdownIt as _RsMarkdownIt
-except ImportError:  # pragma: no cover - depends on the installation
-    _RsMarkdownIt = None
 
 # ``ICM_PARSER=markdown-it-py`` turns the fast path off (the reference alone).
 ENV = "ICM_PARSER"
@@ -43,6 +40,9 @@ MAX_DEPTH = 40
 # open with "[" (reference definitions: 1,000 lines 0.03 s, 20,000 12 s).
 MAX_BRACKET_RUN = 200
 _BRACKET_RUN = re.compile(r"(?:^[ \t>]*\[[^\n]*\n){%d}" % MAX_BRACKET_RUN, re.M)
+# Counted first: a pattern that opens with a literal newline is scanned for
+# fast, where one that opens with ``^`` is tried at every character.
+_BRACKET_LINE = re.compile(r"\n[ \t>]*\[")
 # markdown-it.rs has no nesting limit, and a tree some 50,000 levels deep
 # overflows the C stack (a segmentation fault, in building or freeing it;
 # 20,000 levels were safe). Depth is bounded from the text before parsing:
@@ -50,20 +50,43 @@ _BRACKET_RUN = re.compile(r"(?:^[ \t>]*\[[^\n]*\n){%d}" % MAX_BRACKET_RUN, re.M)
 # or at least one column of indentation per level), an inline one needs an
 # emphasis, strikethrough or link delimiter inside one paragraph.
 MAX_PREFIX = 1000  # characters (a tab is up to 4 columns: 4,000 levels)
-_DEEP_PREFIX = re.compile(r"^[ \t>*+\-0-9.)]{%d}" % MAX_PREFIX, re.M)
+_PREFIX = r"[ \t>*+\-0-9.)]{%d}" % MAX_PREFIX
+_DEEP_FIRST, _DEEP_PREFIX = re.compile(_PREFIX), re.compile("\n" + _PREFIX)
 MAX_DELIMITERS = 5000  # per paragraph
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\r?\n|$)")
+# A line holding "|" over a delimiter row without one (``---``): the
+# reference reads a one-column table, markdown-it.rs a setext heading or a
+# rule. Scanned from each "|" to its line's end and the next line: linear.
+_ONE_COLUMN_TABLE = re.compile(r"\|[^|\n]*\n[ \t>]*:?-+:?[ \t]*(?:\r?\n|\Z)")
+# A delimiter row right under a quoted line: a table, a lazy continuation
+# or neither, and the parsers disagree.
+_QUOTE_OVER_TABLE = re.compile(r"\n[ \t]*>[^\n]*\n[ \t]*[|:\-][|:\- \t]*(?:\r?\n|\Z)")
+# A destination ending in a backslash (``[x]: a\``) is one to the
+# reference and none to markdown-it.rs.
+_BACKSLASH_EOL = re.compile(r"\\(?:\r?\n|\Z)")
+_DEFINITION_LINE = re.compile(r"[ \t>]*\[[^\n]*\]:")
 _LONE_CR = re.compile(r"\r(?!\n)")
-# A tab in a line's indentation (or after a quote marker): markdown-it.rs
-# counts its columns differently inside list items, and drops a link there
-# that the reference keeps (kubernetes/community has four such files).
-_TAB_INDENT = re.compile(r"^[ >]*\t", re.M)
+# A tab in a line's indentation: inside a list item or a quote,
+# markdown-it.rs maps the nodes of that line to the wrong bytes (a link's
+# source then misses its ")"). Where block structure is concerned a tab is
+# spaces to the next multiple of four columns (CommonMark), so tabs in the
+# leading run of spaces and quote markers are expanded before markdown-it.rs
+# sees the text; lines keep their numbers. A tab still left in a line's
+# prefix (after a list marker) makes a node that touches that line go to
+# the reference, as does raw HTML over lines when one was expanded.
+_PREFIX_TABS = re.compile(r"^[ >]*\t[ \t>]*", re.M)
+_TAB_LINE = re.compile(rb"^[ \t>*+\-0-9.)]*\t[^\n]*", re.M)
 
 
 def _make() -> Any:
-    if _RsMarkdownIt is None:
+    """markdown-it.rs with the reference's syntax (CommonMark, tables,
+    strikethrough), or None: an optional dependency, ``pip install
+    'icm-hygiene[fast]'``."""
+    try:
+        module = importlib.import_module("markdown_it_pyrs")
+    except ImportError:  # pragma: no cover - depends on the installation
         return None
-    return _RsMarkdownIt("commonmark").enable("table").enable("strikethrough")
+    return module.MarkdownIt("commonmark").enable("table").enable("strikethrough")
 
 
 _RS = _make()
@@ -114,19 +137,40 @@ def explain(text: str) -> Tuple[Optional[Extract], str]:
         return None, "off"
     if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
         return None, "NUL or lone CR"
-    if "\t" in text and _TAB_INDENT.search(text):
-        return None, "tab in indentation"
-    if "[" in text and _BRACKET_RUN.search(text):
+    if len(_BRACKET_LINE.findall(text)) >= MAX_BRACKET_RUN - 1 \
+            and _BRACKET_RUN.search(text):
         return None, "long run of lines opening with ["
+    if "|" in text and _ONE_COLUMN_TABLE.search(text):
+        return None, "a one-column table or a setext heading"
+    if "|" in text and ">" in text and _QUOTE_OVER_TABLE.search("\n" + text):
+        return None, "a table delimiter row under a quoted line"
+    if "]:" in text and _backslash_definition(text):
+        return None, "a definition could end in a backslash"
     if _could_nest_deep(text):
         return None, "could nest too deep to parse safely"
+    expanded: List[Tuple[int, int]] = []
+    if "\t" in text:
+        text, expanded = _expand_prefix_tabs(text)
     tree = _tree(text)
     if tree is None:
         return None, "markdown-it.rs raised"
     try:
-        return _Walk(text).run(tree), ""
+        return _Walk(text, expanded).run(tree), ""
     except _Decline as exc:
         return None, str(exc)
+
+
+def _backslash_definition(text: str) -> bool:
+    """Whether a line that could be a definition's destination ends in a
+    backslash: its own line after ``[x]:``, or the line after a bare one."""
+    for m in _BACKSLASH_EOL.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if _DEFINITION_LINE.match(text, start, m.end()):
+            return True
+        before = text.rfind("\n", 0, max(start - 1, 0)) + 1
+        if text[before:start].rstrip().endswith("]:"):
+            return True
+    return False
 
 
 def _delimiters(text: str) -> int:
@@ -134,16 +178,66 @@ def _delimiters(text: str) -> int:
 
 
 def _could_nest_deep(text: str) -> bool:
-    if len(text) > MAX_PREFIX and _DEEP_PREFIX.search(text):
+    if len(text) > MAX_PREFIX and (_DEEP_FIRST.match(text)
+                                   or _DEEP_PREFIX.search(text)):
         return True
     if _delimiters(text) <= MAX_DELIMITERS:
         return False
     return any(_delimiters(part) > MAX_DELIMITERS for part in _BLANK_LINE.split(text))
 
 
+def _touches(spans: List[Tuple[int, int]], start: int, end: int) -> bool:
+    """Whether any of ``spans`` (sorted, disjoint) overlaps [start, end]."""
+    i = bisect.bisect_right(spans, (end, 1 << 62))
+    return i > 0 and spans[i - 1][1] >= start
+
+
+def _expand_prefix_tabs(text: str) -> Tuple[str, List[Tuple[int, int]]]:
+    """``text`` with the tabs of each line's leading run of spaces and quote
+    markers turned into spaces (tab stops of four columns), and the byte
+    spans, in the new text, of the lines changed."""
+    out: List[str] = []
+    spans: List[Tuple[int, int]] = []
+    at = 0  # characters of ``text`` copied
+    size = 0  # bytes written so far
+    for m in _PREFIX_TABS.finditer(text):
+        head = text[at:m.start()]
+        out.append(head)
+        size += len(head.encode("utf-8"))
+        column, run = 0, []
+        for ch in m.group():
+            if ch == "\t":
+                width = 4 - column % 4
+                run.append(" " * width)
+                column += width
+            else:
+                run.append(ch)
+                column += 1
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        new = "".join(run)
+        out.append(new)
+        rest = len(text[m.end():line_end].encode("utf-8"))
+        spans.append((size, size + len(new) + rest))
+        size += len(new)
+        at = m.end()
+    out.append(text[at:])
+    return "".join(out), spans
+
+
+# Nodes that hold no link, anchor or heading (code spans and blocks hold
+# only text): the walk does not look inside them.
+_LEAVES = frozenset(("text", "text_special", "softbreak", "hardbreak", "code_inline",
+                     "code_block", "fence", "hr"))
+
+
 class _Walk:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, expanded: List[Tuple[int, int]]) -> None:
         self.data = text.encode("utf-8")
+        self.expanded = expanded  # byte spans of lines whose tabs were expanded
+        # (start, end) bytes of each line indented with a tab
+        self.tabbed: List[Tuple[int, int]] = (
+            [m.span() for m in _TAB_LINE.finditer(self.data)] if "\t" in text else [])
         self.links: List[Link] = []
         self.anchors: List[str] = []
         self.headings: List[Heading] = []
@@ -160,56 +254,74 @@ class _Walk:
         self._at = offset
         return self._line
 
-    def source(self, node: Any) -> Tuple[int, str]:
+    def span(self, node: Any) -> Tuple[int, int]:
+        """A node's byte span, where markdown-it.rs maps it right."""
+        if not node.srcmap:
+            raise _Decline("no source map")
         start, end = node.srcmap
+        if self.tabbed and _touches(self.tabbed, start, end):
+            raise _Decline("node on a line indented with a tab")
+        return start, end
+
+    def source(self, node: Any) -> Tuple[int, str]:
+        start, end = self.span(node)
         return start, self.data[start:end].decode("utf-8")
 
     def run(self, tree: Any) -> Extract:
-        # (node, depth, inside a block quote)
-        stack: List[Tuple[Any, int, bool]] = [(tree, 0, False)]
-        while stack:
-            node, depth, quoted = stack.pop()
-            if depth > MAX_DEPTH:
-                raise _Decline("nested too deep")
+        self.visit(tree.children, 1, False)
+        return Extract(tuple(self.links), tuple(self.anchors), tuple(self.headings), 0)
+
+    def visit(self, nodes: Any, depth: int, quoted: bool) -> None:
+        """Document order; recursion only into containers, at most
+        MAX_DEPTH deep (leaves, most of the nodes, cost one lookup)."""
+        if depth > MAX_DEPTH:
+            raise _Decline("nested too deep")
+        for node in nodes:
             name = node.name
-            if name in ("heading", "lheading"):
-                self.heading(node)
-            elif name in ("link", "image"):
+            if name in _LEAVES:
+                continue
+            if name == "link":
                 self.inline_link(node, quoted)
-                if name == "image":
-                    continue  # alt text is no part of the reference's stream
+            elif name in ("heading", "lheading"):
+                self.heading(node)
+            elif name in ("html_inline", "html_block"):
+                self.html(node, node.meta.get("content", ""))
+                continue
+            elif name == "image":
+                self.inline_link(node, quoted)
+                continue  # alt text is no part of the reference's stream
             elif name == "autolink":
                 self.autolink(node)
-                continue
-            elif name == "html_inline":
-                self.html(node, node.meta.get("content", ""))
-                continue
-            elif name == "html_block":
-                self.html(node, node.meta.get("content", ""))
                 continue
             elif name == "definition":
                 self.definition(node, quoted)
                 continue
-            quoted = quoted or name == "blockquote"
-            stack.extend((child, depth + 1, quoted) for child in reversed(node.children))
-        return Extract(tuple(self.links), tuple(self.anchors), tuple(self.headings), 0)
+            elif name == "blockquote":
+                self.visit(node.children, depth + 1, True)
+                continue
+            self.visit(node.children, depth + 1, quoted)
 
     def heading(self, node: Any) -> None:
         text = _plain_text(node, self.data)
-        start = node.srcmap[0] if node.srcmap else 0
+        start, end = self.span(node)
+        if self.expanded and _touches(self.expanded, start, end):
+            # its text could hold a tab that became spaces (in a code span)
+            raise _Decline("heading on a line whose tabs were expanded")
         self.anchors.append(self.slugger.slug(text))
         self.headings.append(Heading(int(node.meta["level"]), text.strip(),
                                      self.line(start)))
 
     def inline_link(self, node: Any, quoted: bool) -> None:
-        if not node.srcmap:
-            raise _Decline("no source map")
         start, src = self.source(node)
         if not src.endswith(")"):
             return  # a reference use: its definition is the one checked
-        if quoted and "\n" in src:
-            raise _Decline("link over lines in a quote")
         image = node.name == "image"
+        if quoted and "\n" in src:
+            # The reference reads the link with the quote markers of its
+            # later lines stripped: only its label may span lines here.
+            end = markdown.label_end(src, image)
+            if end < 0 or "\n" in src[end:]:
+                raise _Decline("link over lines in a quote")
         found = markdown.inline_destination(src, image)
         if found is None:
             raise _Decline("link the reference would not parse")
@@ -224,7 +336,9 @@ class _Walk:
         self.links.append(Link(self.line(start), href, href, "autolink"))
 
     def html(self, node: Any, content: str) -> None:
-        start = node.srcmap[0] if node.srcmap else 0
+        start, end = self.span(node)
+        if self.expanded and "\n" in content and _touches(self.expanded, start, end):
+            raise _Decline("raw HTML over a line whose tabs were expanded")
         base = self.line(start)
         for offset, what, value in markdown._scan_html(content):
             if what == "link":
@@ -233,35 +347,56 @@ class _Walk:
                 self.anchors.append(value)
 
     def definition(self, node: Any, quoted: bool) -> None:
-        if not node.srcmap:
-            raise _Decline("no source map")
         start, src = self.source(node)
         if quoted and "\n" in src:
             raise _Decline("definition over lines in a quote")
-        label = _LABEL.match(src)
-        if label is None:
-            raise _Decline("definition label not found")
-        pos = label.end()
-        while pos < len(src) and src[pos] in " \t":
-            pos += 1
-        if pos < len(src) and src[pos] == "\n":
-            pos += 1
-            while pos < len(src) and src[pos] in " \t":
-                pos += 1
-        res = parseLinkDestination(src, pos, len(src))
-        if not res.ok:
-            raise _Decline("definition the reference would not parse")
-        href = res.str
-        raw = href
-        m = markdown._DEF_DEST.search(src)
-        if m:
-            raw = m.group(1)
-            if raw.startswith("<") and raw.endswith(">"):
-                raw = raw[1:-1]
+        if "\n" in src and _BLOCK_AFTER_LABEL.match(src):
+            raise _Decline("definition whose next line could open a block")
+        plain = _PLAIN_DEFINITION.match(src)
+        value = "" if plain is None else plain.group(plain.lastindex or 1)
+        if plain is not None and not ("&" in value and ";" in value):
+            # no escapes, entities, brackets or parentheses: as written
+            raw = href = value
+        else:
+            raw, href = _definition_destination(src)
+        if not markdown._MD.validateLink(href):
+            raise _Decline("definition the reference would not make")
         self.links.append(Link(self.line(start), raw, href, "definition"))
 
 
 _LABEL = re.compile(r"[ \t]*\[(?:\\.|[^\\\]])*\]:", re.S)
+# ``[x]:`` then a line that could start a block (``*``, ``<div>``, ``1.``):
+# the two parsers disagree on which ends the definition.
+_BLOCK_AFTER_LABEL = re.compile(
+    r"[ \t]*\[(?:\\.|[^\\\]])*\]:[ \t]*\n[ \t]*[^A-Za-z/. \t]", re.S)
+_PLAIN_DEFINITION = re.compile(
+    r"[ \t]*\[[^\[\]\\]*\]:[ \t]*\n?[ \t]*"
+    r"(?:<([^<>\n\\]*)>|([^\s()<\\\x00-\x1f\x7f]+))(?=\s|\Z)")
+
+
+def _definition_destination(src: str) -> Tuple[str, str]:
+    """(raw, href) of a definition's source, with the reference's helper
+    and its ``_DEF_DEST`` reading of the raw text."""
+    label = _LABEL.match(src)
+    if label is None:
+        raise _Decline("definition label not found")
+    pos = label.end()
+    while pos < len(src) and src[pos] in " \t":
+        pos += 1
+    if pos < len(src) and src[pos] == "\n":
+        pos += 1
+        while pos < len(src) and src[pos] in " \t":
+            pos += 1
+    res = parseLinkDestination(src, pos, len(src))
+    if not res.ok:
+        raise _Decline("definition the reference would not parse")
+    raw = res.str
+    m = markdown._DEF_DEST.search(src)
+    if m:
+        raw = m.group(1)
+        if raw.startswith("<") and raw.endswith(">"):
+            raw = raw[1:-1]
+    return raw, res.str
 
 
 def _plain_text(heading: Any, data: bytes) -> str:

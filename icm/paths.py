@@ -17,7 +17,7 @@ import os
 import posixpath
 import stat
 from pathlib import Path
-from typing import Dict, List, Optional, Union
+from typing import Dict, List, Optional, Set, Union
 
 from icm.errors import UsageError
 
@@ -81,6 +81,7 @@ class Resolver:
         self.git_dir = git_dir
         self.real_git = os.path.realpath(git_dir) if git_dir is not None else ""
         self.folders: Dict[str, str] = {}
+        self.missing: Set[str] = set()  # folders (in ``folders``) that do not exist
 
     def resolve(self, rel: str) -> str:
         norm = clean(rel)
@@ -92,12 +93,17 @@ class Resolver:
             # also words the reason for the whole path
             return _resolve(self.given, self.top, norm, self.git_dir)
         path = os.path.join(real, name)
+        if folder in self.missing:
+            return path  # below a missing folder nothing can be a link
         try:
-            if not stat.S_ISLNK(os.lstat(path).st_mode) and not (
-                    self.real_git and _inside(path, self.real_git)):
-                return path
+            mode = os.lstat(path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return path  # missing (a broken link's target): kept as written
         except OSError:
-            pass
+            return _resolve(self.given, self.top, norm, self.git_dir)
+        if not stat.S_ISLNK(mode) and not (
+                self.real_git and _inside(path, self.real_git)):
+            return path
         return _resolve(self.given, self.top, norm, self.git_dir)
 
 
@@ -112,14 +118,20 @@ class Resolver:
         parent, name = posixpath.split(folder)
         base = self._folder(parent)
         real = ""
-        if base:
+        if base and not is_git_name(name):
             path = os.path.join(base, name)
             try:
                 mode = os.lstat(path).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                mode = -1
             except OSError:
                 mode = 0
-            if stat.S_ISDIR(mode) and not (self.real_git
-                                            and _inside(path, self.real_git)):
+            if mode == -1 or parent in self.missing:
+                # missing, as ``_resolve`` keeps it: written, never followed
+                real = path
+                self.missing.add(folder)
+            elif stat.S_ISDIR(mode) and not (self.real_git
+                                              and _inside(path, self.real_git)):
                 real = path
             elif stat.S_ISLNK(mode):  # follow it the careful way
                 try:

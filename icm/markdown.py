@@ -618,13 +618,8 @@ def extract(text: str) -> Extract:
     """Links (with 1-based lines), anchors and headings of one document:
     through markdown-it.rs where it is installed and gives the same answer
     (``icm.markdown_rs``), else ``extract_reference``."""
-    global _fast
     if _fast is None:
-        try:
-            from icm import markdown_rs
-            _fast = markdown_rs.extract if markdown_rs.available() else False
-        except ImportError:  # pragma: no cover - markdown-it-pyrs is optional
-            _fast = False
+        backend()
     if _fast:
         got: Optional[Extract] = _fast(text)
         if got is not None:
@@ -633,6 +628,16 @@ def extract(text: str) -> Extract:
 
 
 _fast: Any = None  # markdown_rs.extract, or False once known to be off
+
+
+def backend() -> str:
+    """The parser ``extract`` tries first, loaded now (the link check calls
+    it before forking its workers, so each need not load it again)."""
+    global _fast
+    if _fast is None:
+        from icm import markdown_rs
+        _fast = markdown_rs.extract if markdown_rs.available() else False
+    return "markdown-it.rs" if _fast else "markdown-it-py"
 
 
 def extract_reference(text: str) -> Extract:

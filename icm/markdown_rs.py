@@ -58,9 +58,11 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?:\r?\n|$)")
 # reference reads a one-column table, markdown-it.rs a setext heading or a
 # rule. Scanned from each "|" to its line's end and the next line: linear.
 _ONE_COLUMN_TABLE = re.compile(r"\|[^|\n]*\n[ \t>]*:?-+:?[ \t]*(?:\r?\n|\Z)")
-# A delimiter row right under a quoted line: a table, a lazy continuation
-# or neither, and the parsers disagree.
-_QUOTE_OVER_TABLE = re.compile(r"\n[ \t]*>[^\n]*\n[ \t]*[|:\-][|:\- \t]*(?:\r?\n|\Z)")
+# A line of markers only (a delimiter row, an empty list item) right under
+# a quoted line: a table, a list, a lazy continuation or a rule, and the
+# parsers disagree.
+_QUOTE_OVER_MARKERS = re.compile(
+    r"\n[ \t]*>[^\n]*\n[ \t]*[|:\-*+0-9.)][|:\-*+0-9.) \t]*(?:\r?\n|\Z)")
 # A destination ending in a backslash (``[x]: a\``) is one to the
 # reference and none to markdown-it.rs.
 _BACKSLASH_EOL = re.compile(r"\\(?:\r?\n|\Z)")
@@ -142,8 +144,8 @@ def explain(text: str) -> Tuple[Optional[Extract], str]:
         return None, "long run of lines opening with ["
     if "|" in text and _ONE_COLUMN_TABLE.search(text):
         return None, "a one-column table or a setext heading"
-    if "|" in text and ">" in text and _QUOTE_OVER_TABLE.search("\n" + text):
-        return None, "a table delimiter row under a quoted line"
+    if ">" in text and _QUOTE_OVER_MARKERS.search("\n" + text):
+        return None, "a line of markers under a quoted line"
     if "]:" in text and _backslash_definition(text):
         return None, "a definition could end in a backslash"
     if _could_nest_deep(text):
@@ -296,10 +298,17 @@ class _Walk:
             elif name == "definition":
                 self.definition(node, quoted)
                 continue
+            elif name == "table" and self._opens_with_bracket(node):
+                # its head could be a definition to the reference
+                raise _Decline("table whose head could be a definition")
             elif name == "blockquote":
                 self.visit(node.children, depth + 1, True)
                 continue
             self.visit(node.children, depth + 1, quoted)
+
+    def _opens_with_bracket(self, node: Any) -> bool:
+        start, end = self.span(node)
+        return self.data[start:min(end, start + 64)].lstrip(b" \t").startswith(b"[")
 
     def heading(self, node: Any) -> None:
         text = _plain_text(node, self.data)
@@ -350,6 +359,8 @@ class _Walk:
         start, src = self.source(node)
         if quoted and "\n" in src:
             raise _Decline("definition over lines in a quote")
+        if "|" in src:  # over a delimiter row the reference reads a table
+            raise _Decline("definition that could head a table")
         if "\n" in src and _BLOCK_AFTER_LABEL.match(src):
             raise _Decline("definition whose next line could open a block")
         plain = _PLAIN_DEFINITION.match(src)

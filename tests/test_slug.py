@@ -71,3 +71,4 @@ def test_is_slug_accepts_hand_typed_ascii_names() -> None:
     assert is_slug("v1.2_notes-draft")
     assert not is_slug("-x") and not is_slug(".x") and not is_slug("a/b")
     assert not is_slug("")
+

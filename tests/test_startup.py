@@ -36,3 +36,13 @@ def test_check_links_loads_neither_pydantic_nor_gitpython(repo: Path) -> None:
            "2026-10-01T12:00:00+00:00")
     proc = loaded(["check-links", "--root", str(repo)], ("pydantic", "git"), repo)
     assert (proc.returncode, proc.stderr) == (0, "[]\n"), proc.stdout
+
+
+def test_check_links_loads_no_other_check(repo: Path) -> None:
+    """The registry imports a check when it runs (about 40 ms of start-up)."""
+    commit(repo, {"AGENTS.md": "# h\n\n[a](a.md)\n", "a.md": "# a\n"},
+           "2026-10-01T12:00:00+00:00")
+    others = ("icm.checks.dupes", "icm.checks.agents", "icm.checks.positions",
+              "icm.checks.stale", "icm.similarity", "icm.checks.links")
+    proc = loaded(["check-links", "--root", str(repo)], others, repo)
+    assert (proc.returncode, proc.stderr) == (0, "['icm.checks.links']\n"), proc.stdout

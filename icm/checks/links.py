@@ -183,7 +183,9 @@ def _parse_parallel(work: List[Tuple[str, str, int]],
     """
     if not hasattr(os, "fork"):  # pragma: no cover - Windows
         return list(map(_parse_path, work))
-    from icm import markdown  # noqa: F401 - imported once, before forking
+    from icm import markdown
+
+    markdown.backend()  # loaded once, before forking
 
     slices = [work[i::jobs] for i in range(jobs)]
     live: Dict[int, int] = {}  # pid -> read end of its pipe

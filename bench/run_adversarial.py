@@ -123,6 +123,11 @@ CASES: List[Case] = [
     ("markdown parse", "'*a _' * N (emphasis)", _markdown(
         lambda n: "[ " + "*a _" * (n // 4))),
     ("markdown parse", "'> ' * N (nesting)", _markdown(lambda n: "> " * (n // 2))),
+    # nesting that would crash markdown-it.rs (the [fast] parser) unscreened
+    ("markdown parse", "'*a ' * N/2 + ' c*' * N/2 (nested emphasis)", _markdown(
+        lambda n: "*a " * (n // 6) + "b" + " c*" * (n // 6))),
+    ("markdown parse", "'![a' * N/2 + '](b)' * N/2 (nested images)", _markdown(
+        lambda n: "![a" * (n // 7) + "](b)" * (n // 7))),
     ("markdown parse", "'<!--' * N (HTML block)", _markdown(
         lambda n: "<!--" * (n // 4))),
     ("markdown parse", "'<div>' + '<a href=' * N", _markdown(

@@ -27,7 +27,7 @@ MB = 1 << 20
 # docs/robustness.md): fed 64 KB here so the suite stays quick.
 SLOW = {"'[' * N", "'[a](' * N", "'[' * N/2 + ']' * N/2", "'*a _' * N (emphasis)",
         "'# ' + '[' * N", "'[a]: b' * N", "'@a @b.md' lines", "'## Decision' * N",
-        "'<' * N"}
+        "'<' * N", "'![a' * N/2 + '](b)' * N/2 (nested images)"}
 
 
 @pytest.mark.parametrize("stage,label,build", bench.CASES,

@@ -133,6 +133,9 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         except Unreadable:
             stamp, hit = (), None
         stamps[rel] = stamp
+        if hit is None and rel not in store.entries:
+            misses.append(rel)  # nothing cached under this path (a cold run):
+            continue  # the parse reads and hashes it, once
         if hit is None:
             try:
                 hit = store.get(rel, cache_mod.digest(ctx.read_bytes(rel, limit)),

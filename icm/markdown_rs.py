@@ -58,15 +58,26 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?:\r?\n|$)")
 # reference reads a one-column table, markdown-it.rs a setext heading or a
 # rule. Scanned from each "|" to its line's end and the next line: linear.
 _ONE_COLUMN_TABLE = re.compile(r"\|[^|\n]*\n[ \t>]*:?-+:?[ \t]*(?:\r?\n|\Z)")
-# A line of markers only (a delimiter row, an empty list item) right under
-# a quoted line: a table, a list, a lazy continuation or a rule, and the
-# parsers disagree.
-_QUOTE_OVER_MARKERS = re.compile(
-    r"\n[ \t]*>[^\n]*\n[ \t]*[|:\-*+0-9.)][|:\-*+0-9.) \t]*(?:\r?\n|\Z)")
 # A destination ending in a backslash (``[x]: a\``) is one to the
 # reference and none to markdown-it.rs.
-_BACKSLASH_EOL = re.compile(r"\\(?:\r?\n|\Z)")
-_DEFINITION_LINE = re.compile(r"[ \t>]*\[[^\n]*\]:")
+_BACKSLASH_EOL = re.compile(r"\\[ \t]*(?:\r?\n|\Z)")
+_DEFINITION_LINE = re.compile(r"[ \t>*+\-0-9.)]*\[[^\n]*\]:")
+# Unicode whitespace that is not ASCII: each parser trims its own set.
+_ODD_SPACE = re.compile(r"[^\S \t\n\r]")
+_ASCII_ODD_SPACE = re.compile(rb"[\x0b\x0c\x1c-\x1f]")
+_ODD_BLANK_LINE = re.compile(r"\n[^\S\n\r]*[^\S \t\n\r][^\S\n\r]*(?=\r?\n|\Z)")
+MAX_DEFINITION_WORK = 2_000_000  # definition lines x lines of one paragraph
+# markdown-it.rs pads every row of a table to the head's width: time and
+# memory grow as columns x rows (2,000 x 2,000: 4 s and 2 GB).
+MAX_TABLE_CELLS = 500_000
+_DELIMITER_ROW = re.compile(r"\n([ \t>]*)([|:\-][|:\- \t]*)\r?(?=\n|\Z)")
+_QUOTE_LINE = re.compile(r"\n[ \t]*>")
+_RUN_MARKER = re.compile(
+    r"[ \t>]*(?:\d{1,9}[.)]|[-+*=][ \t]*\r?$|[|:\-=][|:\-= \t]*\r?$)")
+# ``[x]:<y>(`` with its title going on: the parsers end it differently.
+_ANGLE_TITLE = re.compile(r"\]:[ \t]*\n?[ \t]*<[^<>\n]*>[\"'(]")
+# An empty title, then more text: the reference drops the definition.
+_EMPTY_TITLE_LINE = re.compile(r"\n[ \t>]*(?:\"\"|''|\(\))")
 _LONE_CR = re.compile(r"\r(?!\n)")
 # A tab in a line's indentation: inside a list item or a quote,
 # markdown-it.rs maps the nodes of that line to the wrong bytes (a link's
@@ -137,19 +148,9 @@ def explain(text: str) -> Tuple[Optional[Extract], str]:
     """``extract`` with the reason it declined ("" when it did not)."""
     if not available():
         return None, "off"
-    if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
-        return None, "NUL or lone CR"
-    if len(_BRACKET_LINE.findall(text)) >= MAX_BRACKET_RUN - 1 \
-            and _BRACKET_RUN.search(text):
-        return None, "long run of lines opening with ["
-    if "|" in text and _ONE_COLUMN_TABLE.search(text):
-        return None, "a one-column table or a setext heading"
-    if ">" in text and _QUOTE_OVER_MARKERS.search("\n" + text):
-        return None, "a line of markers under a quoted line"
-    if "]:" in text and _backslash_definition(text):
-        return None, "a definition could end in a backslash"
-    if _could_nest_deep(text):
-        return None, "could nest too deep to parse safely"
+    why = _screen(text)
+    if why:
+        return None, why
     expanded: List[Tuple[int, int]] = []
     if "\t" in text:
         text, expanded = _expand_prefix_tabs(text)
@@ -160,6 +161,124 @@ def explain(text: str) -> Tuple[Optional[Extract], str]:
         return _Walk(text, expanded).run(tree), ""
     except _Decline as exc:
         return None, str(exc)
+
+
+def _screen(text: str) -> str:
+    """Why markdown-it.rs must not see ``text`` (or could answer it
+    differently from the reference), read from the text alone; "" if
+    nothing stands in the way. Every test here is linear."""
+    if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
+        return "NUL or lone CR"
+    if _ODD_SPACE.search(text) and _odd_space_apart(text):
+        return "Unicode whitespace where the parsers trim apart"
+    brackets = len(_BRACKET_LINE.findall(text))
+    if brackets >= MAX_BRACKET_RUN - 1 and _BRACKET_RUN.search(text):
+        return "long run of lines opening with ["
+    if brackets * text.count("\n") > MAX_DEFINITION_WORK and any(
+            len(_BRACKET_LINE.findall(part)) * part.count("\n") > MAX_DEFINITION_WORK
+            for part in _BLANK_LINE.split(text)):
+        return "definitions over many lines of one paragraph"
+    if "|" in text and _ONE_COLUMN_TABLE.search(text):
+        return "a one-column table or a setext heading"
+    if ("|" in text or ":-" in text) and _odd_delimiter_row(text):
+        return "a delimiter row the parsers could read apart"
+    if ">" in text and _markers_in_quote_run(text):
+        return "markers in a paragraph that starts in a quote"
+    if "<!" in text and _old_style_html(text):
+        return "an HTML declaration or comment the parsers read apart"
+    if "]:" in text and (_backslash_definition(text) or _ANGLE_TITLE.search(text)
+                         or _EMPTY_TITLE_LINE.search(text)):
+        return "a definition the parsers read apart"
+    if _could_nest_deep(text):
+        return "could nest too deep to parse safely"
+    return ""
+
+
+def _odd_space_apart(text: str) -> bool:
+    """Unicode whitespace (no-break space, form feed...) where the parsers
+    part: markdown-it.rs trims ASCII whitespace, the reference ``strip()``
+    all of it. That matters on a line of whitespace alone (blank to one,
+    text to the other) and in a definition (its destination's end); in a
+    heading it is caught at the node."""
+    if _ODD_BLANK_LINE.search("\n" + text):
+        return True
+    line_end = -1
+    for m in _ODD_SPACE.finditer(text):
+        if m.start() <= line_end:
+            continue  # this line was looked at
+        start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.start())
+        line_end = len(text) if line_end < 0 else line_end
+        if "]:" in text[start:line_end]:
+            return True
+    return False
+
+
+def _odd_delimiter_row(text: str) -> bool:
+    """A table delimiter row (``|-|``, ``:-``) under a line without a pipe
+    or under a fence or HTML opener, or a table that could hold more than
+    MAX_TABLE_CELLS cells (its columns times the lines of the text)."""
+    lines = text.count("\n") + 1
+    for m in _DELIMITER_ROW.finditer("\n" + text):
+        row = m.group(2)
+        if "|" not in row and ":" not in row:
+            continue  # a setext underline or a rule
+        if (row.count("|") + 1) * lines > MAX_TABLE_CELLS:
+            return True
+        end = m.start()  # in "\n" + text: the previous line ends here
+        head = ("\n" + text)[("\n" + text).rfind("\n", 0, end) + 1:end]
+        if "|" not in head or head.lstrip(" \t>").startswith(("`", "~", "<")):
+            return True
+    return False
+
+
+def _markers_in_quote_run(text: str) -> bool:
+    """A line of list or table markers in a blank-free run of lines that
+    begins with a quoted line (where the reference's lazy-continuation
+    check and markdown-it.rs's part)."""
+    text = "\n" + text
+    walked = -1
+    for m in _QUOTE_LINE.finditer(text):
+        if m.start() < walked:
+            continue
+        pos = text.find("\n", m.end())
+        while pos >= 0:
+            nxt = text.find("\n", pos + 1)
+            line = text[pos + 1:nxt if nxt >= 0 else len(text)]
+            if not line.strip(" \t\r"):
+                break
+            if _RUN_MARKER.match(line):
+                return True
+            pos = nxt
+        walked = len(text) if pos < 0 else pos
+    return False
+
+
+def _old_style_html(text: str) -> bool:
+    """Inline ``<!`` markup the parsers read apart: the reference follows
+    CommonMark 0.31 (``<!`` and any letter, ``<!-->``, ``--`` inside a
+    comment), markdown-it.rs the older rule. A comment or an upper-case
+    declaration that opens a line (an HTML block: the same rule in both) is
+    passed over whole; one in a list item is declined at its node."""
+    pos = text.find("<!")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        block = not text[start:pos].strip(" \t>")
+        if text.startswith("<!--", pos):
+            end = text.find("-->", pos + 4)
+            if end < 0:
+                return True
+            body = text[pos + 4:end]
+            if not block and (body.startswith((">", "->")) or "--" in body
+                              or body.endswith("-")):
+                return True
+            pos = text.find("<!", end + 3)
+            continue
+        after = text[pos + 2:pos + 3]
+        if not (block and after.isascii() and after.isupper()):
+            return True
+        pos = text.find("<!", pos + 2)
+    return False
 
 
 def _backslash_definition(text: str) -> bool:
@@ -227,6 +346,15 @@ def _expand_prefix_tabs(text: str) -> Tuple[str, List[Tuple[int, int]]]:
     return "".join(out), spans
 
 
+_RAW_BLOCK = re.compile(r"[ \t]*<(?:[!?]|script|pre|style|textarea)", re.I)
+# A heading ending in ``[x](``: a reference use to markdown-it.rs, text to
+# the reference.
+_LINK_OPENING_AT_END = re.compile(rb"\]\([ \t]*(?:\r?\n)?\Z")
+
+_BLOCKS = frozenset(("paragraph", "bullet_list", "ordered_list", "blockquote",
+                     "fence", "code_block", "html_block", "heading", "lheading",
+                     "table", "hr", "definition"))
+
 # Nodes that hold no link, anchor or heading (code spans and blocks hold
 # only text): the walk does not look inside them.
 _LEAVES = frozenset(("text", "text_special", "softbreak", "hardbreak", "code_inline",
@@ -286,8 +414,16 @@ class _Walk:
                 self.inline_link(node, quoted)
             elif name in ("heading", "lheading"):
                 self.heading(node)
-            elif name in ("html_inline", "html_block"):
+            elif name == "html_inline":
                 self.html(node, node.meta.get("content", ""))
+                continue
+            elif name == "html_block":
+                content = node.meta.get("content", "")
+                if depth > 1 and _RAW_BLOCK.match(content):
+                    # kinds 1-5 run past a blank line in a list item in one
+                    # parser and stop there in the other
+                    raise _Decline("raw HTML block of kinds 1-5 in a container")
+                self.html(node, content)
                 continue
             elif name == "image":
                 self.inline_link(node, quoted)
@@ -298,21 +434,43 @@ class _Walk:
             elif name == "definition":
                 self.definition(node, quoted)
                 continue
-            elif name == "table" and self._opens_with_bracket(node):
-                # its head could be a definition to the reference
-                raise _Decline("table whose head could be a definition")
+            elif name == "table":
+                start, end = self.span(node)
+                head = self.data[start:min(end, start + 64)]
+                if head.lstrip(b" \t").startswith(b"["):
+                    # its head could be a definition to the reference
+                    raise _Decline("table whose head could be a definition")
+                if self.data.find(b"\\|", start, end) >= 0:
+                    raise _Decline("escaped pipe in a table")
+                self._backticks_and_brackets(start, end)
+            elif name == "paragraph":
+                self._backticks_and_brackets(*self.span(node))
+            elif name == "list_item":  # a tight item's text has no paragraph
+                spans = [c.srcmap for c in node.children
+                         if c.name not in _BLOCKS and c.srcmap]
+                if spans:
+                    self._backticks_and_brackets(spans[0][0], spans[-1][1])
             elif name == "blockquote":
                 self.visit(node.children, depth + 1, True)
                 continue
             self.visit(node.children, depth + 1, quoted)
 
-    def _opens_with_bracket(self, node: Any) -> bool:
-        start, end = self.span(node)
-        return self.data[start:min(end, start + 64)].lstrip(b" \t").startswith(b"[")
+    def _backticks_and_brackets(self, start: int, end: int) -> None:
+        """Backtick runs of two or more beside link brackets: the parsers
+        pair code spans inside labels differently."""
+        if self.data.find(b"``", start, end) >= 0 and \
+                self.data.find(b"[", start, end) >= 0:
+            raise _Decline("backtick runs beside link brackets")
 
     def heading(self, node: Any) -> None:
-        text = _plain_text(node, self.data)
         start, end = self.span(node)
+        source = self.data[start:end]
+        if b"~~~" in source or _LINK_OPENING_AT_END.search(source) or (
+                (not source.isascii() or _ASCII_ODD_SPACE.search(source))
+                and _ODD_SPACE.search(source.decode("utf-8"))):
+            raise _Decline("heading the parsers read apart")
+        self._backticks_and_brackets(start, end)
+        text = _plain_text(node, self.data)
         if self.expanded and _touches(self.expanded, start, end):
             # its text could hold a tab that became spaces (in a code span)
             raise _Decline("heading on a line whose tabs were expanded")
@@ -424,6 +582,9 @@ def _plain_text(heading: Any, data: bytes) -> str:
         elif name in ("softbreak", "hardbreak"):
             parts.append(" ")
         elif name == "code_inline":
+            start, end = node.srcmap
+            if not data[start:end].strip(b"`").strip(b" \n"):
+                raise _Decline("code span of spaces in a heading")
             parts.append("".join(c.meta.get("content", "") for c in node.children))
         elif name == "autolink":
             start, end = node.srcmap

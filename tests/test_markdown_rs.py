@@ -59,6 +59,45 @@ DECLINED = [
 ]
 
 
+# Where the two parsers part, found by attacking the fast path (issue 16):
+# each must be declined, whatever the reason.
+PARTED = [
+    "<!y[]()", "# <!t>", "a <!X [b](c)>", "|<!----[]()-->",  # 0.31 HTML rules
+    "# a \xa0", "# \x0b c", "\x0c\n[]()", "\xa0\n<a href=\"\">", "[x]:\xa0",
+    "[x]: y\xa0'z'\n",  # Unicode whitespace trimmed apart
+    "#\n|-", "+ #\n|-", ".\n-|\n]|[]()", "a\n:-\n-", "v\n:-\n    <a@b>",
+    "<a\nhref=''>\n:-", "[x]:\nc\n:-", "~~~|<n id=\"\">\n-|-", "<div>|<hp:>\n-|-",
+    ">y\n2. # h\n", "> y\n7) [x]: z\n", ">>!\n>-\n    []()", ">n\n=\n2) #",
+    "><a\nhref=''>|)\n-|-",  # lazy lines of a quote
+    "a|b\n-|-\n[x](y\\|z)|w", "-|<tp:>\\|\n-|-",  # escaped pipes
+    "- <!--\n\n  <img src=''>", "- <script\n\n  []()", "- <?\n\n  <img src=''>",
+    "[x]:y\n\"\"t", "[x]: y\n()t", "[x]:<y>(\nt)", "[x]:<>(\n)",
+    "- [x]: a\\\n", "[x]: a\\\t", "- [x]:\\",  # definitions
+    "[x]: w\n\n# ![x](", "[x]: w\n\n# a [x]( ", "# ~~~~a~~b", "# a~~~~b~~c",
+    "# `   `",  # headings
+    "x [`)``[x](y)` `", "``[[`]`]](x)", "[`[``](`)`",  # code spans in labels
+]
+# Inputs on which markdown-it.rs is quadratic or worse: declined before it
+# runs (each took 4-50 s, or 2 GB, unscreened).
+COSTLY = [
+    ("[a]:\nb\n" * 4999 + "\n") * 8,
+    "[a]:\nb\n" * 1000 + "x\n" * 200000,
+    "|a" * 2000 + "|\n" + "|-" * 2000 + "|\n" + "x\n" * 2000,
+]
+
+
+@pytest.mark.parametrize("text", PARTED)
+def test_where_the_parsers_part_the_fast_path_declines(text: str) -> None:
+    got, why = markdown_rs.explain(text)
+    assert got is None and why, (got, markdown.extract_reference(text))
+
+
+@pytest.mark.parametrize("text", COSTLY, ids=["definitions", "definitions-long",
+                                              "wide-table"])
+def test_costly_inputs_never_reach_markdown_it_rs(text: str) -> None:
+    assert markdown_rs._screen(text) != ""
+
+
 @pytest.mark.parametrize("text", ANSWERED)
 def test_fast_path_answers_as_the_reference(text: str) -> None:
     got, why = markdown_rs.explain(text)
@@ -107,9 +146,11 @@ FRAGMENTS = [
     "<a href=\"h.md\">", "<span id=\"s\">", "`code [x](y)`", "*em [e](f)*", "**st**",
     "~~del~~", "\\[esc\\]", "&amp;", "[p](q(r).md)", "[t](u \"title\")", "[", "]",
     "(", ")", "`", "<", ">", "*", "_", "\\", "!", "&", "#", "|", "é", "x", "y z",
+    "``", "<!-- c -->", "<!X>", "\xa0", "\\|", "~~~", ":-", "](", "\"\"", "1.",
 ]
 LINE_STARTS = ["", "# ", "## ", "> ", ">\t", "- ", "  - ", "\t", "    ", "1. ",
-               "\t- ", "[x]: ", "[x]:\n  ", "| ", "```\n", "<div>\n", "---\n"]
+               "\t- ", "[x]: ", "[x]:\n  ", "| ", "```\n", "<div>\n", "---\n",
+               "2. ", "|-|\n", ":-\n", "<!-- ", "<script>\n", "- <!--\n"]
 
 
 @st.composite

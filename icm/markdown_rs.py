@@ -75,6 +75,8 @@ MAX_DEFINITION_WORK = 2_000_000  # definition lines x lines of one paragraph
 MAX_TABLE_CELLS = 500_000
 _DELIMITER_ROW = re.compile(r"\n([ \t>]*)([|:\-][|:\- \t]*)\r?(?=\n|\Z)")
 _QUOTE_LINE = re.compile(r"\n[ \t]*>")
+_TABLE_BREAKER = re.compile(
+    r"[ \t]{0,3}(?:\d{1,9}[.)]|[-+*_](?:[ \t]|\r?$)|[>#`~<=])|(?: {4}|[ \t]*\t)")
 _QUOTE_PREFIX = re.compile(r"[ \t]*(?:>[ \t]*)*")
 _RUN_MARKER = re.compile(r"(?:\d{1,9}[.)]|[-+*=][ \t]*\r?$|[|:\-=][|:\-= \t]*\r?$)")
 # ``[x]:<y>(`` with its title going on: the parsers end it differently.
@@ -229,6 +231,7 @@ def _odd_delimiter_row(text: str) -> bool:
     MAX_TABLE_CELLS cells (its columns times the lines of the text)."""
     lines = text.count("\n") + 1
     text = "\n" + text
+    walked = -1
     for m in _DELIMITER_ROW.finditer(text):
         row = m.group(2)
         if "|" not in row and ":" not in row:
@@ -239,6 +242,22 @@ def _odd_delimiter_row(text: str) -> bool:
         head = text[text.rfind("\n", 0, end) + 1:end]
         if "|" not in head or head.lstrip(" \t>").startswith(("`", "~", "<")):
             return True
+        if m.start() < walked:
+            continue
+        # the table's body: a line that could open a block ends the table
+        # in one parser and not the other (``2) x`` under a row, say)
+        pos = m.end()
+        while pos < len(text):
+            nxt = text.find("\n", pos + 1)
+            line = text[pos + 1:nxt if nxt >= 0 else len(text)]
+            if not line.strip(" \t\r") or nxt < 0:
+                if line.strip(" \t\r") and _TABLE_BREAKER.match(line):
+                    return True
+                break
+            if _TABLE_BREAKER.match(line):
+                return True
+            pos = nxt
+        walked = pos
     return False
 
 

@@ -70,6 +70,7 @@ PARTED = [
     ">y\n2. # h\n", "> y\n7) [x]: z\n", ">>!\n>-\n    []()", ">n\n=\n2) #",
     "><a\nhref=''>|)\n-|-",  # lazy lines of a quote
     "a|b\n-|-\n[x](y\\|z)|w", "-|<tp:>\\|\n-|-",  # escaped pipes
+    "a|b\n-|-\n2) <a\nhref='m'>",  # a block start inside a table's body
     "- <!--\n\n  <img src=''>", "- <script\n\n  []()", "- <?\n\n  <img src=''>",
     "[x]:y\n\"\"t", "[x]: y\n()t", "[x]:<y>(\nt)", "[x]:<>(\n)",
     "- [x]: a\\\n", "[x]: a\\\t", "- [x]:\\",  # definitions

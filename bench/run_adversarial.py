@@ -128,6 +128,8 @@ CASES: List[Case] = [
         lambda n: "*a " * (n // 6) + "b" + " c*" * (n // 6))),
     ("markdown parse", "'![a' * N/2 + '](b)' * N/2 (nested images)", _markdown(
         lambda n: "![a" * (n // 7) + "](b)" * (n // 7))),
+    ("markdown parse", "'<!-- a --> x ' * N (comments on one line)", _markdown(
+        lambda n: "<!-- a --> x " * (n // 13))),
     ("markdown parse", "'<!--' * N (HTML block)", _markdown(
         lambda n: "<!--" * (n // 4))),
     ("markdown parse", "'<div>' + '<a href=' * N", _markdown(

@@ -68,7 +68,9 @@ _DEFINITION_LINE = re.compile(r"[ \t>*+\-0-9.)]*\[[^\n]*\]:")
 _ODD_SPACE = re.compile(
     "[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _ASCII_ODD_SPACE = re.compile(rb"[\x0b\x0c\x1c-\x1f]")
-_ODD_BLANK_LINE = re.compile(r"\n[^\S\n\r]*[^\S \t\n\r][^\S\n\r]*(?=\r?\n|\Z)")
+# A line with nothing but container markers and whitespace, one of it odd.
+_ODD_BLANK_LINE = re.compile(
+    r"\n[ \t>*+\-0-9.)]*[^\S \t\n\r][^\S\n\r]*(?=\r?\n|\Z)")
 MAX_DEFINITION_WORK = 2_000_000  # definition lines x lines of one paragraph
 # markdown-it.rs pads every row of a table to the head's width: time and
 # memory grow as columns x rows (2,000 x 2,000: 4 s and 2 GB).
@@ -77,6 +79,7 @@ _DELIMITER_ROW = re.compile(r"\n([ \t>]*)([|:\-][|:\- \t]*)\r?(?=\n|\Z)")
 _QUOTE_LINE = re.compile(r"\n[ \t]*>")
 _TABLE_BREAKER = re.compile(
     r"[ \t]{0,3}(?:\d{1,9}[.)]|[-+*_](?:[ \t]|\r?$)|[>#`~<=])|(?: {4}|[ \t]*\t)")
+_LEAD = re.compile(r"[ \t>]*")
 _QUOTE_PREFIX = re.compile(r"[ \t]*(?:>[ \t]*)*")
 _RUN_MARKER = re.compile(r"(?:\d{1,9}[.)]|[-+*=][ \t]*\r?$|[|:\-=][|:\-= \t]*\r?$)")
 # ``[x]:<y>(`` with its title going on: the parsers end it differently.
@@ -174,6 +177,8 @@ def _screen(text: str) -> str:
     nothing stands in the way. Every test here is linear."""
     if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
         return "NUL or lone CR"
+    if not text.isascii() and "\x85" in text:
+        return "U+0085 (a space in labels to markdown-it.rs only)"
     if _has_odd_space(text) and _odd_space_apart(text):
         return "Unicode whitespace where the parsers trim apart"
     brackets = len(_BRACKET_LINE.findall(text))
@@ -295,11 +300,16 @@ def _old_style_html(text: str) -> bool:
     CommonMark 0.31 (``<!`` and any letter, ``<!-->``, ``--`` inside a
     comment), markdown-it.rs the older rule. A comment or an upper-case
     declaration that opens a line (an HTML block: the same rule in both) is
-    passed over whole; one in a list item is declined at its node."""
+    passed over whole; one in a list item is declined at its node. Each
+    line's lead is measured once (many comments on one line stay linear)."""
+    seen, lead_end = 0, 0
     pos = text.find("<!")
     while pos >= 0:
-        start = text.rfind("\n", 0, pos) + 1
-        block = not text[start:pos].strip(" \t>")
+        newline = text.rfind("\n", seen, pos)
+        if newline >= 0 or seen == 0:
+            lead_end = _LEAD.match(text, newline + 1).end()  # type: ignore[union-attr]
+        seen = pos
+        block = pos == lead_end
         if text.startswith("<!--", pos):
             end = text.find("-->", pos + 4)
             if end < 0:
@@ -383,6 +393,7 @@ def _expand_prefix_tabs(text: str) -> Tuple[str, List[Tuple[int, int]]]:
 
 
 _ANY_DEFINITION = re.compile(rb"\n[ \t>*+\-0-9.)]*\[(?:\\.|[^\n\]\\])*\]:")
+_ANGLE_THEN_TITLE = re.compile(r"\]\([ \t\n]*<[^<>\n]*>[\"'(]")
 _RAW_BLOCK = re.compile(r"[ \t]*<(?:[!?]|script|pre|style|textarea)", re.I)
 # A heading ending in ``[x](``: a reference use to markdown-it.rs, text to
 # the reference.
@@ -531,6 +542,8 @@ class _Walk:
         if not src.endswith(")"):
             return  # a reference use: its definition is the one checked
         image = node.name == "image"
+        if "<" in src and _ANGLE_THEN_TITLE.search(src):
+            raise _Decline("angle destination with a title and no space")
         if quoted and "\n" in src:
             # The reference reads the link with the quote markers of its
             # later lines stripped: only its label may span lines here.
@@ -565,6 +578,9 @@ class _Walk:
         start, src = self.source(node)
         if quoted and "\n" in src:
             raise _Decline("definition over lines in a quote")
+        if not src.isascii() or _ASCII_ODD_SPACE.search(src.encode("ascii")):
+            if _ODD_SPACE.search(src):
+                raise _Decline("Unicode whitespace in a definition")
         if "|" in src:  # over a delimiter row the reference reads a table
             raise _Decline("definition that could head a table")
         if "\n" in src and _BLOCK_AFTER_LABEL.match(src):

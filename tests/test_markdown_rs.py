@@ -77,6 +77,8 @@ PARTED = [
     "[x]: w\n\n# ![x](", "[x]: w\n\n# a [x]( ", "# ~~~~a~~b", "# a~~~~b~~c",
     "# `   `",  # headings
     "x [`)``[x](y)` `", "``[[`]`]](x)", "[`[``](`)`",  # code spans in labels
+    "[c][a\x85](z)\n\n[a]: u\n", "[a](<b>'c')", "[a](<b>(c))", "[x]:\ny\xa0",
+    "- \xa0\n<ab:>", ">\u2028\n<a href=\"\">",  # second round
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

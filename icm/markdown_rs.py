@@ -61,7 +61,8 @@ _ONE_COLUMN_TABLE = re.compile(r"\|[^|\n]*\n[ \t>]*:?-+:?[ \t]*(?:\r?\n|\Z)")
 # A destination ending in a backslash (``[x]: a\``) is one to the
 # reference and none to markdown-it.rs.
 _BACKSLASH_EOL = re.compile(r"\\[ \t]*(?:\r?\n|\Z)")
-_DEFINITION_LINE = re.compile(r"[ \t>*+\-0-9.)]*\[[^\n]*\]:")
+_DEF_LEAD = re.compile(r"[ \t>*+\-0-9.)]*")
+_DEF_LABEL = re.compile(r"\[(?:\\.|[^\\\]\n])*\]:")
 # Unicode whitespace that is not ASCII: each parser trims its own set.
 # (str.isspace() but not space, tab, CR or LF, spelled out: the negated
 # class ``[^\S \t\n\r]`` scanned ten times slower)
@@ -328,14 +329,23 @@ def _old_style_html(text: str) -> bool:
 
 
 def _backslash_definition(text: str) -> bool:
-    """Whether a line that could be a definition's destination ends in a
-    backslash: its own line after ``[x]:``, or the line after a bare one."""
+    r"""Whether a definition's destination (or a title after it) could end
+    in a backslash: a line ``[x]: a\`` (its label found as the reference
+    finds it, the first ``]``), or ``a\`` on the line after a bare
+    ``[x]:``. ``[name]: some words\`` is prose to both."""
     for m in _BACKSLASH_EOL.finditer(text):
         start = text.rfind("\n", 0, m.start()) + 1
-        if _DEFINITION_LINE.match(text, start, m.end()):
-            return True
-        before = text.rfind("\n", 0, max(start - 1, 0)) + 1
-        if text[before:start].rstrip().endswith("]:"):
+        lead = _DEF_LEAD.match(text, start).end()  # type: ignore[union-attr]
+        label = _DEF_LABEL.match(text, lead, m.start())
+        if label is not None:
+            rest = text[label.end():m.start() + 1]
+        else:
+            before = text.rfind("\n", 0, max(start - 1, 0)) + 1
+            if not text[before:start].rstrip().endswith("]:"):
+                continue
+            rest = text[start:m.start() + 1]
+        words = rest.split()
+        if len(words) <= 1 or words[1][0] in "\"'(":
             return True
     return False
 

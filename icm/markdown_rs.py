@@ -3,12 +3,10 @@
 
 markdown-it-py stays the reference. This module gives the same ``Extract``
 or declines (``None``), and ``markdown.extract`` then parses the file with
-the reference. It declines on anything it cannot answer exactly: a panic
-or any other error, text markdown-it.rs would take quadratic time on, lone
-carriage returns and NUL characters (the two parsers count and replace them
-differently), nesting deep enough that the reference's own limit could
-apply, and a link or definition that spans lines inside a block quote (its
-source then holds the quote markers the reference strips). Every value is
+the reference. It declines on anything it cannot answer exactly: text the
+two parsers were seen to read apart, or that markdown-it.rs could crash or
+go quadratic on (``_screen``, before it parses), a node whose source could
+differ (the checks in ``_Walk``), and a panic or any other error. Every value is
 read from the source slice that markdown-it.rs maps a node to, with the
 reference's own helpers (``parseLinkDestination``, ``_raw_destination``,
 ``_scan_html``, ``Slugger``), never from markdown-it.rs's normalised
@@ -39,9 +37,8 @@ MAX_DEPTH = 40
 # markdown-it.rs takes time quadratic in a run of consecutive lines that
 # open with "[" (reference definitions: 1,000 lines 0.03 s, 20,000 12 s).
 MAX_BRACKET_RUN = 200
-_BRACKET_RUN = re.compile(r"(?:^[ \t>]*\[[^\n]*\n){%d}" % MAX_BRACKET_RUN, re.M)
-# Counted first: a pattern that opens with a literal newline is scanned for
-# fast, where one that opens with ``^`` is tried at every character.
+# (a pattern that opens with a literal newline is scanned for fast, where
+# one that opens with ``^`` is tried at every character)
 _BRACKET_LINE = re.compile(r"\n[ \t>]*\[")
 # markdown-it.rs has no nesting limit, and a tree some 50,000 levels deep
 # overflows the C stack (a segmentation fault, in building or freeing it;
@@ -183,7 +180,7 @@ def _screen(text: str) -> str:
     if _has_odd_space(text) and _odd_space_apart(text):
         return "Unicode whitespace where the parsers trim apart"
     brackets = len(_BRACKET_LINE.findall(text))
-    if brackets >= MAX_BRACKET_RUN - 1 and _BRACKET_RUN.search(text):
+    if brackets >= MAX_BRACKET_RUN - 1 and _bracket_run(text):
         return "long run of lines opening with ["
     if brackets * text.count("\n") > MAX_DEFINITION_WORK and any(
             len(_BRACKET_LINE.findall(part)) * part.count("\n") > MAX_DEFINITION_WORK
@@ -203,6 +200,19 @@ def _screen(text: str) -> str:
     if _could_nest_deep(text):
         return "could nest too deep to parse safely"
     return ""
+
+
+def _bracket_run(text: str) -> bool:
+    """Whether MAX_BRACKET_RUN lines in a row open with "[" (each line is
+    looked at once)."""
+    text = "\n" + text
+    run, line_end = 0, -2
+    for m in _BRACKET_LINE.finditer(text):
+        run = run + 1 if m.start() == line_end else 1
+        if run >= MAX_BRACKET_RUN:
+            return True
+        line_end = text.find("\n", m.end())
+    return False
 
 
 def _has_odd_space(text: str) -> bool:

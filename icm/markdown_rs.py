@@ -78,6 +78,8 @@ _QUOTE_LINE = re.compile(r"\n[ \t]*>")
 _TABLE_BREAKER = re.compile(
     r"[ \t]{0,3}(?:\d{1,9}[.)]|[-+*_](?:[ \t]|\r?$)|[>#`~<=])|(?: {4}|[ \t]*\t)")
 _LEAD = re.compile(r"[ \t>]*")
+# A table head on a list marker's line: in the item or over it, by parser.
+_LIST_LEAD = re.compile(r"[ \t>]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|\r?$)")
 _QUOTE_PREFIX = re.compile(r"[ \t]*(?:>[ \t]*)*")
 _RUN_MARKER = re.compile(r"(?:\d{1,9}[.)]|[-+*=][ \t]*\r?$|[|:\-=][|:\-= \t]*\r?$)")
 # ``[x]:<y>(`` with its title going on: the parsers end it differently.
@@ -256,7 +258,8 @@ def _odd_delimiter_row(text: str) -> bool:
             return True
         end = m.start()  # the previous line ends here
         head = text[text.rfind("\n", 0, end) + 1:end]
-        if "|" not in head or head.lstrip(" \t>").startswith(("`", "~", "<")):
+        if "|" not in head or head.lstrip(" \t>").startswith(("`", "~", "<")) \
+                or _LIST_LEAD.match(head):
             return True
         if m.start() < walked:
             continue
@@ -354,8 +357,8 @@ def _backslash_definition(text: str) -> bool:
             if not text[before:start].rstrip().endswith("]:"):
                 continue
             rest = text[start:m.start() + 1]
-        words = rest.split()
-        if len(words) <= 1 or words[1][0] in "\"'(":
+        words = [w for w in re.split(r"[ \t]+", rest) if w]  # ASCII only, as
+        if len(words) <= 1 or words[1][0] in "\"'(":  # the reference splits
             return True
     return False
 

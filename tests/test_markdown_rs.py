@@ -79,6 +79,8 @@ PARTED = [
     "x [`)``[x](y)` `", "``[[`]`]](x)", "[`[``](`)`",  # code spans in labels
     "[c][a\x85](z)\n\n[a]: u\n", "[a](<b>'c')", "[a](<b>(c))", "[x]:\ny\xa0",
     "- \xa0\n<ab:>", ">\u2028\n<a href=\"\">",  # second round
+    "[x]:\ny\u2028\\\n",  # a backslash end after a Unicode space
+    "-\n-     <tp:>|(\n-|-",  # a table head on a list marker's line
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

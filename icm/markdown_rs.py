@@ -190,7 +190,7 @@ def _screen(text: str) -> str:
         return "definitions over many lines of one paragraph"
     if "|" in text and _ONE_COLUMN_TABLE.search(text):
         return "a one-column table or a setext heading"
-    if ("|" in text or ":-" in text) and _odd_delimiter_row(text):
+    if ("|" in text or ":-" in text or "-:" in text) and _odd_delimiter_row(text):
         return "a delimiter row the parsers could read apart"
     if ">" in text and _markers_in_quote_run(text):
         return "markers in a paragraph that starts in a quote"

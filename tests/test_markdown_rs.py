@@ -81,6 +81,7 @@ PARTED = [
     "- \xa0\n<ab:>", ">\u2028\n<a href=\"\">",  # second round
     "[x]:\ny\u2028\\\n",  # a backslash end after a Unicode space
     "-\n-     <tp:>|(\n-|-",  # a table head on a list marker's line
+    "#\n-:",  # a pipe-less delimiter row that ends in a colon
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

@@ -74,7 +74,9 @@ MAX_DEFINITION_WORK = 2_000_000  # definition lines x lines of one paragraph
 # memory grow as columns x rows (2,000 x 2,000: 4 s and 2 GB).
 MAX_TABLE_CELLS = 500_000
 _DELIMITER_ROW = re.compile(r"\n([ \t>]*)([|:\-][|:\- \t]*)\r?(?=\n|\Z)")
-_QUOTE_LINE = re.compile(r"\n[ \t]*>")
+# A line with a quote marker among its leading markers (``> a``, ``- > a``).
+_QUOTE_LINE = re.compile(r"\n[ \t>*+\-0-9.)]*>")
+_MARKS = re.compile(r"[ \t>*+\-0-9.)]*")
 _TABLE_BREAKER = re.compile(
     r"[ \t]{0,3}(?:\d{1,9}[.)]|[-+*_](?:[ \t]|\r?$)|[>#`~<=])|(?: {4}|[ \t]*\t)")
 _LEAD = re.compile(r"[ \t>]*")
@@ -293,14 +295,14 @@ def _markers_in_quote_run(text: str) -> bool:
             continue
         pos = text.find("\n", m.start() + 1)
         line = text[m.start() + 1:pos if pos >= 0 else len(text)]
-        depth = _QUOTE_PREFIX.match(line).group().count(">")  # type: ignore[union-attr]
+        depth = _MARKS.match(line).group().count(">")  # type: ignore[union-attr]
         while pos >= 0:
             nxt = text.find("\n", pos + 1)
             line = text[pos + 1:nxt if nxt >= 0 else len(text)]
             if not line.strip(" \t\r"):
                 break
             prefix = _QUOTE_PREFIX.match(line).group()  # type: ignore[union-attr]
-            quotes = prefix.count(">")
+            quotes = _MARKS.match(line).group().count(">")  # type: ignore[union-attr]
             if quotes < depth and _RUN_MARKER.match(line, len(prefix)):
                 return True
             depth = max(depth, quotes)

@@ -82,6 +82,7 @@ PARTED = [
     "[x]:\ny\u2028\\\n",  # a backslash end after a Unicode space
     "-\n-     <tp:>|(\n-|-",  # a table head on a list marker's line
     "#\n-:",  # a pipe-less delimiter row that ends in a colon
+    "- >_\n\t-\n[x]:()",  # a lazy line of a quote opened in a list item
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

@@ -20,7 +20,7 @@ import bisect
 import importlib
 import os
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
 from markdown_it.helpers import parseLinkDestination
 
@@ -245,6 +245,22 @@ def _odd_space_apart(text: str) -> bool:
     return False
 
 
+def _run_lines(text: str, pos: int) -> Iterator[Tuple[int, str]]:
+    """The lines after the newline at ``pos`` up to a blank line or the
+    end, each with the position of the newline before it: the one walk of
+    a blank-free run, shared by the screens that look inside tables and
+    quotes (each screen walks a run once, so the screens stay linear)."""
+    while pos < len(text):
+        nxt = text.find("\n", pos + 1)
+        line = text[pos + 1:nxt if nxt >= 0 else len(text)]
+        if not line.strip(" \t\r"):
+            return
+        yield pos, line
+        if nxt < 0:
+            return
+        pos = nxt
+
+
 def _odd_delimiter_row(text: str) -> bool:
     """A table delimiter row (``|-|``, ``:-``) under a line without a pipe
     or under a fence or HTML opener, or a table that could hold more than
@@ -267,18 +283,10 @@ def _odd_delimiter_row(text: str) -> bool:
             continue
         # the table's body: a line that could open a block ends the table
         # in one parser and not the other (``2) x`` under a row, say)
-        pos = m.end()
-        while pos < len(text):
-            nxt = text.find("\n", pos + 1)
-            line = text[pos + 1:nxt if nxt >= 0 else len(text)]
-            if not line.strip(" \t\r") or nxt < 0:
-                if line.strip(" \t\r") and _TABLE_BREAKER.match(line):
-                    return True
-                break
+        walked = m.end()
+        for walked, line in _run_lines(text, m.end()):  # noqa: B007 - read after
             if _TABLE_BREAKER.match(line):
                 return True
-            pos = nxt
-        walked = pos
     return False
 
 
@@ -293,21 +301,14 @@ def _markers_in_quote_run(text: str) -> bool:
     for m in _QUOTE_LINE.finditer(text):
         if m.start() < walked:
             continue
-        pos = text.find("\n", m.start() + 1)
-        line = text[m.start() + 1:pos if pos >= 0 else len(text)]
-        depth = _MARKS.match(line).group().count(">")  # type: ignore[union-attr]
-        while pos >= 0:
-            nxt = text.find("\n", pos + 1)
-            line = text[pos + 1:nxt if nxt >= 0 else len(text)]
-            if not line.strip(" \t\r"):
-                break
+        depth = 0
+        walked = m.start()
+        for walked, line in _run_lines(text, m.start()):  # noqa: B007 - read after
             prefix = _QUOTE_PREFIX.match(line).group()  # type: ignore[union-attr]
             quotes = _MARKS.match(line).group().count(">")  # type: ignore[union-attr]
             if quotes < depth and _RUN_MARKER.match(line, len(prefix)):
                 return True
             depth = max(depth, quotes)
-            pos = nxt
-        walked = len(text) if pos < 0 else pos
     return False
 
 

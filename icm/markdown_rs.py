@@ -488,7 +488,8 @@ class _Walk:
             if name == "link":
                 self.inline_link(node, quoted)
             elif name in ("heading", "lheading"):
-                self.heading(node)
+                if self.heading(node, depth):
+                    continue
             elif name == "html_inline":
                 self.html(node, node.meta.get("content", ""))
                 continue
@@ -518,8 +519,13 @@ class _Walk:
                 if self.data.find(b"\\|", start, end) >= 0:
                     raise _Decline("escaped pipe in a table")
                 self._backticks_and_brackets(start, end)
+                if self._inert(start, end, depth + 3):  # thead, trow, tcell
+                    continue
             elif name == "paragraph":
-                self._backticks_and_brackets(*self.span(node))
+                start, end = self.span(node)
+                self._backticks_and_brackets(start, end)
+                if self._inert(start, end, depth):
+                    continue
             elif name == "list_item":  # a tight item's text has no paragraph
                 spans = [c.srcmap for c in node.children
                          if c.name not in _BLOCKS and c.srcmap]
@@ -529,6 +535,21 @@ class _Walk:
                 self.visit(node.children, depth + 1, True)
                 continue
             self.visit(node.children, depth + 1, quoted)
+
+    def _inert(self, start: int, end: int, depth: int) -> bool:
+        """Whether the inline nodes of a block spanning ``start:end`` at
+        ``depth`` can hold nothing the walk reads: a link, an image, an
+        autolink and raw HTML each need ``[`` or ``<``. Such a block's
+        children are not visited (most nodes are text in them, and reading
+        a node from markdown-it.rs costs more than the walk's own work),
+        where the walk could not have met MAX_DEPTH there either: each
+        level of emphasis or strikethrough takes two delimiter characters."""
+        data = self.data
+        if data.find(b"[", start, end) >= 0 or data.find(b"<", start, end) >= 0:
+            return False
+        delimiters = (data.count(b"*", start, end) + data.count(b"_", start, end)
+                      + data.count(b"~", start, end))
+        return depth + 1 + delimiters // 2 <= MAX_DEPTH
 
     def _backticks_and_brackets(self, start: int, end: int) -> None:
         """Backtick runs of two or more beside link brackets: the parsers
@@ -547,10 +568,11 @@ class _Walk:
             self._definitions = _ANY_DEFINITION.search(b"\n" + self.data) is not None
         return self._definitions
 
-    def heading(self, node: Any) -> None:
+    def heading(self, node: Any, depth: int) -> bool:
+        """Record a heading's anchor; True if its inline nodes are inert."""
         start, end = self.span(node)
         source = self.data[start:end]
-        if b"~~~" in source or _LINK_OPENING_AT_END.search(source) or (
+        if b"~~~" in source or (b"](" in source and _LINK_OPENING_AT_END.search(source)) or (
                 (not source.isascii() or _ASCII_ODD_SPACE.search(source))
                 and _ODD_SPACE.search(source.decode("utf-8"))):
             raise _Decline("heading the parsers read apart")
@@ -562,6 +584,7 @@ class _Walk:
         self.anchors.append(self.slugger.slug(text))
         self.headings.append(Heading(int(node.meta["level"]), text.strip(),
                                      self.line(start)))
+        return self._inert(start, end, depth)
 
     def inline_link(self, node: Any, quoted: bool) -> None:
         start, src = self.source(node)
@@ -662,8 +685,11 @@ def _plain_text(heading: Any, data: bytes) -> str:
     """``markdown.inline_text`` of a heading's inline content: text, escapes
     and entities, code spans and autolink text; an image's alt text and raw
     HTML are left out, line breaks are spaces."""
+    children = heading.children
+    if len(children) == 1 and children[0].name == "text":  # most headings
+        return str(children[0].meta.get("content", ""))
     parts: List[str] = []
-    stack = list(reversed(heading.children))
+    stack = list(reversed(children))
     while stack:
         node = stack.pop()
         name = node.name

@@ -42,6 +42,7 @@ ANSWERED = [
     "\t[code](not)\n\ntext\n",
     "[a](javascript:alert) [b](<>) [c]() ![d]()\n",
     "[![img](i.png)](target.md) [`code ](x)`](c.md)\n",
+    "> " * 34 + "**a**\n",  # within the depth bound, its text unwalked
 ]
 
 # (document, why the fast path declines it)
@@ -52,6 +53,9 @@ DECLINED = [
     ("> " * 1500 + "[x](y)\n", "could nest too deep to parse safely"),
     ("*a " * 3000 + "b" + " c*" * 3000, "could nest too deep to parse safely"),
     ("> " * 45 + "[x](y)\n", "nested too deep"),
+    # no link syntax, so its inline nodes are not walked: the bound on
+    # their depth (two delimiters a level) still declines it
+    ("> " * 34 + "*" * 10 + "a" + "*" * 10 + "\n", "nested too deep"),
     ("- \"John Smith \\`[*`]\"\n", "markdown-it.rs raised"),
     ("- a\n-\t[x](y)\n", "node on a line indented with a tab"),
     ("> [x](\n> y.md)\n", "link over lines in a quote"),

@@ -3,7 +3,7 @@ on the same trees, in the same run. Prints a markdown table of medians.
 
     python bench/run_links.py TREE [TREE ...] [--runs 5] [--lychee PATH]
                               [--rumdl PATH] [--remark DIR] [--remark-runs 1]
-                              [--jobs N [N ...]]
+                              [--jobs N [N ...]] [--floor]
 
 Cold: icm's cache deleted before each run. Warm: cache left from the run
 before. lychee runs offline with fragment checking; remark-validate-links
@@ -12,7 +12,10 @@ link rules (MD051 fragments, MD057 relative links) without its cache. A
 peer that is not given is left out of the table. ``--jobs`` adds a second
 table: icm cold with ``--jobs N`` for each N (parser processes). Exit codes
 of peers are not judged: they disagree with icm and each other about what
-is broken (see the counts).
+is broken (see the counts). ``--floor`` adds a third table: the parse
+alone (``parse_floor.py``: read every file and build markdown-it.rs's tree,
+on every core, start-up included), the least a cold run on this parser
+can take, beside lychee in the same run.
 """
 
 from __future__ import annotations
@@ -37,11 +40,13 @@ def main() -> None:
     parser.add_argument("--jobs", nargs="*", default=[])
     parser.add_argument("--remark", type=Path)
     parser.add_argument("--remark-runs", type=int, default=1)
+    parser.add_argument("--floor", action="store_true")
     args = parser.parse_args()
     print("| tree | md files | icm cold | icm warm | lychee | rumdl | "
           "remark-validate-links | cold / lychee | warm / lychee | cold / rumdl |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     by_jobs = []
+    floors = []
     for tree in args.trees:
         tree = tree.resolve()
         listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
@@ -66,6 +71,10 @@ def main() -> None:
             by_jobs.append((tree.name, jobs, median_seconds(
                 args.runs, [*icm, "--jobs", jobs],
                 before=lambda cache=cache: shutil.rmtree(cache, True))))
+        if args.floor:
+            floors.append((tree.name, cold, lychee, median_seconds(
+                args.runs, [sys.executable, str(Path(__file__).with_name(
+                    "parse_floor.py")), str(tree)])))
         if args.remark:
             bin_ = str(args.remark / "node_modules" / ".bin" / "remark")
             remark = median_seconds(
@@ -80,6 +89,12 @@ def main() -> None:
         print("\n| tree | --jobs | icm cold |\n|---|---|---|")
         for name, jobs, secs in by_jobs:
             print(f"| {name} | {jobs} | {secs:.2f} s |")
+    if floors:
+        print("\n| tree | icm cold | markdown-it.rs parse alone | lychee | "
+              "parse alone / lychee |\n|---|---|---|---|---|")
+        for name, cold, lychee, floor in floors:
+            print(f"| {name} | {_secs(cold)} | {_secs(floor)} | {_secs(lychee)} | "
+                  f"{_ratio(floor, lychee)} |")
 
 
 def _secs(value: Optional[float]) -> str:

@@ -94,8 +94,7 @@ class Context:
         return result
 
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
-        with _reading(rel), open(paths.open_regular(self.real(rel)), "rb") as fh:
-            return _read(rel, fh, limit)
+        return read_real(self.real(rel), rel, limit)
 
     def real(self, rel: str) -> str:
         """The real path ``rel`` names (``paths.resolve``); Unreadable when it
@@ -226,6 +225,13 @@ def read_file(root: Path, rel: str, limit: int = 0,
     at any component, only a regular file, never more than ``limit`` bytes
     (0: no limit); Unreadable otherwise."""
     with _reading(rel), _open(root, rel, git_dir) as fh:
+        return _read(rel, fh, limit)
+
+
+def read_real(real: str, rel: str, limit: int = 0) -> bytes:
+    """``read_file`` of a path ``Context.real`` already resolved (a fork
+    worker of ``check-links`` reads the paths its parent resolved)."""
+    with _reading(rel), open(paths.open_regular(real), "rb") as fh:
         return _read(rel, fh, limit)
 
 

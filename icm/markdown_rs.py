@@ -572,7 +572,8 @@ class _Walk:
         """Record a heading's anchor; True if its inline nodes are inert."""
         start, end = self.span(node)
         source = self.data[start:end]
-        if b"~~~" in source or (b"](" in source and _LINK_OPENING_AT_END.search(source)) or (
+        if b"~~~" in source or (
+                b"](" in source and _LINK_OPENING_AT_END.search(source)) or (
                 (not source.isascii() or _ASCII_ODD_SPACE.search(source))
                 and _ODD_SPACE.search(source.decode("utf-8"))):
             raise _Decline("heading the parsers read apart")

@@ -49,6 +49,7 @@ from icm.context import (
     compile_globs,
     decode,
     read_file,
+    read_real,
 )
 from icm.finding import Finding, Report, Severity
 
@@ -90,12 +91,18 @@ def _parse_text(text: str) -> Parsed:
 ParseResult = Tuple[str, Optional[Parsed], Optional[Unreadable], str]
 
 
-def _parse_path(job: Tuple[str, str, int]) -> ParseResult:
+# (root, path, max_file_bytes, the real path the parent resolved or "")
+Job = Tuple[str, str, int, str]
+
+
+def _parse_path(job: Job) -> ParseResult:
     """Read, hash and extract one file (in a worker or in-process).
     Returns (rel, parsed, problem, digest of the bytes actually parsed)."""
-    root, rel, limit = job
+    root, rel, limit, real = job
     try:
-        data = read_file(Path(root), rel, limit)
+        # unresolved: the whole walk again, which words why it fails
+        data = (read_real(real, rel, limit) if real
+                else read_file(Path(root), rel, limit))
         return rel, _parse_text(decode(rel, data)), None, cache_mod.digest(data)
     except Unreadable as exc:
         return rel, None, exc, ""
@@ -124,9 +131,11 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     errors: Dict[str, Unreadable] = {}
     misses: List[str] = []
     stamps: Dict[str, cache_mod.Stamp] = {}
+    reals: Dict[str, str] = {}
     for rel in paths:
         try:
             stamp = cache_mod.stamp(ctx.stat(rel))
+            reals[rel] = ctx.real(rel)  # remembered: a second lstat at most
             hit = store.get_by_stamp(rel, stamp)
             if hit is not None and not os.access(ctx.real(rel), os.R_OK):
                 hit = None  # read it, so the reason is reported
@@ -148,7 +157,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         else:
             parsed[rel] = (hit[0], hit[1], hit[2])
     jobs = jobs or (os.cpu_count() or 1)
-    work = [(str(ctx.root), rel, limit) for rel in misses]
+    work = [(str(ctx.root), rel, limit, reals.get(rel, "")) for rel in misses]
     # The CLI passes a progress callback when stderr is a terminal; the
     # check only reports counts, the CLI owns what is drawn.
     progress: Optional[Callable[[int, int], None]] = ctx.options.get("progress")
@@ -170,7 +179,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     return Corpus(parsed, errors)
 
 
-def _parse_parallel(work: List[Tuple[str, str, int]],
+def _parse_parallel(work: List[Job],
                     jobs: int, progress: Optional[Callable[[int, int], None]] = None
                     ) -> List[ParseResult]:
     """Parse in ``jobs`` forked workers, one interleaved slice each, results
@@ -234,7 +243,7 @@ def _parse_parallel(work: List[Tuple[str, str, int]],
     return [r for r in results if r is not None]
 
 
-def _fork_worker(part: List[Tuple[str, str, int]],
+def _fork_worker(part: List[Job],
                  siblings: List[int]) -> Tuple[int, int]:
     read_fd, write_fd = os.pipe()
     pid = os.fork()

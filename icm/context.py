@@ -228,6 +228,14 @@ def read_file(root: Path, rel: str, limit: int = 0,
         return _read(rel, fh, limit)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system
+    says, which a container or ``taskset`` narrows; ``os.cpu_count()``
+    counts the whole machine)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else (os.cpu_count() or 1)
+
+
 def read_real(real: str, rel: str, limit: int = 0) -> bytes:
     """``read_file`` of a path ``Context.real`` already resolved (a fork
     worker of ``check-links`` reads the paths its parent resolved)."""

@@ -403,6 +403,32 @@ def test_parallel_progress_moves_before_the_last_file_is_parsed(
     assert seen == [(30, 60), (60, 60)]
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="no affinity")
+def test_default_jobs_are_the_cores_this_process_may_use(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container or ``taskset`` narrows the affinity, not os.cpu_count():
+    one usable core parses in-process, whatever the machine has."""
+    from icm import config, context
+    from icm.checks import links
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert context.usable_cores() == 1
+
+    def no_pool(*args: object) -> None:
+        raise AssertionError("forked a pool on one usable core")
+
+    monkeypatch.setattr(links, "_parse_parallel", no_pool)
+    files = [f"n{i:02d}.md" for i in range(60)]
+    write(repo, {f: "[a](gone.md)\n" for f in files})
+    ctx = context.build(repo, config.load(repo))
+    assert len(links.extract_all(ctx, files).parsed) == 60
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    assert context.usable_cores() == 3
+    monkeypatch.delattr(os, "sched_getaffinity")
+    assert context.usable_cores() == 64
+
+
 def test_resolve() -> None:
     assert resolve("a/b.md", "../c.md#x").path == "c.md"
     assert resolve("a/b.md", "/c.md").path == "c.md"

@@ -50,6 +50,7 @@ from icm.context import (
     decode,
     read_file,
     read_real,
+    usable_cores,
 )
 from icm.finding import Finding, Report, Severity
 
@@ -156,7 +157,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
             misses.append(rel)
         else:
             parsed[rel] = (hit[0], hit[1], hit[2])
-    jobs = jobs or (os.cpu_count() or 1)
+    jobs = jobs or usable_cores()
     work = [(str(ctx.root), rel, limit, reals.get(rel, "")) for rel in misses]
     # The CLI passes a progress callback when stderr is a terminal; the
     # check only reports counts, the CLI owns what is drawn.

@@ -49,7 +49,7 @@ from typing import (
 )
 
 from icm.checks import journal
-from icm.context import Context, Unreadable
+from icm.context import Context, Unreadable, usable_cores
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Severity
 
@@ -348,10 +348,7 @@ def _verdict(plan: _Plan, out: Outcome, timeout: float) -> Finding:
 
 
 def _jobs(jobs: int) -> int:
-    if jobs > 0:
-        return jobs
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity else (os.cpu_count() or 1)
+    return jobs if jobs > 0 else usable_cores()
 
 
 def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,

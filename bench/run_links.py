@@ -3,7 +3,7 @@ on the same trees, in the same run. Prints a markdown table of medians.
 
     python bench/run_links.py TREE [TREE ...] [--runs 5] [--lychee PATH]
                               [--rumdl PATH] [--remark DIR] [--remark-runs 1]
-                              [--jobs N [N ...]] [--floor]
+                              [--jobs N [N ...]] [--floor] [--restored]
 
 Cold: icm's cache deleted before each run. Warm: cache left from the run
 before. lychee runs offline with fragment checking; remark-validate-links
@@ -15,12 +15,16 @@ of peers are not judged: they disagree with icm and each other about what
 is broken (see the counts). ``--floor`` adds a third table: the parse
 alone (``parse_floor.py``: read every file and build markdown-it.rs's tree,
 on every core, start-up included), the least a cold run on this parser
-can take, beside lychee in the same run.
+can take, beside lychee in the same run. ``--restored`` adds a column:
+icm with the cache of an earlier run restored into a fresh checkout (every
+file's stamp new, as ``actions/cache`` leaves it in CI: files are read and
+hashed, none parsed).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -41,10 +45,12 @@ def main() -> None:
     parser.add_argument("--remark", type=Path)
     parser.add_argument("--remark-runs", type=int, default=1)
     parser.add_argument("--floor", action="store_true")
+    parser.add_argument("--restored", action="store_true")
     args = parser.parse_args()
-    print("| tree | md files | icm cold | icm warm | lychee | rumdl | "
-          "remark-validate-links | cold / lychee | warm / lychee | cold / rumdl |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| tree | md files | icm cold | icm warm | icm, cache restored | lychee "
+          "| rumdl | remark-validate-links | cold / lychee | warm / lychee "
+          "| restored / lychee | cold / rumdl |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     by_jobs = []
     floors = []
     for tree in args.trees:
@@ -57,6 +63,11 @@ def main() -> None:
         cold = median_seconds(args.runs, icm,
                               before=lambda cache=cache: shutil.rmtree(cache, True))
         warm = median_seconds(args.runs, icm)
+        restored = None
+        if args.restored:
+            names = [tree / n for n in listed.split("\0") if n.endswith(".md")]
+            restored = median_seconds(args.runs, icm, before=lambda names=names: [
+                os.utime(n) for n in names if n.is_file() and not n.is_symlink()])
         lychee = remark = rumdl = None
         if args.lychee:
             lychee = median_seconds(
@@ -82,8 +93,9 @@ def main() -> None:
                                    "--use", "remark-validate-links", "."],
                 cwd=tree, judged=False)
         print(f"| {tree.name} | {md} | {_secs(cold)} | {_secs(warm)} | "
-              f"{_secs(lychee)} | {_secs(rumdl)} | {_secs(remark)} | "
-              f"{_ratio(cold, lychee)} | {_ratio(warm, lychee)} | "
+              f"{_secs(restored)} | {_secs(lychee)} | {_secs(rumdl)} | "
+              f"{_secs(remark)} | {_ratio(cold, lychee)} | {_ratio(warm, lychee)} | "
+              f"{_ratio(restored, lychee) if restored else 'n/a'} | "
               f"{_ratio(cold, rumdl)} |", flush=True)
     if by_jobs:
         print("\n| tree | --jobs | icm cold |\n|---|---|---|")

@@ -424,6 +424,20 @@ def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None
     assert steps[0]["with"]["fetch-depth"] == 0
     assert action["inputs"]["format"]["default"] == "github"
     (step,) = [s for s in steps if s.get("name") == "icm check"]
+    # icm's cache is restored before the check and saved after it, findings
+    # or not, under one key and path (where context.build puts the cache)
+    uses = [s.get("uses", "") for s in steps]
+    restore = steps[uses.index("actions/cache/restore@v4")]
+    save = steps[uses.index("actions/cache/save@v4")]
+    assert uses.index("actions/cache/restore@v4") < steps.index(step) \
+        < uses.index("actions/cache/save@v4")
+    assert save["if"].startswith("always() && ")
+    assert restore["with"]["path"] == save["with"]["path"] == ".git/icm"
+    assert restore["with"]["key"] == save["with"]["key"]
+    from icm import config, context
+    cache_dir = context.build(repo, config.load(repo)).cache_dir
+    assert cache_dir is not None
+    assert cache_dir.resolve() == (repo / ".git" / "icm").resolve()
     readme = (ROOT / "README.md").read_text()
     for name in action["inputs"]:
         assert f"{name}: " in readme.split("```yaml", 1)[1]

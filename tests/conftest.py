@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Dict, Iterable, Optional, Tuple, Union
 
@@ -106,7 +107,20 @@ def lines(text: str) -> Iterable[str]:
     return text.splitlines()
 
 
+def _hypothesis_not_rewritten() -> None:
+    """pytest marks every module of a plugin's distribution for assertion
+    rewriting, all of hypothesis included: where bytecode is not written
+    (PYTHONDONTWRITEBYTECODE) that is half a second of every run, each
+    Verify command's too, spent on asserts inside hypothesis."""
+    from _pytest.assertion.rewrite import AssertionRewritingHook
+
+    for hook in sys.meta_path:
+        if isinstance(hook, AssertionRewritingHook):
+            getattr(hook, "_must_rewrite", set()).discard("hypothesis")
+
+
 try:  # property-based tests: bounded by default, deeper on request
+    _hypothesis_not_rewritten()
     from hypothesis import settings
 
     settings.register_profile("default", max_examples=60, deadline=None)

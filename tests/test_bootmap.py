@@ -2,7 +2,9 @@
 
 import json
 import os
+import shutil
 import socket
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,12 +22,30 @@ def words(n: int) -> str:
     return " ".join(["w"] * n) + "\n"
 
 
+SEED_BOOTMAP = ("background notes, by size:\n"
+                "    247 words  src/context.md\n"
+                "    117 words  tests/context.md\n"
+                "cold-boot set: 5122 bytes, about 1280 tokens (budget 1600)\n")
+
+
 def test_example_repo_prints_the_seed_figures(icm) -> None:
-    assert icm("bootmap", "--root", str(ROOT / "example_repo")) == (0, (
-        "background notes, by size:\n"
-        "    247 words  src/context.md\n"
-        "    117 words  tests/context.md\n"
-        "cold-boot set: 5122 bytes, about 1280 tokens (budget 1600)\n"), "")
+    assert icm("bootmap", "--root", str(ROOT / "example_repo")) == (
+        0, SEED_BOOTMAP, "")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_bootmap_in_the_example_repo_prints_the_seed_lines() -> None:
+    """The seed's own command, through the example's include line: this
+    venv's bin/ first on PATH, none of the variables Makefile.inc reads
+    (nor MAKEFLAGS) inherited."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ICM", "ICM_PREFIX", "ICM_FLAGS", "BUDGET", "MAKEFLAGS")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    result = subprocess.run(["make", "--no-print-directory", "-C",
+                             str(ROOT / "example_repo"), "bootmap"],
+                            env=env, capture_output=True, text=True)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, SEED_BOOTMAP, "")
 
 
 def test_sorting_alignment_and_default_set(repo: Path, icm) -> None:

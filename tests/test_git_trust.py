@@ -163,7 +163,9 @@ class _AskForPassword(http.server.BaseHTTPRequestHandler):
 @pytest.fixture
 def auth_server() -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _AskForPassword)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever's next poll: 0.5 s by default, per test
+    thread = threading.Thread(target=server.serve_forever, daemon=True,
+                              kwargs={"poll_interval": 0.02})
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/repo.git"
     server.shutdown()

@@ -112,8 +112,10 @@ def _hypothesis_not_rewritten() -> None:
     rewriting, all of hypothesis included: where bytecode is not written
     (PYTHONDONTWRITEBYTECODE) that is half a second of every run, each
     Verify command's too, spent on asserts inside hypothesis."""
-    from _pytest.assertion.rewrite import AssertionRewritingHook
-
+    try:  # pytest's own module: if it moves, runs are slower, never broken
+        from _pytest.assertion.rewrite import AssertionRewritingHook
+    except ImportError:  # pragma: no cover - depends on pytest's version
+        return
     for hook in sys.meta_path:
         if isinstance(hook, AssertionRewritingHook):
             getattr(hook, "_must_rewrite", set()).discard("hypothesis")

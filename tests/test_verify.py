@@ -229,6 +229,27 @@ def test_ctrl_c_kills_every_group_and_exits_130(repo: Path) -> None:
     assert all(gone(pid) for pid in pids)
 
 
+def test_sigterm_kills_every_group_and_then_icm(repo: Path) -> None:
+    """``timeout 40 icm verify`` (the before-stop hook) sends SIGTERM: its
+    commands used to run on after icm had died."""
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(
+        "sleep 300 &\necho $! > a.pid\nwait")),
+        "journal/2026-01-02_b.md": entry(sh("sleep 300 &\necho $! > b.pid\nwait"))})
+    proc = subprocess.Popen([sys.executable, "-m", "icm", "verify", "--jobs", "2",
+                             "--root", str(repo)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            stdin=subprocess.DEVNULL)
+    try:
+        pids = [int(wait_for(repo / "a.pid")), int(wait_for(repo / "b.pid"))]
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (proc.returncode, out, err) == (-signal.SIGTERM, "", "")
+    assert all(gone(pid) for pid in pids)
+
+
 # -- what runs ---------------------------------------------------------------------
 
 def test_exempt_superseded_no_command_and_skip(repo: Path, icm, pinned: None) -> None:

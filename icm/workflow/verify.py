@@ -427,14 +427,40 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     return _report(found, results, left_out, since)
 
 
+class _Terminated(BaseException):
+    """SIGTERM arrived (``timeout``, a CI runner cancelling, ``kill``)."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
 def _execute(root: Path, plans: Sequence[_Plan], timeout: float, jobs: int,
              clock: Callable[[], float]) -> Dict[str, Outcome]:
     """Run every plan, ``jobs`` at a time; on Ctrl-C kill every group, wait
-    for the workers, and let KeyboardInterrupt go on (exit 130)."""
+    for the workers, and let KeyboardInterrupt go on (exit 130). SIGTERM
+    kills every group the same way, then icm dies of SIGTERM itself: the
+    default action alone left the commands running after icm was gone."""
     runner = Runner(root, timeout, clock)
     outcomes: Dict[str, Outcome] = {}
     if not plans:
         return outcomes
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _run_all(runner, plans, jobs, outcomes)
+    except _Terminated:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise  # pragma: no cover - the signal ends the process first
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run_all(runner: "Runner", plans: Sequence[_Plan], jobs: int,
+             outcomes: Dict[str, Outcome]) -> Dict[str, Outcome]:
     pool = ThreadPoolExecutor(max_workers=min(_jobs(jobs), len(plans)))
     try:
         futures: Dict[Future[Optional[Outcome]], str] = {

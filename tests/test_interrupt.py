@@ -16,6 +16,16 @@ from icm.checks import links
 from tests.conftest import write
 
 
+@pytest.fixture(autouse=True)
+def _sigint_raises():
+    """pytest started in the background of a non-interactive shell inherits
+    SIGINT ignored; the parent here would then sleep out each worker's wait
+    (the suite hung for an hour)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _tree(repo: Path) -> None:
     write(repo, {"AGENTS.md": "# H\n",
                  **{f"n{i}.md": f"[a](n{i + 1}.md)\n" for i in range(60)}})

@@ -41,8 +41,9 @@ def _branch_repo(repo: Path) -> None:
 
 
 def _record(repo: Path, icm, *extra: str) -> str:
+    # the question is not ASCII, so the stated size counts bytes, not characters
     code, out, err = icm("handoff", "--root", str(repo), "--reason", "context is "
-                         "full", "--question", "does 08 need the new parser?",
+                         "full", "--question", "does 08 need the new parser? — ü",
                          "-o", "-", *extra)
     assert (code, err) == (0, ""), err
     return out

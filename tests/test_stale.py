@@ -110,6 +110,21 @@ def test_file_changed_only_by_a_merge(repo: Path, icm) -> None:
                                    "after the note\n")
 
 
+def test_a_change_made_and_undone_on_a_side_branch_never_arrived(
+        repo: Path, icm) -> None:
+    """A file's time is when a change to it arrived on this branch: side
+    commits whose change the merge does not bring are not this branch's."""
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, {"src/x.py": "2"}, "2026-10-05T12:00:00+00:00")
+    commit(repo, {"src/x.py": "1"}, "2026-10-06T12:00:00+00:00")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"src/context.md": "b"}, "2026-10-03T12:00:00+00:00")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge", "side",
+        when="2026-10-07T12:00:00+00:00")
+    assert stale(icm, repo)[1] == "src/context.md: ok\n"
+
+
 def test_rebased_commit_uses_committer_time(repo: Path, icm) -> None:
     commit(repo, {"src/context.md": "a", "src/x.py": "1"}, "2026-10-05T12:00:00+00:00")
     # Authored long before the note, but it arrived on this branch afterwards.

@@ -138,7 +138,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
             stamp = cache_mod.stamp(ctx.stat(rel))
             reals[rel] = ctx.real(rel)  # remembered: a second lstat at most
             hit = store.get_by_stamp(rel, stamp)
-            if hit is not None and not os.access(ctx.real(rel), os.R_OK):
+            if hit is not None and not os.access(reals[rel], os.R_OK):
                 hit = None  # read it, so the reason is reported
         except Unreadable:
             stamp, hit = (), None

@@ -451,6 +451,7 @@ def _execute(root: Path, plans: Sequence[_Plan], timeout: float, jobs: int,
     try:
         return _run_all(runner, plans, jobs, outcomes)
     except _Terminated:
+        runner.stop()  # again: the signal may have cut a cleanup short
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTERM)
         raise  # pragma: no cover - the signal ends the process first

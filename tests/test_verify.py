@@ -12,7 +12,7 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 import pytest
 
@@ -210,7 +210,10 @@ def test_parallel_runs_at_once(repo: Path, icm, monkeypatch, pinned: None) -> No
         "journal/2026-01-01_a.md: BROKEN - verify command exited 1: alone"
 
 
-def test_ctrl_c_kills_every_group_and_exits_130(repo: Path) -> None:
+def _signalled_mid_run(repo: Path, sig: int) -> Tuple[int, str, str]:
+    """A real ``icm verify`` of two commands, each with a background child,
+    sent ``sig`` once both run; its exit, stdout and stderr, after checking
+    that neither child outlived it."""
     write(repo, {"journal/2026-01-01_a.md": entry(sh(
         "sleep 300 &\necho $! > a.pid\nwait")),
         "journal/2026-01-02_b.md": entry(sh("sleep 300 &\necho $! > b.pid\nwait"))})
@@ -220,34 +223,23 @@ def test_ctrl_c_kills_every_group_and_exits_130(repo: Path) -> None:
                             stdin=subprocess.DEVNULL)
     try:
         pids = [int(wait_for(repo / "a.pid")), int(wait_for(repo / "b.pid"))]
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert (proc.returncode, out, err) == (130, "", "icm: interrupted\n")
     assert all(gone(pid) for pid in pids)
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_kills_every_group_and_exits_130(repo: Path) -> None:
+    assert _signalled_mid_run(repo, signal.SIGINT) == (130, "", "icm: interrupted\n")
 
 
 def test_sigterm_kills_every_group_and_then_icm(repo: Path) -> None:
     """``timeout 40 icm verify`` (the before-stop hook) sends SIGTERM: its
     commands used to run on after icm had died."""
-    write(repo, {"journal/2026-01-01_a.md": entry(sh(
-        "sleep 300 &\necho $! > a.pid\nwait")),
-        "journal/2026-01-02_b.md": entry(sh("sleep 300 &\necho $! > b.pid\nwait"))})
-    proc = subprocess.Popen([sys.executable, "-m", "icm", "verify", "--jobs", "2",
-                             "--root", str(repo)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL)
-    try:
-        pids = [int(wait_for(repo / "a.pid")), int(wait_for(repo / "b.pid"))]
-        proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert (proc.returncode, out, err) == (-signal.SIGTERM, "", "")
-    assert all(gone(pid) for pid in pids)
+    assert _signalled_mid_run(repo, signal.SIGTERM) == (-signal.SIGTERM, "", "")
 
 
 # -- what runs ---------------------------------------------------------------------

@@ -60,6 +60,8 @@ _ONE_COLUMN_TABLE = re.compile(r"\|[^|\n]*\n[ \t>]*:?-+:?[ \t]*(?:\r?\n|\Z)")
 _BACKSLASH_EOL = re.compile(r"\\[ \t]*(?:\r?\n|\Z)")
 _DEF_LEAD = re.compile(r"[ \t>*+\-0-9.)]*")
 _DEF_LABEL = re.compile(r"\[(?:\\.|[^\\\]\n])*\]:")
+_DEFINITION_LINE = re.compile(r"\n[ \t>*+\-0-9.)]*\[(?:\\.|[^\\\]\n])*\]:")
+_ORDERED_LEAD = re.compile(r"[ \t>*+\-]*\d{1,9}[.)](?:[ \t]|\r?$)")
 # Unicode whitespace that is not ASCII: each parser trims its own set.
 # (str.isspace() but not space, tab, CR or LF, spelled out: the negated
 # class ``[^\S \t\n\r]`` scanned ten times slower)
@@ -199,7 +201,8 @@ def _screen(text: str) -> str:
     if "<!" in text and _old_style_html(text):
         return "an HTML declaration or comment the parsers read apart"
     if "]:" in text and (_backslash_definition(text) or _ANGLE_TITLE.search(text)
-                         or _EMPTY_TITLE_LINE.search(text)):
+                         or _EMPTY_TITLE_LINE.search(text)
+                         or _ordered_line_after_definition(text)):
         return "a definition the parsers read apart"
     if _could_nest_deep(text):
         return "could nest too deep to parse safely"
@@ -363,6 +366,25 @@ def _backslash_definition(text: str) -> bool:
         words = [w for w in re.split(r"[ \t]+", rest) if w]  # ASCII only, as
         if len(words) <= 1 or words[1][0] in "\"'(":  # the reference splits
             return True
+    return False
+
+
+def _ordered_line_after_definition(text: str) -> bool:
+    """A line opening like an ordered list item (``2)``, ``10.``) later in
+    the blank-free run of a definition: inside a title over lines
+    (``[x]: y (\n2)``) the parsers part on whether it ends the definition.
+    Each run is walked once."""
+    text = "\n" + text
+    walked = -1
+    for m in _DEFINITION_LINE.finditer(text):
+        if m.start() < walked:
+            continue
+        walked = text.find("\n", m.end())
+        if walked < 0:
+            return False
+        for walked, line in _run_lines(text, walked):  # noqa: B007 - read after
+            if _ORDERED_LEAD.match(line):
+                return True
     return False
 
 

@@ -87,6 +87,8 @@ PARTED = [
     "-\n-     <tp:>|(\n-|-",  # a table head on a list marker's line
     "#\n-:",  # a pipe-less delimiter row that ends in a colon
     "- >_\n\t-\n[x]:()",  # a lazy line of a quote opened in a list item
+    "[x]:() (\n2)", "[x]: y (a\nb\n2)", "- [x]: y (\n  2. a)",
+    "[x]: y '\n10)\n'",  # an ordered marker inside a title over lines (third round)
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

@@ -379,10 +379,11 @@ def _ordered_line_after_definition(text: str) -> bool:
     for m in _DEFINITION_LINE.finditer(text):
         if m.start() < walked:
             continue
-        walked = text.find("\n", m.end())
-        if walked < 0:
+        line_end = text.find("\n", m.end())
+        if line_end < 0:
             return False
-        for walked, line in _run_lines(text, walked):  # noqa: B007 - read after
+        walked = line_end
+        for walked, line in _run_lines(text, line_end):  # noqa: B007 - read after
             if _ORDERED_LEAD.match(line):
                 return True
     return False

@@ -55,9 +55,6 @@ _BLANK_LINE = re.compile(r"\n[ \t]*(?:\r?\n|$)")
 # reference reads a one-column table, markdown-it.rs a setext heading or a
 # rule. Scanned from each "|" to its line's end and the next line: linear.
 _ONE_COLUMN_TABLE = re.compile(r"\|[^|\n]*\n[ \t>]*:?-+:?[ \t]*(?:\r?\n|\Z)")
-# A destination ending in a backslash (``[x]: a\``) is one to the
-# reference and none to markdown-it.rs.
-_BACKSLASH_EOL = re.compile(r"\\[ \t]*(?:\r?\n|\Z)")
 _DEF_LEAD = re.compile(r"[ \t>*+\-0-9.)]*")
 _DEF_LABEL = re.compile(r"\[(?:\\.|[^\\\]\n])*\]:")
 _DEFINITION_LINE = re.compile(r"\n[ \t>*+\-0-9.)]*\[(?:\\.|[^\\\]\n])*\]:")
@@ -68,6 +65,9 @@ _ORDERED_LEAD = re.compile(r"[ \t>*+\-]*\d{1,9}[.)](?:[ \t]|\r?$)")
 _ODD_SPACE = re.compile(
     "[\x0b\x0c\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 _ASCII_ODD_SPACE = re.compile(rb"[\x0b\x0c\x1c-\x1f]")
+# A destination ending in a backslash (``[x]: a\``, whitespace of either
+# set after it too) is one to the reference and none to markdown-it.rs.
+_BACKSLASH_EOL = re.compile(r"\\(?:[ \t]|" + _ODD_SPACE.pattern + r")*(?:\r?\n|\Z)")
 # A line with nothing but container markers and whitespace, one of it odd.
 _ODD_BLANK_LINE = re.compile(
     r"\n[ \t>*+\-0-9.)]*[^\S \t\n\r][^\S\n\r]*(?=\r?\n|\Z)")
@@ -280,6 +280,7 @@ def _odd_delimiter_row(text: str) -> bool:
         end = m.start()  # the previous line ends here
         head = text[text.rfind("\n", 0, end) + 1:end]
         if "|" not in head or head.lstrip(" \t>").startswith(("`", "~", "<")) \
+                or _ODD_SPACE.search(head) \
                 or _LIST_LEAD.match(head):
             return True
         if m.start() < walked:
@@ -322,14 +323,17 @@ def _old_style_html(text: str) -> bool:
     declaration that opens a line (an HTML block: the same rule in both) is
     passed over whole; one in a list item is declined at its node. Each
     line's lead is measured once (many comments on one line stay linear)."""
-    seen, lead_end = 0, 0
+    seen, lead_end, shallow = 0, 0, True
     pos = text.find("<!")
     while pos >= 0:
         newline = text.rfind("\n", seen, pos)
         if newline >= 0 or seen == 0:
             lead_end = _LEAD.match(text, newline + 1).end()  # type: ignore[union-attr]
+            # four columns in (a tab, say) it opens no block: a lazy line
+            indent = text[newline + 1:lead_end].rpartition(">")[2]
+            shallow = "\t" not in indent and len(indent) <= 3
         seen = pos
-        block = pos == lead_end
+        block = pos == lead_end and shallow
         if text.startswith("<!--", pos):
             end = text.find("-->", pos + 4)
             if end < 0:

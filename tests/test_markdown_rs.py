@@ -89,6 +89,9 @@ PARTED = [
     "- >_\n\t-\n[x]:()",  # a lazy line of a quote opened in a list item
     "[x]:() (\n2)", "[x]: y (a\nb\n2)", "- [x]: y (\n  2. a)",
     "[x]: y '\n10)\n'",  # an ordered marker inside a title over lines (third round)
+    "[X]:\n(d)\\\x0c", "[X]:\n(d)\\\xa0",  # a backslash, then odd whitespace
+    "$\n\t<!X<n id=\"\">",  # a tab-indented lazy line opens no HTML block
+    "# |\x0c\n-|-", "# |\xa0\n-|-",  # odd whitespace in a table's head
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

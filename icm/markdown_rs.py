@@ -280,7 +280,7 @@ def _odd_delimiter_row(text: str) -> bool:
         end = m.start()  # the previous line ends here
         head = text[text.rfind("\n", 0, end) + 1:end]
         if "|" not in head or head.lstrip(" \t>").startswith(("`", "~", "<")) \
-                or _ODD_SPACE.search(head) \
+                or "\\|" in head or _ODD_SPACE.search(head) \
                 or _LIST_LEAD.match(head):
             return True
         if m.start() < walked:

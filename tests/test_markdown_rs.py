@@ -92,6 +92,7 @@ PARTED = [
     "[X]:\n(d)\\\x0c", "[X]:\n(d)\\\xa0",  # a backslash, then odd whitespace
     "$\n\t<!X<n id=\"\">",  # a tab-indented lazy line opens no HTML block
     "# |\x0c\n-|-", "# |\xa0\n-|-",  # odd whitespace in a table's head
+    "# \\||`\n-|-",  # an escaped pipe in a table's head
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

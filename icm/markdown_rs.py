@@ -340,7 +340,9 @@ def _old_style_html(text: str) -> bool:
                 return True
             body = text[pos + 4:end]
             if not block and (body.startswith((">", "->")) or "--" in body
-                              or body.endswith("-")):
+                              or body.endswith("-") or "<!" in body):
+                # (an inline comment may not close where its "-->" is, if a
+                # block starts between: the "<!" passed over would count)
                 return True
             pos = text.find("<!", end + 3)
             continue

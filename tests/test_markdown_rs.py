@@ -93,6 +93,7 @@ PARTED = [
     "$\n\t<!X<n id=\"\">",  # a tab-indented lazy line opens no HTML block
     "# |\x0c\n-|-", "# |\xa0\n-|-",  # odd whitespace in a table's head
     "# \\||`\n-|-",  # an escaped pipe in a table's head
+    "e<!--\n# <!-->",  # an inline comment's "-->" past a block start
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

@@ -299,7 +299,8 @@ def _markers_in_quote_run(text: str) -> bool:
     quoted paragraph (fewer quote markers than the quote it follows, in a
     blank-free run): the reference's lazy-continuation check and
     markdown-it.rs's part there. A line with all its quote markers is read
-    the same by both."""
+    the same by both; a ``>`` after the line's list marker (``0. >``) opens
+    a quote in the item and is none of them."""
     text = "\n" + text
     walked = -1
     for m in _QUOTE_LINE.finditer(text):
@@ -310,7 +311,7 @@ def _markers_in_quote_run(text: str) -> bool:
         for walked, line in _run_lines(text, m.start()):  # noqa: B007 - read after
             prefix = _QUOTE_PREFIX.match(line).group()  # type: ignore[union-attr]
             quotes = _MARKS.match(line).group().count(">")  # type: ignore[union-attr]
-            if quotes < depth and _RUN_MARKER.match(line, len(prefix)):
+            if prefix.count(">") < depth and _RUN_MARKER.match(line, len(prefix)):
                 return True
             depth = max(depth, quotes)
     return False

@@ -94,6 +94,7 @@ PARTED = [
     "# |\x0c\n-|-", "# |\xa0\n-|-",  # odd whitespace in a table's head
     "# \\||`\n-|-",  # an escaped pipe in a table's head
     "e<!--\n# <!-->",  # an inline comment's "-->" past a block start
+    ">[\n0. >]()",  # a list marker, then ">", under a quote: no quote marker
 ]
 # Inputs on which markdown-it.rs is quadratic or worse: declined before it
 # runs (each took 4-50 s, or 2 GB, unscreened).

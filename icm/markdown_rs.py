@@ -499,8 +499,11 @@ class _Walk:
         return start, end
 
     def source(self, node: Any) -> Tuple[int, str]:
+        """A node's start and its source as the reference reads it: with
+        CRLF as LF (markdown-it normalises line ends before it parses; a
+        lone CR is screened out), else ``[a](\r\nb)`` read as ``\r``."""
         start, end = self.span(node)
-        return start, self.data[start:end].decode("utf-8")
+        return start, self.data[start:end].decode("utf-8").replace("\r\n", "\n")
 
     def run(self, tree: Any) -> Extract:
         self.visit(tree.children, 1, False)

@@ -32,6 +32,7 @@ ANSWERED = [
     "- item [a](a.md)\n  - nested [b](b.md)\n\n    para [c](c.md)\n",
     "1. one\n2. two [t](t.md)\n\n```md\n[not](a link)\n```\n\n    [nor](this)\n",
     "para\r\nwith [crlf](x.md)\r\n\r\n## Head\r\n",
+    "[](\r\n) [a](\r\nb) [c](d\r\n\"t\") ![e](\r\n<f g>\r\n)\r\n\r\n[x]:\r\ny\r\n",
     "é [ü](ü.md)\n# 日本語 [x](y)\n",
     # tabs in indentation: expanded before markdown-it.rs sees them
     "* a\n    * b\n\n\t\tc [x](y)\n",

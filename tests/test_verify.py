@@ -527,3 +527,21 @@ def test_commands_see_the_python_that_runs_icm_first(repo: Path) -> None:
                            str(repo)], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "journal/2026-01-01_a.md: holds" in proc.stdout
+
+
+def test_the_longest_command_of_the_last_run_starts_first(repo: Path, icm) -> None:
+    """Verdicts keep the journal's order; starts follow the last run's times,
+    longest first, so a long entry late in the journal does not start last."""
+    write(repo, {"journal/2026-01-01_a.md": entry(sh("echo a >> started")),
+                 "journal/2026-01-02_b.md": entry(sh("echo b >> started\nsleep 0.5"))})
+    first = run_verify(icm, repo, "--jobs", "1")
+    assert (repo / "started").read_text() == "a\nb\n"  # no times yet: as written
+    second = run_verify(icm, repo, "--jobs", "1")
+    assert (repo / "started").read_text() == "a\nb\nb\na\n"
+    assert [line.split(":")[0] for line in second[1].splitlines()[:2]] == \
+        [line.split(":")[0] for line in first[1].splitlines()[:2]] == [
+            "journal/2026-01-01_a.md", "journal/2026-01-02_b.md"]
+    # a changed command has no time: it starts first again
+    write(repo, {"journal/2026-01-01_a.md": entry(sh("echo a >> started\ntrue"))})
+    run_verify(icm, repo, "--jobs", "1")
+    assert (repo / "started").read_text().endswith("a\nb\n")

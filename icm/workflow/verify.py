@@ -48,6 +48,7 @@ from typing import (
     Tuple,
 )
 
+from icm import cache as cache_mod
 from icm.checks import journal
 from icm.context import Context, Unreadable, usable_cores
 from icm.errors import UsageError
@@ -413,7 +414,15 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
             found.append(_finding(plan.path, plan.line,
                                   f"would run in {ctx.root}{listed}:{body}", "dry-run"))
         return _report(found, [], left_out, since, dry_run=True)
-    outcomes = _execute(ctx.root, plans, cfg.verify_timeout, jobs, clock or CLOCK)
+    times = cache_mod.Cache(ctx.cache_dir, "verify times", name=TIMES_FILE)
+    outcomes = _execute(ctx.root, _longest_first(plans, times), cfg.verify_timeout,
+                        jobs, clock or CLOCK)
+    for plan in plans:  # this run's times, each under its command's hash
+        times.put(plan.path, cache_mod.digest(plan.script.encode()),
+                  outcomes[plan.path].seconds, ())
+    for path, entry in times.entries.items():  # entries not run this time stay
+        times.used.setdefault(path, entry)
+    times.save()
     results = []
     for plan in plans:
         out = outcomes[plan.path]
@@ -425,6 +434,24 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
             "output_tail": list(out.tail), "skipped": plan.skip,
         })
     return _report(found, results, left_out, since)
+
+
+TIMES_FILE = "verify-times.marshal"
+
+
+def _longest_first(plans: Sequence[_Plan], times: "cache_mod.Cache") -> List[_Plan]:
+    """Plans in the order to start them: by the time each took last run,
+    longest first (new or changed commands before all), so a long command
+    does not start last and leave the other cores idle. Verdicts keep the
+    journal's order."""
+    def last(plan: _Plan) -> float:
+        hit = times.entries.get(plan.path)
+        if (isinstance(hit, list) and len(hit) == 3
+                and hit[0] == cache_mod.digest(plan.script.encode())
+                and isinstance(hit[1], (int, float))):
+            return float(hit[1])
+        return float("inf")
+    return sorted(plans, key=last, reverse=True)
 
 
 class _Terminated(BaseException):

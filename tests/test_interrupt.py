@@ -58,6 +58,39 @@ def test_interrupt_in_the_parallel_parse(repo: Path, icm, monkeypatch,
             os.kill(pid, 0)
 
 
+def test_a_second_interrupt_cannot_cut_the_reaping_short(
+        repo: Path, icm, monkeypatch, tmp_path: Path) -> None:
+    """A second Ctrl-C pending as the reaping starts (a user pressing twice;
+    every worker's SIGINT here) raised again inside ``_reap`` before any
+    kill, and a worker slept on: one run in twenty under load."""
+    parent = os.getpid()
+    pids = tmp_path / "pids"
+    original, reap = links._parse_path, links._reap
+
+    def parse(job):
+        if os.getpid() != parent:
+            with open(pids, "a") as fh:
+                fh.write(f"{os.getpid()}\n")
+            os.kill(parent, signal.SIGINT)
+            time.sleep(120)
+        return original(job)
+
+    def reap_after_a_second_interrupt(live):
+        os.kill(parent, signal.SIGINT)  # pending as the reaping starts
+        time.sleep(0.05)
+        reap(live)
+
+    monkeypatch.setattr(links, "_parse_path", parse)
+    monkeypatch.setattr(links, "_reap", reap_after_a_second_interrupt)
+    _tree(repo)
+    assert icm("check-links", "--root", str(repo), "--jobs", "2") == (
+        130, "", "icm: interrupted\n")
+    for pid in {int(p) for p in pids.read_text().split()}:
+        with pytest.raises((ProcessLookupError, ChildProcessError)):
+            os.waitpid(pid, os.WNOHANG)
+            os.kill(pid, 0)
+
+
 def test_a_dying_worker_costs_only_time(repo: Path, icm, monkeypatch) -> None:
     parent = os.getpid()
     original = links._parse_path

@@ -23,6 +23,7 @@ import os
 import pickle
 import posixpath
 import re
+import select
 import signal
 from collections import Counter
 from dataclasses import dataclass
@@ -204,37 +205,54 @@ def _parse_parallel(work: List[Job],
     live: Dict[int, int] = {}  # pid -> read end of its pipe
     order: List[Tuple[int, int]] = []  # (pid, slice index)
     done: List[Optional[List[ParseResult]]] = [None] * jobs
+    # One handler for the pool's whole life. It raises KeyboardInterrupt at
+    # most once: a second Ctrl-C landing before ``_reap`` ran (a user who
+    # presses twice, or every worker's SIGINT in the tests) used to raise
+    # again inside it and leave workers alive. While forking it only sets a
+    # flag: raised between fork() returning and the pid being recorded, it
+    # left a worker behind.
+    state = {"forking": True, "pending": False, "raised": False}
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if state["raised"]:
+            return
+        if state["forking"]:
+            state["pending"] = True
+            return
+        state["raised"] = True
+        raise KeyboardInterrupt
+
     try:
-        # A Ctrl-C that arrived just before the mask is dispatched by Python
-        # later, possibly between fork() returning and the pid being
-        # recorded, which left a worker behind: while forking it only sets
-        # a flag, and is raised once every pid is in ``live``.
-        pending: List[int] = []
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread: no signals to manage here
+        return list(map(_parse_path, work))
+    try:
         try:
-            previous = signal.signal(signal.SIGINT, lambda *_: pending.append(1))
-        except ValueError:  # not the main thread: no signals to manage here
-            return list(map(_parse_path, work))
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            for i, part in enumerate(slices):
-                if part:
-                    pid, fd = _fork_worker(part, list(live.values()))
-                    live[pid] = fd
-                    order.append((pid, i))
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            signal.signal(signal.SIGINT, previous)
-        if pending:
-            raise KeyboardInterrupt
-        finished = 0
-        for pid, i in order:
-            done[i] = _collect(pid, live)
-            finished += len(slices[i])
-            if progress is not None:  # per worker, as its answers arrive
-                progress(finished, len(work))
-    except BaseException:
-        _reap(live)
-        raise
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                for i, part in enumerate(slices):
+                    if part:
+                        pid, fd = _fork_worker(part, list(live.values()))
+                        live[pid] = fd
+                        order.append((pid, i))
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            state["forking"] = False
+            if state["pending"]:
+                state["raised"] = True
+                raise KeyboardInterrupt
+            finished = 0
+            for pid, i in order:
+                done[i] = _collect(pid, live)
+                finished += len(slices[i])
+                if progress is not None:  # per worker, as its answers arrive
+                    progress(finished, len(work))
+        except BaseException:
+            state["raised"] = True  # nothing may cut the reaping short
+            _reap(live)
+            raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
     results: List[Optional[ParseResult]] = [None] * len(work)
     for i, part in enumerate(slices):
         answers = done[i]
@@ -274,13 +292,19 @@ def _collect(pid: int, live: Dict[int, int]) -> Optional[List[ParseResult]]:
     fd = live[pid]
     chunks = []
     while True:
+        # A Ctrl-C that lands after Python's last look at its signal flags
+        # but before a blocking read() starts never interrupts that read,
+        # and the run hung (one in 50 under load). So wait in slices: the
+        # loop's next turn runs the handler, at most 0.2 s late.
+        if not select.select([fd], [], [], 0.2)[0]:
+            continue
         block = os.read(fd, 1 << 20)
         if not block:
             break
         chunks.append(block)
-    del live[pid]
-    os.close(fd)
     _, status = os.waitpid(pid, 0)
+    del live[pid]  # only once reaped: an interrupt before leaves it to _reap
+    os.close(fd)
     if status != 0:
         return None
     try:
@@ -291,24 +315,20 @@ def _collect(pid: int, live: Dict[int, int]) -> Optional[List[ParseResult]]:
 
 
 def _reap(live: Dict[int, int]) -> None:
-    """Kill and wait for every worker still running; a second Ctrl-C must not
-    cut this short and leave workers behind."""
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        for pid in live:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        for pid, fd in live.items():
-            os.close(fd)
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                pass
-        live.clear()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    """Kill and wait for every worker still running. The caller's SIGINT
+    handler no longer raises, so a second Ctrl-C cannot cut this short."""
+    for pid in live:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    for pid, fd in live.items():
+        os.close(fd)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped by _collect just before
+            pass
+    live.clear()
 
 
 @dataclass(frozen=True)

@@ -134,13 +134,14 @@ class Context:
 @dataclass(frozen=True)
 class History:
     has_commits: bool
-    times: Dict[bytes, Tuple[int, bytes]]  # path -> (committer time, commit)
+    # path -> (committer time, commit, place in the log: greater is newer)
+    times: Dict[bytes, Tuple[int, bytes, int]]
     boundary: FrozenSet[str]  # shallow-boundary commits (hex)
     pending: FrozenSet[str]  # paths whose index or work tree differs from HEAD
 
-    def last(self, rel: str) -> Optional[Tuple[int, str]]:
+    def last(self, rel: str) -> Optional[Tuple[int, str, int]]:
         hit = self.times.get(rel.encode("utf-8", "surrogateescape"))
-        return (hit[0], hit[1].decode("ascii")) if hit else None
+        return (hit[0], hit[1].decode("ascii"), hit[2]) if hit else None
 
 
 @dataclass(frozen=True)

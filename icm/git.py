@@ -474,10 +474,12 @@ class HistoryPass:
         self.out.close()
         self.err.close()
 
-    def result(self, chunk: int = 1 << 20) -> Dict[bytes, Tuple[int, bytes]]:
+    def result(self, chunk: int = 1 << 20) -> Dict[bytes, Tuple[int, bytes, int]]:
         """For every path under the root in HEAD's history, (committer time,
-        commit) of the newest commit touching it; the time is ``UNDATED``
-        when that commit's date is missing or malformed. Paths are bytes
+        commit, place) of the newest commit touching it: the place is the
+        commit's rank in the log, newest 0 then -1, -2 (only commits that
+        touch something count), so "newer" never trusts a clock; the time
+        is ``UNDATED`` when that commit's date is missing or malformed. Paths are bytes
         relative to the root, exactly as git wrote them (``-z``: no
         quoting)."""
         try:
@@ -494,9 +496,11 @@ class HistoryPass:
             self.err.close()
 
 
-def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes]]:
-    seen: Dict[bytes, Tuple[int, bytes]] = {}
-    current: Tuple[int, bytes] = (0, b"")
+def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes, int]]:
+    seen: Dict[bytes, Tuple[int, bytes, int]] = {}
+    current: Tuple[int, bytes, int] = (0, b"", 0)
+    ct, sha = UNDATED, b""
+    order = 0  # the log's order, newest 0, then -1, -2...: only commits with names
     expect_header = False
     first_name = False
     rest = b""
@@ -508,14 +512,16 @@ def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes]]:
             if not token:
                 expect_header = True
             elif expect_header:
-                sha, _, ct = token.partition(b" ")
-                current = (int(ct) if ct.isdigit() else UNDATED, sha)
+                sha, _, when = token.partition(b" ")
+                ct = int(when) if when.isdigit() else UNDATED
                 expect_header = False
                 first_name = True
             else:
                 if first_name:
                     token = token[1:]  # the newline git puts before the names
                     first_name = False
+                    current = (ct, sha, order)
+                    order -= 1
                 setdefault(token, current)  # newest first: keep the first seen
     return seen
 

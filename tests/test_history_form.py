@@ -14,7 +14,8 @@ D5 = "2026-10-05T12:00:00+00:00"
 D9 = "2026-10-09T12:00:00+00:00"
 
 
-def history(root: Path, mode: str, at_top: bool) -> Dict[bytes, Tuple[int, bytes]]:
+def history(root: Path, mode: str,
+            at_top: bool) -> Dict[bytes, Tuple[int, bytes, int]]:
     """The pass in the given form, parsed as icm parses it."""
     _, out, _ = icm_git.run(icm_git.history_command(mode, at_top), root)
     return icm_git._parse_history(iter([out]))

@@ -75,10 +75,26 @@ def test_subfolders_folder_and_subtree_scope(repo: Path, icm) -> None:
 
 def test_unknown_never_committed_and_strict(repo: Path, icm) -> None:
     commit(repo, {"src/x.py": "1"}, D1)
-    write(repo, {"src/context.md": "new"})
+    write(repo, {"src/context.md": "new"})  # untracked: not in any commit
     assert stale(icm, repo) == (0, "src/context.md: unknown - note never "
                                    "committed\n", "")
     assert stale(icm, repo, "--strict")[0] == 1
+
+
+def test_order_decides_not_the_committer_clock(repo: Path, icm) -> None:
+    """A note fixed in a child commit whose clock is skewed earlier is fresh
+    (it was STALE for ever, and blocked every later commit in the hook); code
+    moved in a child commit dated before the note is STALE all the same."""
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    commit(repo, {"src/x.py": "2"}, D9)
+    commit(repo, {"src/context.md": "b"}, "2026-10-05T12:00:00+00:00")  # skewed
+    assert stale(icm, repo) == (0, "src/context.md: ok\n", "")
+    commit(repo, {"src/x.py": "3"}, "2026-10-02T12:00:00+00:00")  # skewed too
+    assert stale(icm, repo) == (
+        1, "src/context.md: STALE - code in src moved after the note, in a commit "
+           "dated 3 days before it\n", "")
+    commit(repo, {"src/context.md": "c"}, "2026-10-02T12:00:00+00:00")  # same second
+    assert stale(icm, repo)[:2] == (0, "src/context.md: ok\n")
 
 
 def test_uncommitted_edits(repo: Path, icm) -> None:

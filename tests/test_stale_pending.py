@@ -113,23 +113,42 @@ def test_excluded_paths_are_not_pending(repo: Path, icm) -> None:
     assert stale(icm, repo)[:2] == (0, "src/context.md: ok\ntests/context.md: ok\n")
 
 
-def test_note_renamed_in_the_index_is_a_new_note(repo: Path, icm) -> None:
-    # Renames are not followed: the note at its new path has no history, so
-    # it is unknown (as a never-committed note is), and the old path is gone.
+def test_note_renamed_in_the_index_is_in_the_commit_being_made(repo: Path,
+                                                              icm) -> None:
+    # Renames are not followed, but the note at its new path is in the
+    # commit being made with its code: ok (pending), --strict or not; the
+    # same tree committed has no history to set it against before that.
     fresh(repo)
     git(repo, "mv", "src", "lib")
-    assert stale(icm, repo) == (
-        0, "lib/context.md: unknown - note never committed\ntests/context.md: ok\n",
-        "")
-    assert stale(icm, repo, "--strict")[0] == 1
+    expected = (0, "lib/context.md: ok (pending)\ntests/context.md: ok\n", "")
+    assert stale(icm, repo) == expected
+    assert stale(icm, repo, "--strict") == expected
+    assert stale(icm, repo, "--committed")[1] == (
+        "lib/context.md: unknown - note never committed (uncommitted changes)\n"
+        "tests/context.md: ok\n")
 
 
-def test_staged_never_committed_note_is_unknown(repo: Path, icm) -> None:
+def test_staged_new_note_passes_a_strict_hook(repo: Path, icm) -> None:
+    """A new folder's first commit with its note: the note is in the commit
+    being made, so --strict in the pre-commit hook lets it through (it was
+    unknown, an error under --strict: no commit could ever add a note)."""
     fresh(repo)
     write(repo, {"new/context.md": "first note", "new/z.py": "1"})
     git(repo, "add", "-A")
+    assert stale(icm, repo, "--strict") == (
+        0, "new/context.md: ok (pending)\nsrc/context.md: ok\ntests/context.md: ok\n",
+        "")
+    commit(repo, {}, D9)
+    assert stale(icm, repo, "--strict")[:2] == (
+        0, "new/context.md: ok\nsrc/context.md: ok\ntests/context.md: ok\n")
+
+
+def test_untracked_note_is_still_unknown(repo: Path, icm) -> None:
+    fresh(repo)
+    write(repo, {"new/context.md": "first note"})  # not added: not in the commit
     assert stale(icm, repo)[1] == ("new/context.md: unknown - note never committed\n"
                                    "src/context.md: ok\ntests/context.md: ok\n")
+    assert stale(icm, repo, "--strict")[0] == 1
 
 
 def test_subtree_scope_sees_pending_code_below(repo: Path, icm) -> None:

@@ -6,11 +6,13 @@ Code is every tracked file in the note's folder (``stale_scope =
 prose (``.md``, ``.markdown``, ``.mdx``); a submodule pointer counts as
 code, since bumping it changes what the folder builds.
 
-History: times are committer times along HEAD's first-parent history,
-merges diffed against their first parent, renames not followed. The note is
-STALE when the newest commit touching its code is strictly newer than the
-last commit touching the note; a commit touching both is ``ok`` (equal is
-not newer).
+History: HEAD's first-parent history, merges diffed against their first
+parent, renames not followed. The note is STALE when the newest commit
+touching its code comes after the last commit touching the note in that
+history; a commit touching both is ``ok`` (equal is not newer). "After" is
+the log's order, never the committer clock: a note fixed in a child commit
+whose date is skewed earlier is fresh. The days in the message are
+committer times.
 
 Pending changes come first: a path whose index or work tree differs from
 HEAD (modified, added, deleted, either side of a rename) changed *now*,
@@ -21,9 +23,11 @@ hook refuses the code-only commit and passes the one that fixes the note,
 instead of refusing the fix for what an earlier commit did. ``--committed``
 judges history alone (CI on a clean checkout, where both agree).
 
-A note never committed is ``unknown``, never fresh, staged or not: there is
-no history to set it against, and a new folder's first commit should not
-fail for it (``--strict`` makes unknown a failure). A deciding commit with
+A note never committed is ``unknown``, never fresh: there is no history to
+set it against (``--strict`` makes unknown a failure). One in the commit
+being made (added to the index, or a renamed note) is ``ok (pending)`` like
+any changed note, so a new folder's first commit passes a ``--strict``
+hook. A deciding commit with
 a missing or malformed committer date is ``unknown`` too.
 
 Bad::
@@ -129,18 +133,18 @@ def run(ctx: Context) -> Report:
         dirty = " (uncommitted changes)" if committed and note in history.pending \
             else ""
         note_last = history.last(note) if note in ctx.tracked else None
-        newest: Optional[Tuple[int, str]] = None
+        newest: Optional[Tuple[int, str, int]] = None
         for path in code:
             hit = history.last(path)
             if hit is not None and (newest is None or newest[0] != UNDATED and (
-                    hit[0] == UNDATED or hit[0] > newest[0])):  # undated sticks
+                    hit[0] == UNDATED or hit[2] > newest[2])):  # undated sticks
                 newest = hit
         undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
-        if note_last is None:
+        if note in pending:  # in the commit being made, new or not
+            verdict, code_name, sev = "ok (pending)", "ok", Severity.INFO
+        elif note_last is None:
             verdict, code_name, sev = "unknown - note never committed", "unknown", \
                 Severity.ERROR if strict else Severity.WARNING
-        elif note in pending:
-            verdict, code_name, sev = "ok (pending)", "ok", Severity.INFO
         elif any(path in pending for path in code):
             verdict, code_name, sev = (
                 f"STALE - code in {folder} changed (uncommitted) after the note",
@@ -154,11 +158,13 @@ def run(ctx: Context) -> Report:
             verdict, code_name, sev = (
                 "unknown (shallow) - history before the shallow boundary is "
                 "missing", "unknown", Severity.ERROR if strict else Severity.WARNING)
-        elif newest is not None and newest[0] > note_last[0]:
-            moved = describe(newest[0] - note_last[0])
+        elif newest is not None and newest[2] > note_last[2]:
+            gap = newest[0] - note_last[0]
+            when = f"moved {describe(gap)} after the note" if gap >= 0 else (
+                f"moved after the note, in a commit dated {describe(-gap)} "
+                "before it")
             verdict, code_name, sev = (
-                f"STALE - code in {folder} moved {moved} after the note", "stale",
-                Severity.ERROR)
+                f"STALE - code in {folder} {when}", "stale", Severity.ERROR)
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO
         counts[code_name] += 1

@@ -48,6 +48,9 @@ RootOpt = typer.Option(None, "--root", metavar="DIR", help="Repository root "
                        "(default: found from the working directory).")
 FormatOpt = typer.Option("text", "--format", metavar=usage.FORMAT_METAVAR,
                          help="Output format.")
+# Commands that print a document, not findings: no github or sarif form.
+DocFormatOpt = typer.Option("text", "--format", metavar="[text|json]",
+                            help="Output format.")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="Print problems and the "
                         "summary only: no ok lines, no bootmap table within budget.")
 StrictOpt = typer.Option(False, "--strict", help="stale: treat unknown staleness "
@@ -364,7 +367,7 @@ def init(root: Optional[Path] = InitRootOpt,
     _write(debug, body)
 
 
-AgentDirsArg = typer.Argument(None, metavar="[DIR]...", help="Exported-session "
+AgentDirsArg = typer.Argument(None, metavar="DIR", help="Exported-session "
                               "folders (default: agents_dirs, Agents/*).")
 
 
@@ -419,10 +422,11 @@ def check_handoff(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
 
 
 @app.command("handoff")
-def handoff(reason: Optional[str] = typer.Option(None, "--reason", help="Why "
-                                                  "the work changes hands "
-                                                  "(author text)."),
-            question: Optional[str] = typer.Option(None, "--question", help="What "
+def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT",
+                                                  help="Why the work changes "
+                                                  "hands (author text)."),
+            question: Optional[str] = typer.Option(None, "--question", metavar="TEXT",
+                                                    help="What "
                                                     "the receiver must determine "
                                                     "(author text)."),
             base: Optional[str] = typer.Option(None, "--base", metavar="REF",
@@ -437,7 +441,7 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", help="Why "
                                      "messages of the last N commits (0-4)."),
             show: bool = typer.Option(False, "--show", help="Print the newest "
                                       "record for the current branch."),
-            root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+            root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
             debug: bool = DebugOpt) -> None:
     """Write a handoff record built from the repository's state.
 
@@ -550,7 +554,8 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help="bash, zsh
         usage.completion_script(shell) + "\n")))
 
 
-EntriesArg = typer.Argument(None, metavar="[ENTRY]...", help="Entries by path, "
+EntriesArg = typer.Argument(None, metavar="ENTRY", show_default=False,
+                            help="Entries by path, "
                             "file name or date prefix (default: all).")
 
 
@@ -566,7 +571,9 @@ def verify(entries: Optional[List[str]] = EntriesArg,
            dry_run: bool = typer.Option(False, "--dry-run", help="Print each "
                                         "command and where it would run."),
            root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-           quiet: bool = QuietOpt, debug: bool = DebugOpt) -> None:
+           quiet: bool = typer.Option(False, "--quiet", "-q", help="Print "
+                                      "failures and the summary only."),
+           debug: bool = DebugOpt) -> None:
     """Run each journal entry's Verify command.
 
     It runs the repository's code: opt-in, never part of icm check."""
@@ -592,7 +599,7 @@ def verify(entries: Optional[List[str]] = EntriesArg,
 @app.command("positions")
 def positions(write: bool = typer.Option(False, "--write", help="Write the view "
                                          "into positions_file's marked block."),
-              root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
+              root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
               debug: bool = DebugOpt) -> None:
     """Compile the journal into its positions view.
 

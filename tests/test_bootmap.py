@@ -72,7 +72,7 @@ def test_budget_edge(repo: Path, icm) -> None:
     assert icm("bootmap", "--root", str(repo), "--budget", "100") == (1, (
         "background notes, by size:\n"
         "cold-boot set: 404 bytes, about 101 tokens (budget 100)\n"
-        "bootmap: no notes named context.md (set note_name)\n"
+        "bootmap: no notes named context.md yet (or set note_name)\n"
         "cold-boot set over budget by 1 tokens; largest file: AGENTS.md (404 bytes)\n"
     ), "")
 
@@ -150,7 +150,7 @@ def test_imports_followed_once_cycles_and_missing(repo: Path, icm) -> None:
     assert out.splitlines() == [
         "background notes, by size:",
         f"cold-boot set: {total} bytes, about {total // 4} tokens (budget 1600)",
-        "bootmap: no notes named context.md (set note_name)",
+        "bootmap: no notes named context.md yet (or set note_name)",
         "broken import: AGENTS.md -> @docs/gone.md",
         "cold-boot files:",
         f"{sizes['AGENTS.md']:7d} bytes  AGENTS.md",
@@ -215,7 +215,7 @@ def test_exact_tokenizers_never_open_a_socket(repo: Path, icm, monkeypatch,
     assert icm("bootmap", "--root", str(repo), "--tokenizer", name) == (
         0, "background notes, by size:\n"
         f"cold-boot set: 62 bytes, {tokens} tokens (budget 1600)\n"
-        "bootmap: no notes named context.md (set note_name)\n", "")
+        "bootmap: no notes named context.md yet (or set note_name)\n", "")
     assert calls == []
 
 

@@ -257,7 +257,7 @@ def test_clean_check_summary_and_single_checks_print_none(repo: Path, icm) -> No
     out = icm("bootmap", "--root", str(repo))[1]
     assert out == ("background notes, by size:\n"
                    "cold-boot set: 4 bytes, about 1 tokens (budget 1600)\n"
-                   "bootmap: no notes named context.md (set note_name)\n")
+                   "bootmap: no notes named context.md yet (or set note_name)\n")
 
 
 def test_quiet_prints_problems_and_the_summary_only(repo: Path, icm) -> None:

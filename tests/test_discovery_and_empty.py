@@ -131,10 +131,10 @@ def test_empty_repository_says_what_was_not_found(repo: Path, icm) -> None:
         "links: no handbook AGENTS.md and no notes named context.md (set "
         "handbook, note_name)\n"
         "links ok\n"
-        "stale: no notes named context.md (set note_name)\n"
+        "stale: no notes named context.md yet (or set note_name)\n"
         "background notes, by size:\n"
         "cold-boot set: 0 bytes, about 0 tokens (budget 1600)\n"
-        "bootmap: no notes named context.md (set note_name)\n"
+        "bootmap: no notes named context.md yet (or set note_name)\n"
         "queue ok\n"
         "dupes ok\n"
         "positions ok\n"
@@ -145,13 +145,13 @@ def test_no_notes_with_another_note_name(repo: Path, icm) -> None:
     commit(repo, {"icm.toml": 'note_name = "NOTES.md"\n', "src/context.md": "w",
                   "src/x.py": "1"}, D1)
     assert icm("check-stale", "--root", str(repo)) == (
-        0, "stale: no notes named NOTES.md (set note_name)\n", "")
+        0, "stale: no notes named NOTES.md yet (or set note_name)\n", "")
 
 
 def test_no_notes_in_a_repository_without_commits(repo: Path, icm) -> None:
     write(repo, {"x.py": "1"})
     assert icm("check-stale", "--root", str(repo)) == (
-        0, "stale: no notes named context.md (set note_name)\n", "")
+        0, "stale: no notes named context.md yet (or set note_name)\n", "")
 
 
 def test_nothing_found_is_info_in_json(repo: Path, icm) -> None:

@@ -218,7 +218,7 @@ def test_check_handoff_outdated_and_malformed(repo: Path, icm) -> None:
                  "handoff/2026-11-01_gone.md": text.replace(made, "f" * 40),
                  "handoff/2026-11-01_plain.md": "# notes\n"})
     code, out, _ = icm("check-handoff", "--root", str(repo))
-    assert code == 1
+    assert code == 1  # for the missing field and marker; the gone commit warns
     assert out.splitlines()[:3] == [
         "handoff/2026-11-01_gone.md: made at fffffff, which this repository "
         "does not have",
@@ -228,6 +228,28 @@ def test_check_handoff_outdated_and_malformed(repo: Path, icm) -> None:
     assert ("handoff/2026-11-01_plain.md: no 'icm:handoff' marker naming the "
             "commit it was made at") in out
     assert not out.endswith("handoff ok\n")
+
+
+def test_a_squash_merged_record_warns_in_a_fresh_clone(repo: Path, icm,
+                                                        tmp_path: Path) -> None:
+    """The commit a record names is gone after a squash merge: main used to
+    fail check-handoff for ever in every fresh clone (newcomer round)."""
+    _branch_repo(repo)
+    code, out, _ = icm("handoff", "--root", str(repo), "--reason", "r",
+                       "--question", "q", "--base", "main")
+    name = out.strip()
+    made = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "handoff", when=D3)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--squash", "feat")
+    git(repo, "commit", "-q", "-m", "squash feat", when=D3)
+    git(repo, "branch", "-q", "-D", "feat")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--no-local", str(repo), str(clone))
+    assert icm("check-handoff", "--root", str(clone)) == (
+        0, f"{name}: made at {made[:7]}, which this repository does not have\n"
+           "handoff ok\n", "")
 
 
 def test_no_records_is_silent(repo: Path, icm) -> None:

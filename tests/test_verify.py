@@ -306,6 +306,8 @@ def test_dry_run_prints_each_command_and_where(repo: Path, icm) -> None:
                    "    touch ran\n"
                    "verify: 2 commands would run\n")
     assert not (repo / "ran").exists()
+    assert run_verify(icm, repo, "--dry-run", "2026-01-02")[1].endswith(
+        "verify: 1 command would run\n")
 
 
 def test_entries_by_path_name_or_date_prefix(repo: Path, icm, pinned: None) -> None:

@@ -258,7 +258,7 @@ def run(ctx: Context) -> Report:
     for words, note in sorted(sized, key=lambda wn: (-wn[0], wn[1])):
         head.append(f"{words:7d} words  {note}")
     if not ctx.notes():
-        text = f"bootmap: no notes named {cfg.note_name} (set note_name)"
+        text = f"bootmap: no notes named {cfg.note_name} yet (or set note_name)"
         findings.append(Finding(path=".", message=text, check=NAME, code="no-notes",
                                 severity=Severity.INFO, detail=text))
     if cfg.boot:

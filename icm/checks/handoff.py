@@ -3,9 +3,11 @@
 Every record in ``handoff_dir`` (made by ``icm handoff``) must carry each
 field as a ``##`` heading, found by the markdown parser (a heading inside the
 quoted author text is not one), and the marker naming the commit it was made
-at; that commit must exist. A record made before the branch's newest commit
-says how far behind it is (info: an old record is not a defect, but the
-receiver should know).
+at. A commit this repository does not have is a warning, not an error: a
+squash merge or a rebase drops it, and main would fail for ever in every
+fresh clone. A record made before the branch's newest commit says how far
+behind it is (info: an old record is not a defect, but the receiver should
+know).
 
 Bad::
 
@@ -65,8 +67,10 @@ def run(ctx: Context) -> Report:
         if position is None:
             found.append(_finding(
                 path, f"made at {commit[:7]}, which this repository does not have",
-                "unknown-commit", fix="fetch the branch it was made on, or make a "
-                "new record"))
+                "unknown-commit", severity=Severity.WARNING,
+                fix="a squash merge or a rebase drops that commit (or its branch "
+                "is not fetched): delete the record once handed over, or make "
+                "a new one with 'icm handoff'"))
         elif not position[0]:
             found.append(_finding(
                 path, f"made at {commit[:7]}, which is not in this branch's history",

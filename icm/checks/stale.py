@@ -115,7 +115,7 @@ def run(ctx: Context) -> Report:
         ctx.history()  # raises the reason: no repository, or no git
     if not ctx.notes():
         name = ctx.config.note_name
-        return _info("no-notes", f"stale: no notes named {name} (set note_name)")
+        return _info("no-notes", f"stale: no notes named {name} yet (or set note_name)")
     history = ctx.history()
     if history.boundary and not allow_shallow:
         raise UsageError(

@@ -518,7 +518,8 @@ def _report(found: List[Finding], results: List[Dict[str, Any]], left_out: int,
     for f in findings:
         counts[f.code] = counts.get(f.code, 0) + 1
     if dry_run:
-        tail = f"verify: {counts.get('dry-run', 0)} commands would run"
+        n = counts.get("dry-run", 0)
+        tail = f"verify: {n} command{'' if n == 1 else 's'} would run"
     else:
         not_run = sum(counts.get(c, 0) for c in ("exempt", "superseded", "no-command"))
         skipped = counts.get("skipped", 0) + counts.get("skipped-holds", 0)

@@ -145,6 +145,23 @@ def test_background_child_is_killed_when_the_shell_is_done(
     assert gone(int((repo / "bg.pid").read_text()))
 
 
+@pytest.mark.skipif(not (Path("/proc/self/environ").exists()
+                         and shutil.which("setsid")),
+                    reason="needs /proc and setsid (Linux)")
+def test_a_child_that_left_the_group_is_killed_too(
+        repo: Path, icm, pinned: None) -> None:
+    """``setsid`` leaves the process group the command is killed by; the
+    child still carries the command's token in its environment (hostile
+    round: it outlived icm verify)."""
+    write(repo, {"icm.toml": "verify_timeout = 30\n",
+                 "journal/2026-01-01_a.md": entry(sh(
+                     "setsid sh -c 'echo $$ > bg.pid; exec sleep 300' "
+                     ">/dev/null 2>&1 &\n"
+                     "while [ ! -s bg.pid ]; do sleep 0.05; done"))})
+    assert run_verify(icm, repo)[0] == 0
+    assert gone(int((repo / "bg.pid").read_text()))
+
+
 def test_fifty_megabytes_of_output_in_flat_memory(repo: Path) -> None:
     lines = "yes 0123456789 | head -c 52428800\necho\necho final\nexit 1"
     one_line = "head -c 52428800 /dev/zero | tr '\\0' x\nexit 1"

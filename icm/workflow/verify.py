@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import selectors
 import signal
 import subprocess
@@ -130,6 +131,45 @@ def _kill(group: int) -> None:
         pass
 
 
+TOKEN_VAR = "ICM_VERIFY_RUN"
+
+
+def _strays(token: bytes) -> List[int]:
+    """Processes that carry one command's token in their environment: what
+    left its process group (``setsid``, a daemon) and outlived it. Linux
+    only (``/proc``); elsewhere, and for a process that cleared its
+    environment, the group is the reach."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    needle = b"\0" + TOKEN_VAR.encode() + b"=" + token + b"\0"
+    found = []
+    for name in names:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as fh:
+                env = fh.read(1 << 20)
+        except OSError:  # gone, or not ours to read
+            continue
+        if needle in b"\0" + env + b"\0":
+            found.append(int(name))
+    return found
+
+
+def _kill_strays(token: bytes) -> None:
+    for _ in range(3):  # one could fork while the first sweep ran
+        pids = _strays(token)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 class Runner:
     """Runs scripts from ``root``, each in its own process group, and can kill
     every group still running at once (``stop``)."""
@@ -141,28 +181,32 @@ class Runner:
         self.clock = clock
         self.stopping = threading.Event()
         self.lock = threading.Lock()
-        self.groups: Set[int] = set()
+        self.groups: Dict[int, bytes] = {}  # group id -> its command's token
 
     def stop(self) -> None:
         self.stopping.set()
         with self.lock:
-            for group in self.groups:
+            for group, token in self.groups.items():
                 _kill(group)
+                _kill_strays(token)
 
     def run(self, script: str) -> Optional[Outcome]:
         """Run one script; None when stopped before or while it ran."""
         if self.stopping.is_set():
             return None
         start, begun = self.clock(), time.monotonic()
+        token = secrets.token_hex(8)
+        env = command_env()
+        env[TOKEN_VAR] = token
         try:
             proc = subprocess.Popen(
                 ["sh", "-c", script], cwd=str(self.root), stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                start_new_session=True, env=command_env())
+                start_new_session=True, env=env)
         except OSError as exc:
             raise UsageError(f"cannot start sh: {exc.strerror or exc}") from None
         with self.lock:
-            self.groups.add(proc.pid)
+            self.groups[proc.pid] = token.encode()
         tail = Tail()
         timed_out = False
         try:
@@ -176,11 +220,12 @@ class Runner:
                 self._drain(sel, fd, tail)
         finally:
             _kill(proc.pid)
+            _kill_strays(token.encode())
             code = proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()
             with self.lock:
-                self.groups.discard(proc.pid)
+                self.groups.pop(proc.pid, None)
         if self.stopping.is_set():
             return None
         return Outcome(code, end - start, tail.text(), timed_out)

@@ -143,7 +143,7 @@ def test_staged_new_note_passes_a_strict_hook(repo: Path, icm) -> None:
         0, "new/context.md: ok\nsrc/context.md: ok\ntests/context.md: ok\n")
 
 
-def test_untracked_note_is_still_unknown(repo: Path, icm) -> None:
+def test_untracked_never_committed_note_is_unknown(repo: Path, icm) -> None:
     fresh(repo)
     write(repo, {"new/context.md": "first note"})  # not added: not in the commit
     assert stale(icm, repo)[1] == ("new/context.md: unknown - note never committed\n"

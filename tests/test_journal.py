@@ -317,3 +317,18 @@ def test_supersede_graph_output_is_linear() -> None:
     assert cycles({"a": "b", "b": "a", "c": "c", "d": "f", "e": "d",
                    "f": "e", "g": "e"}) == [["a", "b"], ["d", "f", "e"]]
 
+
+def test_a_slot_heading_twice_is_a_finding(repo: Path, icm) -> None:
+    """The first heading's section is judged; the template's empty copy
+    after it used to pass unseen."""
+    text = entry(extra="\n## Decision\n<!-- What was decided. -->\n\n"
+                 "## Invariant\nAgain.\n\n## Invariant\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "journal/2026-01-01_a.md: slot 'Decision' appears twice (lines 3, 15); "
+        "keep one\n"
+        "journal/2026-01-01_a.md: slot 'Invariant' appears 3 times (lines 9, 18, "
+        "21); keep one\n"), "")
+    code, out, _ = icm("check-journal", "--format", "json", "--root", str(repo))
+    assert code == 1 and '"code": "duplicate-slot"' in out
+

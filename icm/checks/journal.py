@@ -2,8 +2,8 @@
 
 Every ``journal/*.md`` entry must carry each configured slot (default:
 Decision, Rejected alternative, Invariant, Verify command) as a level-2
-heading whose text is exactly the slot name, and each slot must have content.
-Headings are found by a markdown parser, so ``## Invariant`` inside a fence is
+heading whose text is exactly the slot name, once, and each slot must have
+content. Headings are found by a markdown parser, so ``## Invariant`` in a fence is
 not a heading and a setext ``Invariant\\n---`` is; a heading inside a
 blockquote or a list item is not a slot. Content is text a reader sees: a
 comment, a ``[//]: # (todo)`` definition or a bare sub-heading is none. A
@@ -19,6 +19,7 @@ Bad::
 
     journal/2026-10-29_summary-line-to-stderr.md: missing slot 'Invariant'
     journal/2026-10-29_x.md: placeholder in slot 'Invariant': 'looks good'
+    journal/2026-10-29_x.md: slot 'Decision' appears twice (lines 5, 20); keep one
 
 Good: all four ``##`` sections present, each stating something, and the
 Verify command in a fenced ``sh`` block or a code span.
@@ -29,7 +30,7 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 from urllib.parse import unquote
@@ -95,6 +96,8 @@ class Entry:
     superseded_line: int
     # every Superseded-by line (path, line): more than one target is a fork
     supersede_lines: Tuple[Tuple[str, int], ...] = ()
+    # slots whose heading appears more than once, with every heading's line
+    repeated: Dict[str, Tuple[int, ...]] = field(default_factory=dict)
 
 
 def verify_slot(cfg: Config) -> Optional[str]:
@@ -120,6 +123,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     from icm import markdown  # loaded on first use: keeps other commands light
 
     lines: Dict[str, int] = {}
+    heads: Dict[str, List[int]] = {}
     seen: Dict[str, List[str]] = {}  # joined once at the end: linear
     codes: List[markdown.Code] = []
     superseded: Optional[str] = None
@@ -132,6 +136,8 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
             current = None
         if sec.level == 2:
             seen_two = True
+            if sec.title in slots:
+                heads.setdefault(sec.title, []).append(sec.line)
             if sec.title in slots and sec.title not in lines:
                 current = sec.title
                 lines[current], seen[current] = sec.line, []
@@ -150,8 +156,9 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
                 codes.extend(sec.code)
     found = {name: Slot(name, lines[name], " ".join(seen[name])) for name in lines}
     held = found.get(verify) if verify else None
+    repeated = {name: tuple(at) for name, at in heads.items() if len(at) > 1}
     return Entry(found, command(codes), held.line if held else 0,
-                 superseded, superseded_line, tuple(every))
+                 superseded, superseded_line, tuple(every), repeated)
 
 
 def command(codes: Sequence[Any]) -> Optional[str]:
@@ -249,7 +256,7 @@ def slot_problems(text: str, slots: Sequence[str],
                   placeholders: Sequence[str] = (), verify: Optional[str] = None,
                   path: str = "") -> List[Tuple[int, str, str, int]]:
     """(slot index, slot, kind, line) for one entry's text; kind is
-    'missing', 'empty', 'placeholder' or 'no-command'."""
+    'missing', 'empty', 'placeholder', 'no-command' or 'duplicate'."""
     return _problems(parse_entry(text, path, slots, verify), slots, placeholders,
                      verify)
 
@@ -267,6 +274,10 @@ def _problems(entry: Entry, slots: Sequence[str], placeholders: Sequence[str],
             problems.append((index, name, "placeholder", slot.line))
         elif name == verify and entry.command is None:
             problems.append((index, name, "no-command", slot.line))
+        if name in entry.repeated:
+            # Only the first heading's section is judged; a second one (the
+            # template's empty copy under a carried slot) hid an empty slot.
+            problems.append((index, name, "duplicate", entry.repeated[name][1]))
     return problems
 
 
@@ -276,6 +287,9 @@ def _message(kind: str, slot: str, text: str) -> Tuple[str, str]:
         return f"missing slot '{slot}'", f"add a '## {slot}' section"
     if kind == "empty":
         return f"empty slot '{slot}'", f"write the {slot} under its heading"
+    if kind == "duplicate":
+        return (f"slot '{slot}' appears {text}; keep one",
+                f"merge the sections under one '## {slot}' heading")
     if kind == "placeholder":
         shown = _shown(text)
         return (f"placeholder in slot '{slot}': '{shown}'",
@@ -381,9 +395,14 @@ def run(ctx: Context) -> Report:
         links[path] = entry.supersede_lines
         for index, slot, kind, line in problems:
             shown = entry.slots[slot].visible if slot in entry.slots else ""
+            if kind == "duplicate":
+                at = entry.repeated[slot]
+                times = "twice" if len(at) == 2 else f"{len(at)} times"
+                shown = f"{times} (lines {', '.join(map(str, at))})"
             message, fix = _message(kind, slot, shown)
             found.append(_finding(path, message, f"{kind}-slot"
-                                  if kind in ("missing", "empty") else kind,
+                                  if kind in ("missing", "empty", "duplicate")
+                                  else kind,
                                   line=line, rank=index, fix=fix))
     for path in sorted(exempt - present):
         found.append(_finding(

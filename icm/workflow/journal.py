@@ -12,9 +12,9 @@ import os
 import re
 import unicodedata
 from datetime import date
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-from icm.checks.journal import entries, valid_name
+from icm.checks.journal import entries, parse_entry, valid_name
 from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
@@ -92,6 +92,19 @@ def split_title(text: str, fallback: str) -> Tuple[str, str]:
     return fallback, text.strip()
 
 
+def _template_without(text: str, present: Sequence[str]) -> str:
+    """The journal template without the ``## `` sections of ``present`` slots:
+    an item that already holds a slot keeps its own (one heading per slot)."""
+    kept: List[str] = []
+    dropping = False
+    for row in text.split("\n"):
+        if row.startswith("## "):
+            dropping = row[3:].strip() in present
+        if not dropping:
+            kept.append(row)
+    return "\n".join(kept)
+
+
 def new_entry(ctx: Context, item: str, day: Optional[date] = None,
               force: bool = False) -> List[str]:
     """Write the entry; return its path and a line saying what became of the
@@ -134,7 +147,11 @@ def _finish(ctx: Context, source: str, day: Optional[date],
     # number stays used once the queue file is gone.
     said = CARRIED.format(source=source)
     carried = f"{said}:\n\n{body}\n" if body else f"{said}.\n"
-    text = fill(template("journal.md"), {"title": title, "carried": carried})
+    # Slots the item already holds are its own: the template's empty copies
+    # would make each slot twice (and the gate judged only the first).
+    present = list(parse_entry(body, source, ctx.config.slots, None).slots)
+    text = fill(_template_without(template("journal.md"), present),
+                {"title": title, "carried": carried})
     text = text.replace("\n", newline)
     rel = f"{ctx.config.journal_dir}/{name}"
     # Every path is resolved before anything changes: a journal folder or a

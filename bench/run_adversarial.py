@@ -87,6 +87,21 @@ def _journal(text_of: Callable[[int], str]) -> Callable[[int], Callable[[], obje
     return build
 
 
+def _supersede(cycle: bool) -> Callable[[int], Callable[[], object]]:
+    """N/150 entries (an entry's size), each superseded by the next; with
+    ``cycle`` the last names the first. Following the chain from every entry
+    was cubic: 2,000 entries took 16 s."""
+    def build(size: int) -> Callable[[], object]:
+        from icm.checks import journal
+
+        paths = [f"journal/2026-01-01_entry-{i:07d}.md" for i in range(size // 150)]
+        links = {p: ((q, 3),) for p, q in zip(paths, paths[1:])}
+        links[paths[-1]] = ((paths[0], 3),) if cycle else ()
+        present, files = set(paths), frozenset(paths)
+        return lambda: journal.supersede_findings(links, present, files)
+    return build
+
+
 def _sentence(text_of: Callable[[int], str]
               ) -> Callable[[int], Callable[[], object]]:
     def build(size: int) -> Callable[[], object]:
@@ -152,6 +167,9 @@ CASES: List[Case] = [
         lambda n: "## Decision\n\n" * (n // 13))),
     ("journal heading scan", "one heading of N code spans", _journal(
         lambda n: "## " + "`a" * (n // 2))),
+    ("journal supersede chain", "N entries, each Superseded-by the next",
+     _supersede(cycle=False)),
+    ("journal supersede chain", "a cycle of N entries", _supersede(cycle=True)),
     ("first sentence (positions)", "'<!--' * N in a slot", _sentence(
         lambda n: "<!--" * (n // 4))),
     ("first sentence (positions)", "'```a' * N in a slot", _sentence(

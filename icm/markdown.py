@@ -18,6 +18,8 @@ from markdown_it.helpers import parseLinkDestination, parseLinkLabel
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from icm.lines import spans as line_spans
+
 
 @dataclass(frozen=True)
 class Heading:
@@ -327,19 +329,6 @@ def blocks(text: str) -> List[Block]:
         if not tok.type.endswith("_open"):
             comment = ""
     return found
-
-
-_BREAK = re.compile(r"\r\n|\r|\n")  # what markdown-it counts as a line break
-
-
-def line_spans(text: str) -> List[Tuple[int, int]]:
-    """(start, end without the break) of every line, as markdown-it counts."""
-    spans, start = [], 0
-    for m in _BREAK.finditer(text):
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, len(text)))
-    return spans
 
 
 class MarkerError(ValueError):

@@ -33,6 +33,7 @@ from icm import similarity
 from icm.checks import journal
 from icm.checks import queue as queue_check
 from icm.context import Context, Unreadable
+from icm.lines import spans as line_spans
 
 BLOCK_OPEN = "<!-- icm:positions -->"
 BLOCK_CLOSE = "<!-- /icm:positions -->"
@@ -318,6 +319,6 @@ def current_block(text: str, path: str) -> Optional[str]:
                                   path)
     if found is None:
         return None
-    spans = markdown.line_spans(text)
+    spans = line_spans(text)
     return "".join(text[s:e] + "\n" for s, e in spans[found[0] + 1:found[1]])
 

@@ -273,8 +273,62 @@ def test_supersede_self_cycle_and_fork(repo: Path, icm) -> None:
     assert icm("check-journal", "--root", str(repo)) == (1, (
         "journal/2026-01-01_a.md: Superseded-by cycle: journal/2026-01-01_a.md -> "
         "journal/2026-01-02_b.md -> journal/2026-01-01_a.md\n"
-        "journal/2026-01-02_b.md: Superseded-by cycle: journal/2026-01-02_b.md -> "
-        "journal/2026-01-01_a.md -> journal/2026-01-02_b.md\n"
         "journal/2026-01-03_c.md: Superseded-by points at itself\n"
         "journal/2026-01-04_d.md: superseded by 2 entries: journal/2026-01-05_e.md, "
         "journal/2026-01-06_f.md (a fork: keep one)\n"), "")
+
+
+def test_supersede_cycle_is_reported_once_from_its_first_entry(repo: Path,
+                                                                icm) -> None:
+    """Each entry of a cycle once named every entry of it: N lines of N paths.
+    An entry leading into the cycle is not part of it."""
+    rest = entry().split("\n", 1)[1]
+
+    def superseded_by(name: str) -> str:
+        return f"# X\n\nSuperseded-by: journal/{name}\n" + rest
+
+    write(repo, {
+        "journal/2026-01-01_lead.md": superseded_by("2026-01-03_c.md"),
+        "journal/2026-01-02_b.md": superseded_by("2026-01-04_a.md"),
+        "journal/2026-01-03_c.md": superseded_by("2026-01-02_b.md"),
+        "journal/2026-01-04_a.md": superseded_by("2026-01-03_c.md"),
+    })
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "journal/2026-01-02_b.md: Superseded-by cycle: journal/2026-01-02_b.md -> "
+        "journal/2026-01-04_a.md -> journal/2026-01-03_c.md -> "
+        "journal/2026-01-02_b.md\n"), "")
+
+
+def test_supersede_graph_output_is_linear() -> None:
+    """A chain is no finding and a cycle of N entries one finding naming N + 1
+    paths (the timing is ``bench/run_adversarial.py``'s supersede cases)."""
+    from icm.checks.journal import cycles, supersede_findings
+
+    paths = [f"journal/2026-01-01_e{i:04d}.md" for i in range(500)]
+    chain = {p: ((q, 3),) for p, q in zip(paths, paths[1:])}
+    chain[paths[-1]] = ()
+    assert supersede_findings(chain, set(paths), frozenset(paths)) == []
+    ring = dict(chain, **{paths[-1]: ((paths[0], 3),)})
+    found = supersede_findings(ring, set(paths), frozenset(paths))
+    assert [(f.path, f.line, f.code) for f in found] == [
+        (paths[0], 3, "superseded-by-cycle")]
+    assert found[0].message.count("journal/") == 502
+    # Two cycles and a self-loop: each cycle once, rotated to its smallest path.
+    assert cycles({"a": "b", "b": "a", "c": "c", "d": "f", "e": "d",
+                   "f": "e", "g": "e"}) == [["a", "b"], ["d", "f", "e"]]
+
+
+def test_a_slot_heading_twice_is_a_finding(repo: Path, icm) -> None:
+    """The first heading's section is judged; the template's empty copy
+    after it used to pass unseen."""
+    text = entry(extra="\n## Decision\n<!-- What was decided. -->\n\n"
+                 "## Invariant\nAgain.\n\n## Invariant\n")
+    write(repo, {"journal/2026-01-01_a.md": text})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "journal/2026-01-01_a.md: slot 'Decision' appears twice (lines 3, 15); "
+        "keep one\n"
+        "journal/2026-01-01_a.md: slot 'Invariant' appears 3 times (lines 9, 18, "
+        "21); keep one\n"), "")
+    code, out, _ = icm("check-journal", "--format", "json", "--root", str(repo))
+    assert code == 1 and '"code": "duplicate-slot"' in out
+

@@ -211,6 +211,30 @@ def test_new_entry_fails_the_gate_until_written(repo: Path, icm) -> None:
     assert code == 1 and out.count("empty slot") == 4
 
 
+def test_new_journal_keeps_an_items_own_slots(repo: Path, icm) -> None:
+    """An item that already holds slots keeps them, each heading once; the
+    template adds only the slots it lacks (each slot twice once passed)."""
+    item = ("# Parse dates\n\nIntro.\n\n## Decision\nWe parse ISO dates.\n\n"
+            "## Rejected alternative\ndateutil: too lax.\n\n## Invariant\n"
+            "Dates are ISO.\n\n## Verify command\n`true`\n")
+    write(repo, {"queue/07_parse-dates.md": item,
+                 "queue/08_half.md": "# Half\n\n## Decision\nDone by hand.\n"})
+    icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo))
+    assert (repo / "journal/2026-11-29_parse-dates.md").read_text() == (
+        "# Parse dates\n\nCarried over from `queue/07_parse-dates.md`:\n\n"
+        + item.split("\n\n", 1)[1])
+    icm("new-journal", "08", "--date", "2026-11-29", "--root", str(repo))
+    half = (repo / "journal/2026-11-29_half.md").read_text()
+    assert [ln for ln in half.splitlines() if ln.startswith("## ")] == [
+        "## Decision", "## Rejected alternative", "## Invariant", "## Verify command"]
+    assert half.startswith("# Half\n\nCarried over from `queue/08_half.md`:\n\n"
+                           "## Decision\nDone by hand.\n\n## Rejected alternative\n")
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "journal/2026-11-29_half.md: empty slot 'Rejected alternative'\n"
+        "journal/2026-11-29_half.md: empty slot 'Invariant'\n"
+        "journal/2026-11-29_half.md: empty slot 'Verify command'\n"), "")
+
+
 # -- init ----------------------------------------------------------------------
 
 def test_init_empty_repository_then_check_passes(repo: Path, icm) -> None:

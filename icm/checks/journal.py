@@ -2,15 +2,16 @@
 
 Every ``journal/*.md`` entry must carry each configured slot (default:
 Decision, Rejected alternative, Invariant, Verify command) as a level-2
-heading whose text is exactly the slot name, and each slot must have content.
-Headings are found by a markdown parser, so ``## Invariant`` inside a fence is
+heading whose text is exactly the slot name, once, and each slot must have
+content. Headings are found by a markdown parser, so ``## Invariant`` in a fence is
 not a heading and a setext ``Invariant\\n---`` is; a heading inside a
 blockquote or a list item is not a slot. Content is text a reader sees: a
 comment, a ``[//]: # (todo)`` definition or a bare sub-heading is none. A
 slot whose whole content is a placeholder (``placeholders``: looks good, TBD,
 TODO, ...; case and punctuation ignored) states nothing, and the Verify
 command slot must hold code (what ``icm verify`` runs). A ``Superseded-by:``
-line must name an existing entry. Entries are named ``YYYY-MM-DD_slug.md``.
+line must name an existing entry; a cycle of them is reported once. Entries
+are named ``YYYY-MM-DD_slug.md``.
 ``journal_exempt`` may only shrink: an exempt entry that is now complete, or
 no longer exists, is reported; exempt entries are not judged otherwise.
 
@@ -18,6 +19,7 @@ Bad::
 
     journal/2026-10-29_summary-line-to-stderr.md: missing slot 'Invariant'
     journal/2026-10-29_x.md: placeholder in slot 'Invariant': 'looks good'
+    journal/2026-10-29_x.md: slot 'Decision' appears twice (lines 5, 20); keep one
 
 Good: all four ``##`` sections present, each stating something, and the
 Verify command in a fenced ``sh`` block or a code span.
@@ -28,7 +30,7 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 from urllib.parse import unquote
@@ -94,6 +96,8 @@ class Entry:
     superseded_line: int
     # every Superseded-by line (path, line): more than one target is a fork
     supersede_lines: Tuple[Tuple[str, int], ...] = ()
+    # slots whose heading appears more than once, with every heading's line
+    repeated: Dict[str, Tuple[int, ...]] = field(default_factory=dict)
 
 
 def verify_slot(cfg: Config) -> Optional[str]:
@@ -119,6 +123,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     from icm import markdown  # loaded on first use: keeps other commands light
 
     lines: Dict[str, int] = {}
+    heads: Dict[str, List[int]] = {}
     seen: Dict[str, List[str]] = {}  # joined once at the end: linear
     codes: List[markdown.Code] = []
     superseded: Optional[str] = None
@@ -131,6 +136,8 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
             current = None
         if sec.level == 2:
             seen_two = True
+            if sec.title in slots:
+                heads.setdefault(sec.title, []).append(sec.line)
             if sec.title in slots and sec.title not in lines:
                 current = sec.title
                 lines[current], seen[current] = sec.line, []
@@ -149,8 +156,9 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
                 codes.extend(sec.code)
     found = {name: Slot(name, lines[name], " ".join(seen[name])) for name in lines}
     held = found.get(verify) if verify else None
+    repeated = {name: tuple(at) for name, at in heads.items() if len(at) > 1}
     return Entry(found, command(codes), held.line if held else 0,
-                 superseded, superseded_line, tuple(every))
+                 superseded, superseded_line, tuple(every), repeated)
 
 
 def command(codes: Sequence[Any]) -> Optional[str]:
@@ -248,7 +256,7 @@ def slot_problems(text: str, slots: Sequence[str],
                   placeholders: Sequence[str] = (), verify: Optional[str] = None,
                   path: str = "") -> List[Tuple[int, str, str, int]]:
     """(slot index, slot, kind, line) for one entry's text; kind is
-    'missing', 'empty', 'placeholder' or 'no-command'."""
+    'missing', 'empty', 'placeholder', 'no-command' or 'duplicate'."""
     return _problems(parse_entry(text, path, slots, verify), slots, placeholders,
                      verify)
 
@@ -266,6 +274,10 @@ def _problems(entry: Entry, slots: Sequence[str], placeholders: Sequence[str],
             problems.append((index, name, "placeholder", slot.line))
         elif name == verify and entry.command is None:
             problems.append((index, name, "no-command", slot.line))
+        if name in entry.repeated:
+            # Only the first heading's section is judged; a second one (the
+            # template's empty copy under a carried slot) hid an empty slot.
+            problems.append((index, name, "duplicate", entry.repeated[name][1]))
     return problems
 
 
@@ -275,6 +287,9 @@ def _message(kind: str, slot: str, text: str) -> Tuple[str, str]:
         return f"missing slot '{slot}'", f"add a '## {slot}' section"
     if kind == "empty":
         return f"empty slot '{slot}'", f"write the {slot} under its heading"
+    if kind == "duplicate":
+        return (f"slot '{slot}' appears {text}; keep one",
+                f"merge the sections under one '## {slot}' heading")
     if kind == "placeholder":
         shown = _shown(text)
         return (f"placeholder in slot '{slot}': '{shown}'",
@@ -292,8 +307,9 @@ def _shown(text: str, limit: int = 60) -> str:
 def supersede_findings(links: Dict[str, Tuple[Tuple[str, int], ...]],
                        present: Set[str], files: FrozenSet[str]) -> List[Finding]:
     """The supersede graph kept honest: a target that does not exist (the
-    orphan, "the worst defect"), an entry naming itself, a cycle (errors), and
-    an entry superseded by two different entries (a fork, a warning)."""
+    orphan, "the worst defect"), an entry naming itself, a cycle (errors,
+    each cycle once), and an entry superseded by two different entries (a
+    fork, a warning)."""
     found: List[Finding] = []
     first = {p: ls[0][0] for p, ls in links.items() if ls}
     for path, lines in sorted(links.items()):
@@ -316,17 +332,34 @@ def supersede_findings(links: Dict[str, Tuple[Tuple[str, int], ...]],
                 path, f"Superseded-by points at {_shown(target)}, which {what}",
                 "superseded-by-missing", line=line,
                 fix="name an existing journal entry"))
-        else:
-            chain, cur = [path], target
-            while cur in first and cur not in chain and cur != path:
-                chain.append(cur)
-                cur = first[cur]
-            if cur == path and len(chain) > 1:
-                found.append(_finding(
-                    path, "Superseded-by cycle: " + " -> ".join(
-                        _shown(c) for c in [*chain, path]), "superseded-by-cycle",
-                    line=line, fix="the newest entry of the cycle is not "
-                    "superseded: remove its Superseded-by line"))
+    for cycle in cycles(first):
+        found.append(_finding(
+            cycle[0], "Superseded-by cycle: " + " -> ".join(
+                _shown(c) for c in [*cycle, cycle[0]]), "superseded-by-cycle",
+            line=links[cycle[0]][0][1], fix="the newest entry of the cycle is "
+            "not superseded: remove its Superseded-by line"))
+    return found
+
+
+def cycles(first: Dict[str, str]) -> List[List[str]]:
+    """Every cycle of two or more entries in the graph ``entry -> the entry
+    superseding it``, once each, from its smallest path. Each entry is walked
+    once (a walk stops at an entry an earlier walk saw): linear, where
+    following the chain from every entry was cubic on one long chain."""
+    found: List[List[str]] = []
+    walked: Dict[str, int] = {}  # entry -> number of the walk that reached it
+    for number, start in enumerate(sorted(first)):
+        walk: List[str] = []
+        cur = start
+        while cur in first and cur not in walked:
+            walked[cur] = number
+            walk.append(cur)
+            cur = first[cur]
+        if walked.get(cur) == number and cur in first:  # closed on this walk
+            cycle = walk[walk.index(cur):]
+            if len(cycle) > 1:
+                low = cycle.index(min(cycle))
+                found.append(cycle[low:] + cycle[:low])
     return found
 
 
@@ -362,9 +395,14 @@ def run(ctx: Context) -> Report:
         links[path] = entry.supersede_lines
         for index, slot, kind, line in problems:
             shown = entry.slots[slot].visible if slot in entry.slots else ""
+            if kind == "duplicate":
+                at = entry.repeated[slot]
+                times = "twice" if len(at) == 2 else f"{len(at)} times"
+                shown = f"{times} (lines {', '.join(map(str, at))})"
             message, fix = _message(kind, slot, shown)
             found.append(_finding(path, message, f"{kind}-slot"
-                                  if kind in ("missing", "empty") else kind,
+                                  if kind in ("missing", "empty", "duplicate")
+                                  else kind,
                                   line=line, rank=index, fix=fix))
     for path in sorted(exempt - present):
         found.append(_finding(

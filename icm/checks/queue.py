@@ -27,11 +27,14 @@ from typing import Dict, List, Optional, Tuple
 
 from icm.context import Against, Context, Unreadable
 from icm.finding import Finding, Report, Severity
+from icm.lines import split, to_lf
 from icm.similarity import similarity
 from icm.slug import is_slug
 
 NAME = "queue"
 ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
+# Both read text through ``lines.to_lf``: ``^`` and ``$`` see only LF, so a
+# CRLF or CR-only item's claim was invisible (and taken over without --force).
 CLAIM = re.compile(r"^Claimed-by: *(?P<who>.+?) on (?P<branch>\S+), "
                    r"(?P<day>\d{4}-\d{2}-\d{2}) *$", re.M)
 CARRIED = re.compile(r"^Carried over from `([^`\n]+)`", re.M)
@@ -98,7 +101,7 @@ def gist(text: str) -> str:
     """An item's title and first paragraph: what two writers would each
     write first about the same work (claim lines left out)."""
     title, para, started = "", [], False
-    for line in text.splitlines():
+    for line, _end in split(text):
         stripped = line.strip()
         if not title and stripped.startswith("# "):
             title = stripped[2:]
@@ -112,7 +115,7 @@ def gist(text: str) -> str:
 
 def claim_of(text: str) -> Optional[Tuple[str, str, str]]:
     """(who, branch, date) of an item's ``Claimed-by:`` line, if any."""
-    m = CLAIM.search(text)
+    m = CLAIM.search(to_lf(text))
     return (m.group("who"), m.group("branch"), m.group("day")) if m else None
 
 
@@ -155,7 +158,7 @@ def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
     finished = {}
     for path in view.ref_files:
         if _in(jdir, path) and path not in view.base_files:
-            for carried in CARRIED.findall(_text(view, path)):
+            for carried in CARRIED.findall(to_lf(_text(view, path))):
                 finished[carried] = path
             slug = path.rsplit("/", 1)[-1][11:]  # after "YYYY-MM-DD_"
             finished.setdefault(f"slug:{slug}", path)

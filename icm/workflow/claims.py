@@ -14,7 +14,7 @@ import os
 import re
 from typing import Dict, List, Optional, Tuple
 
-from icm import git
+from icm import git, lines
 from icm.checks import links
 from icm.checks.queue import CLAIM, claim_of
 from icm.context import Context, Unreadable
@@ -40,32 +40,46 @@ def _read(ctx: Context, path: str) -> str:
         raise UsageError(f"{path}: cannot read: {exc.reason}") from None
 
 
-def _newline(text: str) -> str:
-    return "\r\n" if "\r\n" in text else "\n"
+def _bom(ctx: Context, path: str) -> str:
+    """The BOM ``read_text`` stripped, to put back on write."""
+    return "\ufeff" if ctx.read_bytes(path).startswith(b"\xef\xbb\xbf") else ""
 
 
 def with_claim(text: str, line: str) -> str:
-    """``text`` with its claim line set to ``line`` (under the title)."""
-    nl = _newline(text)
-    if CLAIM.search(text.replace("\r\n", "\n")):
-        return CLAIM.sub(lambda _m: line, text.replace("\r\n", "\n"),
-                         count=1).replace("\n", nl)
-    lines = text.splitlines()
+    """``text`` with its claim line set to ``line`` (under the title). Every
+    other line keeps its own ending; an added line takes the file's."""
+    parts = lines.split(text)
+    for i, (content, end) in enumerate(parts):
+        if CLAIM.match(content):
+            parts[i] = (line, end)
+            return lines.join(parts)
+    nl = lines.ending(text)
     at = 0
-    for i, ln in enumerate(lines):
-        if ln.strip():
-            at = i + 1 if ln.startswith("# ") else i
+    for i, (content, _end) in enumerate(parts):
+        if content.strip():
+            at = i + 1 if content.startswith("# ") else i
             break
-    new = lines[:at] + ([""] if at else []) + [line] + (
-        [""] if at < len(lines) and lines[at].strip() else []) + lines[at:]
-    return nl.join(new) + nl
+    if at and not parts[at - 1][1]:
+        parts[at - 1] = (parts[at - 1][0], nl)  # a title with no line break
+    gap_after = at < len(parts) and bool(parts[at][0].strip())
+    new = ([("", nl)] if at else []) + [(line, nl)] + ([("", nl)] if gap_after
+                                                       else [])
+    return lines.join(parts[:at] + new + parts[at:])
 
 
 def without_claim(text: str) -> str:
-    nl = _newline(text)
-    plain = text.replace("\r\n", "\n")
-    plain = re.sub(r"(^|\n)Claimed-by: [^\n]*\n(\n(?=\S))?", r"\1", plain, count=1)
-    return plain.replace("\n", nl)
+    """``text`` without its claim line (and the blank line after it, when
+    one already separates the title from the body); endings kept."""
+    parts = lines.split(text)
+    for i, (content, _end) in enumerate(parts):
+        if CLAIM.match(content):
+            del parts[i]
+            after = parts[i + 1][0] if i + 1 < len(parts) else ""
+            if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
+                    and after[:1] and not after[:1].isspace():
+                del parts[i]
+            break
+    return lines.join(parts)
 
 
 def claim(ctx: Context, item: str, force: bool = False) -> str:
@@ -77,7 +91,8 @@ def claim(ctx: Context, item: str, force: bool = False) -> str:
         raise UsageError(f"{path}: claimed by {held[0]} on {held[1]}, {held[2]}; "
                          "pass --force to take it over")
     line = f"Claimed-by: {name} on {branch}, {ctx.now.astimezone():%Y-%m-%d}"
-    replace_atomic(ctx, path, with_claim(text, line).encode("utf-8"))
+    new = _bom(ctx, path) + with_claim(text, line)
+    replace_atomic(ctx, path, new.encode("utf-8"))
     return f"{path}: {line}"
 
 
@@ -91,7 +106,8 @@ def release(ctx: Context, item: str, force: bool = False) -> str:
     if held[0] != name and not force:
         raise UsageError(f"{path}: claimed by {held[0]}, not by you; pass --force "
                          "to release it anyway")
-    replace_atomic(ctx, path, without_claim(text).encode("utf-8"))
+    new = _bom(ctx, path) + without_claim(text)
+    replace_atomic(ctx, path, new.encode("utf-8"))
     return f"{path}: released"
 
 
@@ -137,24 +153,29 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
         plans: Dict[str, Tuple[str, str]] = {}  # file -> (old text, new text)
         for source, spots in sorted(_linking(ctx, old).items()):
             text = _read(ctx, source)  # BOM stripped; put back on write below
-            lines = text.split("\n")
+            # The parser's own line rule (a lone CR ends a line), endings kept.
+            parts = lines.split(text)
             by_line: Dict[int, List[str]] = {}
             for line, raw in spots:
                 by_line.setdefault(line, []).append(raw)
-            for line, raws in by_line.items():
-                cur = lines[line - 1] if 0 < line <= len(lines) else ""
+            for line, raws in sorted(by_line.items()):
+                cur = parts[line - 1][0] if 0 < line <= len(parts) else ""
                 # Longest first: 'x.md#a' before its prefix 'x.md'.
                 for raw in sorted(set(raws), key=len, reverse=True):
-                    if name not in raw or raw not in lines[line - 1]:
-                        raise UsageError(f"{source}:{line}: cannot rewrite the "
-                                         f"link '{raw}' to {old} in place; nothing "
-                                         "was changed")
+                    where = f"{source}:{line}: cannot rewrite the link '{raw}' to " \
+                        f"{old} in place"
+                    if name not in raw or raw not in cur:
+                        raise UsageError(f"{where}; nothing was changed")
+                    if cur.count(raw) != raws.count(raw):
+                        # The same text outside the link (a code span): which
+                        # one is the link cannot be told from the line.
+                        raise UsageError(f"{where}: the line holds it outside "
+                                         "the link too; nothing was changed")
                     fixed = raw[::-1].replace(name[::-1], new_name[::-1], 1)[::-1]
                     cur = cur.replace(raw, fixed)
-                lines[line - 1] = cur
-            bom = "\ufeff" if ctx.read_bytes(source).startswith(
-                b"\xef\xbb\xbf") else ""
-            plans[source] = (bom + text, bom + "\n".join(lines))
+                parts[line - 1] = (cur, parts[line - 1][1])
+            plans[source] = (_bom(ctx, source) + text,
+                             _bom(ctx, source) + lines.join(parts))
         content = ctx.read_bytes(old)
         create_new(ctx, new, content)
         done: List[str] = []

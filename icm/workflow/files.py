@@ -144,12 +144,6 @@ def ensure_folder(ctx: Context, rel: str) -> Path:
     return folder
 
 
-def line_ending(text: str) -> str:
-    """The file's own line ending (its first one): CRLF, LF or a lone CR."""
-    m = re.search(r"\r\n|\n|\r", text)
-    return m.group(0) if m else "\n"
-
-
 def fill(text: str, values: Dict[str, str]) -> str:
     """Replace ``{name}`` placeholders in one pass, so a value that itself
     holds ``{carried}`` (a person's title) is never expanded. A value that

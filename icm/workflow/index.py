@@ -22,7 +22,9 @@ from icm import markdown
 from icm.checks import links
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import line_ending, replace_atomic
+from icm.lines import ending as line_ending
+from icm.lines import spans as line_spans
+from icm.workflow.files import replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
@@ -108,7 +110,7 @@ def fix(ctx: Context) -> List[str]:
         found = markdown.marked_block(tokens, OPEN, CLOSE, "index", handbook)
     except markdown.MarkerError as exc:
         raise UsageError(str(exc)) from None
-    spans = markdown.line_spans(text)
+    spans = line_spans(text)
     if found:
         first, last = found
         start, end = spans[first][0], spans[last][1]

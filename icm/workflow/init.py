@@ -20,11 +20,11 @@ from icm import config as config_mod
 from icm.checks.links import near_handbooks
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.lines import ending as line_ending
 from icm.workflow.files import (
     create_new,
     ensure_folder,
     entry,
-    line_ending,
     replace_atomic,
     replaceable,
     target,

@@ -12,12 +12,13 @@ import os
 import re
 import unicodedata
 from datetime import date
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-from icm.checks.journal import entries, valid_name
+from icm.checks.journal import entries, parse_entry, valid_name
 from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.lines import ending, to_lf
 from icm.workflow.files import (
     create_new,
     ensure_folder,
@@ -78,15 +79,30 @@ def _slug(path: str) -> str:
 
 
 def split_title(text: str, fallback: str) -> Tuple[str, str]:
-    """The item's first ``#`` heading as the title, and the rest of its text."""
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        m = re.match(r"#\s+(.+?)\s*#*\s*$", line)
+    """The item's first ``#`` heading as the title, and the rest of its text
+    (LF endings: ``lines.to_lf``, the parser's rule)."""
+    text = to_lf(text)
+    rows = text.split("\n")
+    for i, row in enumerate(rows):
+        m = re.match(r"#\s+(.+?)\s*#*\s*$", row)
         if m:
-            return m.group(1), "\n".join(lines[:i] + lines[i + 1:]).strip()
-        if line.strip():
+            return m.group(1), "\n".join(rows[:i] + rows[i + 1:]).strip()
+        if row.strip():
             break
     return fallback, text.strip()
+
+
+def _template_without(text: str, present: Sequence[str]) -> str:
+    """The journal template without the ``## `` sections of ``present`` slots:
+    an item that already holds a slot keeps its own (one heading per slot)."""
+    kept: List[str] = []
+    dropping = False
+    for row in text.split("\n"):
+        if row.startswith("## "):
+            dropping = row[3:].strip() in present
+        if not dropping:
+            kept.append(row)
+    return "\n".join(kept)
 
 
 def new_entry(ctx: Context, item: str, day: Optional[date] = None,
@@ -113,6 +129,7 @@ def _finish(ctx: Context, source: str, day: Optional[date],
         text = ctx.read_text(source)
     except Unreadable as exc:
         raise UsageError(f"{source}: cannot read: {exc.reason}") from None
+    newline = ending(text)  # the entry is written with the item's line ending
     held = claim_of(text)
     me = git.config_value(ctx.root, "user.name") if ctx.in_git else None
     if held and held[0] != me and not force:
@@ -130,7 +147,12 @@ def _finish(ctx: Context, source: str, day: Optional[date],
     # number stays used once the queue file is gone.
     said = CARRIED.format(source=source)
     carried = f"{said}:\n\n{body}\n" if body else f"{said}.\n"
-    text = fill(template("journal.md"), {"title": title, "carried": carried})
+    # Slots the item already holds are its own: the template's empty copies
+    # would make each slot twice (and the gate judged only the first).
+    present = list(parse_entry(body, source, ctx.config.slots, None).slots)
+    text = fill(_template_without(template("journal.md"), present),
+                {"title": title, "carried": carried})
+    text = text.replace("\n", newline)
     rel = f"{ctx.config.journal_dir}/{name}"
     # Every path is resolved before anything changes: a journal folder or a
     # queue folder symlinked out of the root refuses the whole command.

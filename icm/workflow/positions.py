@@ -17,7 +17,9 @@ from typing import List
 from icm import markdown, positions
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.workflow.files import create_new, ensure_folder, line_ending, replace_atomic
+from icm.lines import ending as line_ending
+from icm.lines import spans as line_spans
+from icm.workflow.files import create_new, ensure_folder, replace_atomic
 
 TITLE = "# Positions"
 
@@ -51,7 +53,7 @@ def write(ctx: Context) -> List[str]:
     except markdown.MarkerError as exc:
         raise UsageError(str(exc)) from None
     if found:
-        spans = markdown.line_spans(text)
+        spans = line_spans(text)
         start, end = spans[found[0]][0], spans[found[1]][1]
         new_text = text[:start] + block + text[end:]
     else:

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from icm import lines
@@ -103,6 +103,9 @@ _claim = st.sampled_from(["Claimed-by: Bob on feat, 2026-11-29",
 @given(st.lists(st.tuples(st.one_of(_line, _claim),
                           st.sampled_from(["\r\n", "\r", "\n"])), max_size=8),
        st.sampled_from(["", "x"]))
+@example(parts=[("a", "\r"), ("Claimed-by: Bob on feat, 2026-11-29", "\r\n"),
+                ("", "\n"), (" ", "\r\n")], last="")  # "a\r" + "\n" read as CRLF
+@example(parts=[("", "\n"), ("# T", "\r"), ("", "\n"), ("b", "\n")], last="")
 def test_claim_writers_keep_every_other_line_and_ending(parts, last: str) -> None:
     text = "".join(line + end for line, end in parts) + last
     new = "Claimed-by: Eve on main, 2026-12-01"

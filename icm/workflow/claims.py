@@ -62,8 +62,15 @@ def with_claim(text: str, line: str) -> str:
     if at and not parts[at - 1][1]:
         parts[at - 1] = (parts[at - 1][0], nl)  # a title with no line break
     gap_after = at < len(parts) and bool(parts[at][0].strip())
+    # A lone CR right before an empty LF line reads back as one CRLF: the
+    # added lines take a CR-ended title's ending, and never end in a lone CR
+    # before an empty LF line.
+    if at and parts[at - 1][1] == "\r":
+        nl = "\r"
     new = ([("", nl)] if at else []) + [(line, nl)] + ([("", nl)] if gap_after
                                                        else [])
+    if nl == "\r" and at < len(parts) and parts[at] == ("", "\n"):
+        new[-1] = (new[-1][0], "\r\n")
     return lines.join(parts[:at] + new + parts[at:])
 
 
@@ -78,6 +85,8 @@ def without_claim(text: str) -> str:
             if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
                     and after[:1] and not after[:1].isspace():
                 del parts[i]
+            elif i and parts[i - 1][1] == "\r" and parts[i:i + 1] == [("", "\n")]:
+                del parts[i]  # "a\r" + "\n" would read back as one CRLF line
             break
     return lines.join(parts)
 

@@ -145,8 +145,6 @@ def fix(ctx: Context) -> List[str]:
     if found:
         new_text = text[:start] + block + text[end:]
     else:
-        sep = "" if not text or text.endswith(("\n", "\r")) else newline
-        new_text = text + sep + newline + block + newline
         new_text = _insert(text, tokens, spans, block, newline)
     data = new_text.encode("utf-8")
     replace_atomic(ctx, handbook, (b"\xef\xbb\xbf" if bom else b"") + data)

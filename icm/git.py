@@ -78,6 +78,11 @@ BASE = ("--no-pager", "--literal-pathspecs")
 
 # Diffs read no converted content and run no external diff program.
 DIFF_SAFETY = ("--no-textconv", "--no-ext-diff", "--ignore-submodules=none")
+# A call that compares the work tree looks at a submodule's commit only: its
+# dirty check is a ``git status`` inside the submodule, under the
+# submodule's own config (filters, fsmonitor), which no pinned setting
+# reaches (git drops GIT_CONFIG_COUNT for it). A moved submodule still counts.
+WORKTREE_SUBMODULES = "--ignore-submodules=dirty"
 
 PARTIAL_HINT = (
     "partial clone: reading history would fetch missing objects from the "
@@ -535,7 +540,7 @@ def _status(root: Path, untracked: bool) -> List[Tuple[str, str]]:
     strip = len(prefix.rstrip(b"\n"))
     _, out, _ = run(["status", "--porcelain=v1", "-z", "--no-renames",
                      f"--untracked-files={'all' if untracked else 'no'}",
-                     "--ignore-submodules=dirty", "--", "."], root)
+                     WORKTREE_SUBMODULES, "--", "."], root)
     return [(item[:2].decode("ascii", "replace"),
              item[3 + strip:].decode("utf-8", "surrogateescape"))
             for item in out.split(b"\0") if len(item) > 3]
@@ -762,6 +767,7 @@ def changed_since(root: Path, rev: str) -> FrozenSet[str]:
     if rev.startswith("-"):
         raise UsageError(f"--since {rev}: not a revision")
     code, out, err = run(["diff", "--name-only", "-z", "--no-renames", "--relative",
+                          "--no-ext-diff", "--no-textconv", WORKTREE_SUBMODULES,
                           rev, "--", "."], root, check=False)
     if code != 0:
         raise UsageError(f"--since {rev}: {_explain(err, root)}")

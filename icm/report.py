@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Sequence, TextIO, Tuple
 from urllib.parse import quote
 
 from icm import __version__
+from icm.escape import inert, printable
 from icm.finding import Finding, Report, Severity
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -30,7 +31,7 @@ def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False
     else:
         render_text(reports, out, color, quiet)
         if summary:
-            line = summary_line(reports)
+            line = text_line(summary_line(reports))
             if color:
                 tint = _RED if any(r.failed for r in reports) else _GREEN
                 line = f"{tint}{line}{_RESET}"
@@ -38,23 +39,19 @@ def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False
 
 
 # -- escaping: every renderer passes repository text through these -----------
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _byte_escape(m: "re.Match[str]") -> str:
-    code = ord(m.group())
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\u{code:04x}"
+# ``printable`` and ``inert`` live in ``icm.escape`` so that checks share them.
 
 
-def printable(text: str) -> str:
-    """``text`` as a stream can encode it: a file-name byte that is not UTF-8
-    (held as a lone surrogate) becomes ``\\xNN``, as git and ls print it.
-    Without this, ``print`` raises in a UTF-8 locale halfway through the
-    output and a JSON document is cut off."""
-    return _SURROGATE.sub(_byte_escape, text) if _SURROGATE.search(text) else text
+def text_line(text: str) -> str:
+    """A text-format line: ``inert``, and a leading ``::`` or ``##[`` (after
+    whitespace) has its first character shown as ``\\xNN``, so even a line
+    that starts with a file name is never a CI command."""
+    line = inert(text)
+    body = line.lstrip()
+    if body.startswith(("::", "##[")):
+        cut = len(line) - len(body)
+        line = f"{line[:cut]}\\x{ord(body[0]):02x}{body[1:]}"
+    return line
 
 
 def plain(value: Any) -> Any:
@@ -99,19 +96,16 @@ def github_line(text: str) -> str:
     return line
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-
-
 def one_line(text: str) -> str:
-    """``text`` on one line in every format: control characters (a newline
-    in a folder name) as ``\\n``, ``\\r``, ``\\xNN``; for error messages."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], printable(text))
+    """``text`` on one line in every format (``inert``, a tab as ``\\t``
+    too); for error messages."""
+    return inert(text).replace("\t", "\\t")
 
 
 def escape_line(text: str, fmt: str) -> str:
     """One line icm writes outside a renderer (``--fix`` changes, errors),
     escaped for ``fmt``."""
-    return github_line(text) if fmt == "github" else printable(text)
+    return github_line(text) if fmt == "github" else text_line(text)
 
 
 Shown = Tuple[Tuple[str, ...], Tuple[Finding, ...], Tuple[str, ...]]
@@ -155,15 +149,16 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
                 quiet: bool = False) -> None:
     for report in reports:
         head, findings, tail = shown(report, quiet)
-        for line in map(printable, head):
+        for line in map(text_line, head):
             out.write(line + "\n")
         for f in findings:
-            line = printable(f.message)
+            line = text_line(f.message)
             if color:
                 tint = {Severity.ERROR: _RED, Severity.WARNING: _YELLOW}.get(f.severity)
                 line = f"{tint}{line}{_RESET}" if tint else line
-            out.write(line + "\n")
-        for line in map(printable, tail):
+            out.write(line + "".join(f"\n    {inert(more)}" for more in f.lines)
+                      + "\n")
+        for line in map(text_line, tail):
             if color and line.endswith(" ok"):
                 line = f"{_GREEN}{line}{_RESET}"
             out.write(line + "\n")
@@ -213,7 +208,7 @@ def render_github(reports: Sequence[Report], out: TextIO,
             if f.line:
                 props.append(f"line={f.line}")
             props.append(f"title={github_property(f'icm {f.check}/{f.code}')}")
-            message = f.message + (f" (fix: {f.fix})" if f.fix else "")
+            message = f.text + (f" (fix: {f.fix})" if f.fix else "")
             level = "error" if f.severity is Severity.ERROR else "warning"
             out.write(f"::{level} {','.join(props)}::{github_data(message)}\n")
         for line in (*head, *tail):
@@ -257,7 +252,7 @@ def as_sarif(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
             "uriBaseId": "%SRCROOT%"}}
         if f.line:
             location["region"] = {"startLine": f.line}
-        message = f.message + (f" (fix: {f.fix})" if f.fix else "")
+        message = f.text + (f" (fix: {f.fix})" if f.fix else "")
         results.append({
             "ruleId": rule,
             "ruleIndex": index[rule],

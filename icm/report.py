@@ -21,11 +21,14 @@ _RED, _GREEN, _YELLOW, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
 
 def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False,
            root: str = "", quiet: bool = False, summary: bool = False) -> None:
-    """``summary``: end the text format with ``summary_line`` (``icm check``)."""
+    """``summary``: end the text and github formats with ``summary_line``
+    (``icm check``)."""
     if fmt == "json":
         render_json(reports, out, root)
     elif fmt == "github":
         render_github(reports, out, quiet)
+        if summary:  # a plain log line, escaped: never a command
+            out.write(github_line(summary_line(reports)) + "\n")
     elif fmt == "sarif":
         render_sarif(reports, out, root)
     else:

@@ -107,3 +107,22 @@ def test_readme_github_example_is_what_icm_prints(repo: Path, icm) -> None:
     write(repo, {"journal/2026-10-29_x.md": entry("Invariant")})
     code, out, _ = icm("check-journal", "--root", str(repo), "--format", "github")
     assert (code, out.splitlines()[0]) == (1, example)
+
+
+def test_github_format_ends_with_the_summary(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "# H\n", J: entry("Invariant")})
+    fix = " (fix: add a '## Invariant' section)"
+    command = (f"::error file={J},title=icm journal/missing-slot::{J}: missing "
+               f"slot 'Invariant'{fix}\n")
+    summary = "icm check: 1 of 9 checks failed (journal: 1 error)\n"
+    assert icm("check", "--root", str(repo), "--format", "github") == (1, (
+        command + "links ok\nbackground notes, by size:\n"
+        "cold-boot set: 4 bytes, about 1 tokens (budget 1600)\nqueue ok\n"
+        "dupes ok\npositions ok\n" + summary), "")
+    assert icm("check", "-q", "--root", str(repo), "--format", "github") == (
+        1, command + summary, "")
+    assert icm("check-journal", "--root", str(repo), "--format", "github") == (
+        1, command, "")  # one check: no summary, as in text
+    code, out, _ = icm("check", "--root", str(repo), "--format", "json")
+    assert code == 1 and "icm check:" not in out
+

@@ -168,7 +168,8 @@ def _checks(names: Sequence[str], root: Optional[Path], fmt: str, debug: bool,
                 progress.close()
         buf = io.StringIO()
         report.render(reports, fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet, summary=not names)
+                      root=str(ctx.root), quiet=quiet, summary=not names,
+                      prefix=ctx.prefix)
         _emit(buf.getvalue())
         return 1 if any(r.failed for r in reports) else 0
 
@@ -586,7 +587,7 @@ def verify(entries: Optional[List[str]] = EntriesArg,
         result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
         buf = io.StringIO()
         report.render([result], fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet)
+                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix)
         _emit(buf.getvalue())
         return 1 if result.failed else 0
 

@@ -219,8 +219,8 @@ def run(args: Sequence[str], cwd: Path, check: bool = True,
     return proc.returncode, proc.stdout, err
 
 
-def _rev_parse(cwd: Path, *what: str) -> Optional[List[Path]]:
-    """``git rev-parse`` answers as paths, one per flag; None outside a work
+def _rev_parse(cwd: Path, *what: str) -> Optional[List[str]]:
+    """``git rev-parse`` answers, one line per flag; None outside a work
     tree."""
     if not available():
         return None
@@ -233,21 +233,24 @@ def _rev_parse(cwd: Path, *what: str) -> Optional[List[Path]]:
                              "folder; icm needs a work tree")
         return None
     lines = out.decode("utf-8", "surrogateescape").splitlines()
-    return [Path(line) for line in lines] if len(lines) == len(what) else None
+    return lines if len(lines) == len(what) else None
 
 
 def toplevel(cwd: Path) -> Optional[Path]:
     """The work tree's top level containing ``cwd``, or None outside git."""
     found = _rev_parse(cwd, "--show-toplevel")
-    return found[0] if found else None
+    return Path(found[0]) if found else None
 
 
-def locate(cwd: Path) -> Optional[Path]:
+def locate(cwd: Path) -> Optional[Tuple[Path, str]]:
     """This work tree's own git directory (each worktree of a repository has
-    its own: caches live there), or None outside a work tree. One call
-    answers both "is this git?" and "where do caches go?"."""
-    found = _rev_parse(cwd, "--show-toplevel", "--absolute-git-dir")
-    return found[1] if found else None
+    its own: caches live there) and ``cwd``'s path below the top level
+    (``sub/``, ``""`` at the top), or None outside a work tree. One call
+    answers "is this git?", "where do caches go?" and "where do paths that
+    GitHub resolves from the top start?"."""
+    found = _rev_parse(cwd, "--show-toplevel", "--absolute-git-dir",
+                       "--show-prefix")
+    return (Path(found[1]), found[2]) if found else None
 
 
 def list_files(root: Path

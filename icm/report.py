@@ -20,17 +20,20 @@ _RED, _GREEN, _YELLOW, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
 
 
 def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False,
-           root: str = "", quiet: bool = False, summary: bool = False) -> None:
+           root: str = "", quiet: bool = False, summary: bool = False,
+           prefix: str = "") -> None:
     """``summary``: end the text and github formats with ``summary_line``
-    (``icm check``)."""
+    (``icm check``). ``prefix``: the root's path below the git work tree's
+    top (``git rev-parse --show-prefix``), which github and sarif paths
+    start with, since both resolve them from the top."""
     if fmt == "json":
         render_json(reports, out, root)
     elif fmt == "github":
-        render_github(reports, out, quiet)
+        render_github(reports, out, quiet, prefix)
         if summary:  # a plain log line, escaped: never a command
             out.write(github_line(summary_line(reports)) + "\n")
     elif fmt == "sarif":
-        render_sarif(reports, out, root)
+        render_sarif(reports, out, root, prefix)
     else:
         render_text(reports, out, color, quiet)
         if summary:
@@ -199,15 +202,24 @@ def render_json(reports: Sequence[Report], out: TextIO, root: str = "") -> None:
     out.write(text + "\n")
 
 
+def from_top(prefix: str, path: str) -> str:
+    """A root-relative path as GitHub resolves it, from the work tree's top
+    (the root itself, ``.``, is the prefix's folder)."""
+    if not prefix:
+        return path
+    return prefix.rstrip("/") if path == "." else prefix + path
+
+
 def render_github(reports: Sequence[Report], out: TextIO,
-                  quiet: bool = False) -> None:
-    """``::error file=PATH,line=N,title=icm CODE::MESSAGE`` per finding."""
+                  quiet: bool = False, prefix: str = "") -> None:
+    """``::error file=PATH,line=N,title=icm CODE::MESSAGE`` per finding;
+    PATH from the work tree's top (GitHub resolves it from there)."""
     for report in reports:
         head, findings, tail = shown(report, quiet)
         for f in findings:
             if f.severity is Severity.INFO:
                 continue
-            props = [f"file={github_property(f.path)}"]
+            props = [f"file={github_property(from_top(prefix, f.path))}"]
             if f.line:
                 props.append(f"line={f.line}")
             props.append(f"title={github_property(f'icm {f.check}/{f.code}')}")
@@ -227,11 +239,14 @@ def _rule_id(f: Finding) -> str:
     return f"{f.check}/{f.code}"
 
 
-def as_sarif(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
+def as_sarif(reports: Sequence[Report], root: str = "",
+             prefix: str = "") -> Dict[str, Any]:
     """One SARIF 2.1.0 run: a rule per finding code, a result per finding.
 
     A stale note's ``ok`` verdict is a line of the text contract, not a
-    result: code scanning would list every healthy note as an alert."""
+    result: code scanning would list every healthy note as an alert.
+    ``%SRCROOT%`` is the work tree's top (code scanning resolves a location
+    from the checkout), so each uri starts with the root's ``prefix``."""
     findings = [f for r in reports for f in r.findings if f.code != "ok"]
     rules: Dict[str, Dict[str, Any]] = {}
     index: Dict[str, int] = {}
@@ -251,7 +266,8 @@ def as_sarif(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
             if f.fix:
                 rules[rule]["help"] = {"text": f.fix}
         location: Dict[str, Any] = {"artifactLocation": {
-            "uri": quote(f.path, safe="/", errors="surrogateescape"),
+            "uri": quote(from_top(prefix, f.path), safe="/",
+                         errors="surrogateescape"),
             "uriBaseId": "%SRCROOT%"}}
         if f.line:
             location["region"] = {"startLine": f.line}
@@ -270,14 +286,18 @@ def as_sarif(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
         "columnKind": "unicodeCodePoints",
     }
     if root:
-        base = quote(root.replace("\\", "/").rstrip("/"), safe="/:",
-                     errors="surrogateescape") + "/"
+        top = root.replace("\\", "/").rstrip("/")
+        for _ in filter(None, prefix.split("/")):  # up to the work tree's top
+            top = top.rsplit("/", 1)[0]
+        base = quote(top, safe="/:", errors="surrogateescape") + "/"
         run["originalUriBaseIds"] = {"%SRCROOT%": {
             "uri": ("file://" if base.startswith("/") else "file:///") + base}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def render_sarif(reports: Sequence[Report], out: TextIO, root: str = "") -> None:
+def render_sarif(reports: Sequence[Report], out: TextIO, root: str = "",
+                 prefix: str = "") -> None:
     # Built whole first, like json: complete or absent, never cut off.
-    text = json.dumps(plain(as_sarif(reports, root)), indent=2, ensure_ascii=False)
+    text = json.dumps(plain(as_sarif(reports, root, prefix)), indent=2,
+                      ensure_ascii=False)
     out.write(text + "\n")

@@ -115,8 +115,10 @@ def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
     cfg = config.load(base)
     ctx = context.build(base.resolve(), cfg, options=options)
     for folder in ctx.unopened:  # its files are in no check: say so, once
-        typer.echo(f"icm: warning: cannot list {folder}; its files are not "
-                   "checked", err=True)
+        from icm.report import one_line
+
+        typer.echo(f"icm: warning: cannot list {one_line(folder)}; its files are "
+                   "not checked", err=True)
     return ctx
 
 
@@ -169,7 +171,8 @@ def _checks(names: Sequence[str], root: Optional[Path], fmt: str, debug: bool,
                 progress.close()
         buf = io.StringIO()
         report.render(reports, fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet, summary=not names)
+                      root=str(ctx.root), quiet=quiet, summary=not names,
+                      prefix=ctx.prefix)
         _emit(buf.getvalue())
         return 1 if any(r.failed for r in reports) else 0
 
@@ -298,9 +301,9 @@ def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
     def run_body() -> int:
-        from icm.report import printable
+        from icm.report import text_line
 
-        return _print("".join(printable(line) + "\n" for line in body()))
+        return _print("".join(text_line(line) + "\n" for line in body()))
 
     raise typer.Exit(_guard(debug, run_body))
 
@@ -450,6 +453,8 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
     def body() -> int:
         import json
 
+        from icm.escape import inert_lines
+        from icm.report import text_line
         from icm.workflow import handoff as mod
         from icm.workflow.files import create_new
 
@@ -459,8 +464,8 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
             raise UsageError(f"--tail must be {usage.ACCEPTS['--tail']} (not "
                              f"{usage.quote(tail)})")
         ctx = _context(root, {})
-        if show:
-            return _print(mod.newest(ctx))
+        if show:  # a file in the repository: anyone may have written it
+            return _print(inert_lines(mod.newest(ctx)))
         if reason is None or question is None:
             raise UsageError("handoff needs --reason and --question: they are the "
                              "only fields an author writes")
@@ -472,12 +477,12 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
         else:
             text = mod.render(state, budget)[0]
         if output == "-" or (output is None and fmt == "json"):
-            return _print(text)
+            return _print(text if fmt == "json" else inert_lines(text))
         if output is not None:
             rel = mod.out_rel(ctx, output)
             create_new(ctx, rel, text.encode("utf-8"))
-            return _print(rel + "\n")
-        return _print(mod.write(ctx, state, text) + "\n")
+            return _print(text_line(rel) + "\n")
+        return _print(text_line(mod.write(ctx, state, text)) + "\n")
 
     raise typer.Exit(_guard(debug, body))
 
@@ -589,7 +594,7 @@ def verify(entries: Optional[List[str]] = EntriesArg,
         result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
         buf = io.StringIO()
         report.render([result], fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet)
+                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix)
         _emit(buf.getvalue())
         return 1 if result.failed else 0
 
@@ -609,22 +614,23 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
         import json
 
         from icm import positions as mod
-        from icm.report import plain, printable
+        from icm.escape import inert_lines
+        from icm.report import plain, text_line
 
         usage.choice("--format", fmt, ("text", "json"))
         ctx = _context(root, {})
         if write:
             from icm.workflow import positions as writer
 
-            return _print("".join(printable(line) + "\n"
+            return _print("".join(text_line(line) + "\n"
                                   for line in writer.write(ctx)))
         view = mod.build(ctx)
         if fmt == "json":
             return _print(json.dumps(plain(mod.as_json(view)), indent=2,
                                      ensure_ascii=False) + "\n")
         target = ctx.config.positions_file
-        return _print(printable(mod.block_text(view, target) if target
-                                else mod.render_markdown(view)))
+        return _print(inert_lines(mod.block_text(view, target) if target
+                                  else mod.render_markdown(view)))
 
     raise typer.Exit(_guard(debug, body))
 

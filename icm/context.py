@@ -57,6 +57,9 @@ class Context:
     file_set: FrozenSet[str] = frozenset()
     cache_dir: Optional[Path] = None  # under the git directory; None: no cache
     git_dir: Optional[Path] = None  # ``paths`` refuses anything inside it
+    # the root below the work tree's top ("sub/"; "" at the top, outside git):
+    # github and sarif paths start with it, as GitHub resolves them from there
+    prefix: str = ""
     unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
@@ -444,7 +447,8 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     files (outside git, a walk), minus ``exclude``."""
     if not root.is_dir():
         raise UsageError(f"root {root} is not a folder")
-    gitdir = git.locate(root)  # None outside git
+    located = git.locate(root)  # None outside git
+    gitdir, prefix = located if located else (None, "")
     in_git = gitdir is not None
     sparse: Set[str] = set()
     unopened: List[str] = []
@@ -464,6 +468,7 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,
         in_git=in_git, file_set=frozenset(all_files | sparse),
         cache_dir=gitdir / "icm" if gitdir else None, git_dir=gitdir,
+        prefix=prefix,
         unopened=tuple(sorted(unopened)),
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),

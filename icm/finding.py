@@ -34,6 +34,14 @@ class Finding:
     fix: str = field(default="", compare=False)
     # check-specific json fields (dupes: both locations and texts)
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    # printed under ``message``, indented (a dry run's script): the text
+    # renderer escapes each line on its own, so no other text breaks a line
+    lines: Tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def text(self) -> str:
+        """``message`` with ``lines`` under it: the whole text."""
+        return self.message + "".join(f"\n    {line}" for line in self.lines)
 
     def as_dict(self) -> Dict[str, Any]:
         doc = {
@@ -43,7 +51,7 @@ class Finding:
             "path": self.path,
             "line": self.line or None,
             "message": self.detail or self.message,
-            "text": self.message,
+            "text": self.text,
             "fix": self.fix or None,
         }
         for key, value in self.extra.items():

@@ -78,6 +78,11 @@ BASE = ("--no-pager", "--literal-pathspecs")
 
 # Diffs read no converted content and run no external diff program.
 DIFF_SAFETY = ("--no-textconv", "--no-ext-diff", "--ignore-submodules=none")
+# A call that compares the work tree looks at a submodule's commit only: its
+# dirty check is a ``git status`` inside the submodule, under the
+# submodule's own config (filters, fsmonitor), which no pinned setting
+# reaches (git drops GIT_CONFIG_COUNT for it). A moved submodule still counts.
+WORKTREE_SUBMODULES = "--ignore-submodules=dirty"
 
 PARTIAL_HINT = (
     "partial clone: reading history would fetch missing objects from the "
@@ -214,8 +219,8 @@ def run(args: Sequence[str], cwd: Path, check: bool = True,
     return proc.returncode, proc.stdout, err
 
 
-def _rev_parse(cwd: Path, *what: str) -> Optional[List[Path]]:
-    """``git rev-parse`` answers as paths, one per flag; None outside a work
+def _rev_parse(cwd: Path, *what: str) -> Optional[List[str]]:
+    """``git rev-parse`` answers, one line per flag; None outside a work
     tree."""
     if not available():
         return None
@@ -228,21 +233,24 @@ def _rev_parse(cwd: Path, *what: str) -> Optional[List[Path]]:
                              "folder; icm needs a work tree")
         return None
     lines = out.decode("utf-8", "surrogateescape").splitlines()
-    return [Path(line) for line in lines] if len(lines) == len(what) else None
+    return lines if len(lines) == len(what) else None
 
 
 def toplevel(cwd: Path) -> Optional[Path]:
     """The work tree's top level containing ``cwd``, or None outside git."""
     found = _rev_parse(cwd, "--show-toplevel")
-    return found[0] if found else None
+    return Path(found[0]) if found else None
 
 
-def locate(cwd: Path) -> Optional[Path]:
+def locate(cwd: Path) -> Optional[Tuple[Path, str]]:
     """This work tree's own git directory (each worktree of a repository has
-    its own: caches live there), or None outside a work tree. One call
-    answers both "is this git?" and "where do caches go?"."""
-    found = _rev_parse(cwd, "--show-toplevel", "--absolute-git-dir")
-    return found[1] if found else None
+    its own: caches live there) and ``cwd``'s path below the top level
+    (``sub/``, ``""`` at the top), or None outside a work tree. One call
+    answers "is this git?", "where do caches go?" and "where do paths that
+    GitHub resolves from the top start?"."""
+    found = _rev_parse(cwd, "--show-toplevel", "--absolute-git-dir",
+                       "--show-prefix")
+    return (Path(found[1]), found[2]) if found else None
 
 
 def list_files(root: Path
@@ -535,7 +543,7 @@ def _status(root: Path, untracked: bool) -> List[Tuple[str, str]]:
     strip = len(prefix.rstrip(b"\n"))
     _, out, _ = run(["status", "--porcelain=v1", "-z", "--no-renames",
                      f"--untracked-files={'all' if untracked else 'no'}",
-                     "--ignore-submodules=dirty", "--", "."], root)
+                     WORKTREE_SUBMODULES, "--", "."], root)
     return [(item[:2].decode("ascii", "replace"),
              item[3 + strip:].decode("utf-8", "surrogateescape"))
             for item in out.split(b"\0") if len(item) > 3]
@@ -762,6 +770,7 @@ def changed_since(root: Path, rev: str) -> FrozenSet[str]:
     if rev.startswith("-"):
         raise UsageError(f"--since {rev}: not a revision")
     code, out, err = run(["diff", "--name-only", "-z", "--no-renames", "--relative",
+                          "--no-ext-diff", "--no-textconv", WORKTREE_SUBMODULES,
                           rev, "--", "."], root, check=False)
     if code != 0:
         raise UsageError(f"--since {rev}: {_explain(err, root)}")

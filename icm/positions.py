@@ -33,6 +33,7 @@ from icm import similarity
 from icm.checks import journal
 from icm.checks import queue as queue_check
 from icm.context import Context, Unreadable
+from icm.escape import inert
 from icm.lines import spans as line_spans
 
 BLOCK_OPEN = "<!-- icm:positions -->"
@@ -237,7 +238,11 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
 
 
 def _text(sentence: str) -> str:
-    return _ESCAPE.sub(r"\\\1", sentence)
+    """Repository text as inert markdown on one line: what could start a
+    link, code or HTML backslash-escaped, then every line break and control
+    character shown escaped, so no text (a percent-encoded Superseded-by
+    target included) can start a line, a heading of its own or an escape."""
+    return inert(_ESCAPE.sub(r"\\\1", sentence))
 
 
 def _link(path: str, base: str) -> str:

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Sequence, TextIO, Tuple
 from urllib.parse import quote
 
 from icm import __version__
+from icm.escape import inert, printable
 from icm.finding import Finding, Report, Severity
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -19,18 +20,24 @@ _RED, _GREEN, _YELLOW, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
 
 
 def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False,
-           root: str = "", quiet: bool = False, summary: bool = False) -> None:
-    """``summary``: end the text format with ``summary_line`` (``icm check``)."""
+           root: str = "", quiet: bool = False, summary: bool = False,
+           prefix: str = "") -> None:
+    """``summary``: end the text and github formats with ``summary_line``
+    (``icm check``). ``prefix``: the root's path below the git work tree's
+    top (``git rev-parse --show-prefix``), which github and sarif paths
+    start with, since both resolve them from the top."""
     if fmt == "json":
         render_json(reports, out, root)
     elif fmt == "github":
-        render_github(reports, out, quiet)
+        render_github(reports, out, quiet, prefix)
+        if summary:  # a plain log line, escaped: never a command
+            out.write(github_line(summary_line(reports)) + "\n")
     elif fmt == "sarif":
-        render_sarif(reports, out, root)
+        render_sarif(reports, out, root, prefix)
     else:
         render_text(reports, out, color, quiet)
         if summary:
-            line = summary_line(reports)
+            line = text_line(summary_line(reports))
             if color:
                 tint = _RED if any(r.failed for r in reports) else _GREEN
                 line = f"{tint}{line}{_RESET}"
@@ -38,23 +45,19 @@ def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False
 
 
 # -- escaping: every renderer passes repository text through these -----------
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _byte_escape(m: "re.Match[str]") -> str:
-    code = ord(m.group())
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\u{code:04x}"
+# ``printable`` and ``inert`` live in ``icm.escape`` so that checks share them.
 
 
-def printable(text: str) -> str:
-    """``text`` as a stream can encode it: a file-name byte that is not UTF-8
-    (held as a lone surrogate) becomes ``\\xNN``, as git and ls print it.
-    Without this, ``print`` raises in a UTF-8 locale halfway through the
-    output and a JSON document is cut off."""
-    return _SURROGATE.sub(_byte_escape, text) if _SURROGATE.search(text) else text
+def text_line(text: str) -> str:
+    """A text-format line: ``inert``, and a leading ``::`` or ``##[`` (after
+    whitespace) has its first character shown as ``\\xNN``, so even a line
+    that starts with a file name is never a CI command."""
+    line = inert(text)
+    body = line.lstrip()
+    if body.startswith(("::", "##[")):
+        cut = len(line) - len(body)
+        line = f"{line[:cut]}\\x{ord(body[0]):02x}{body[1:]}"
+    return line
 
 
 def plain(value: Any) -> Any:
@@ -99,19 +102,16 @@ def github_line(text: str) -> str:
     return line
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-
-
 def one_line(text: str) -> str:
-    """``text`` on one line in every format: control characters (a newline
-    in a folder name) as ``\\n``, ``\\r``, ``\\xNN``; for error messages."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], printable(text))
+    """``text`` on one line in every format (``inert``, a tab as ``\\t``
+    too); for error messages."""
+    return inert(text).replace("\t", "\\t")
 
 
 def escape_line(text: str, fmt: str) -> str:
     """One line icm writes outside a renderer (``--fix`` changes, errors),
     escaped for ``fmt``."""
-    return github_line(text) if fmt == "github" else printable(text)
+    return github_line(text) if fmt == "github" else text_line(text)
 
 
 Shown = Tuple[Tuple[str, ...], Tuple[Finding, ...], Tuple[str, ...]]
@@ -155,15 +155,16 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
                 quiet: bool = False) -> None:
     for report in reports:
         head, findings, tail = shown(report, quiet)
-        for line in map(printable, head):
+        for line in map(text_line, head):
             out.write(line + "\n")
         for f in findings:
-            line = printable(f.message)
+            line = text_line(f.message)
             if color:
                 tint = {Severity.ERROR: _RED, Severity.WARNING: _YELLOW}.get(f.severity)
                 line = f"{tint}{line}{_RESET}" if tint else line
-            out.write(line + "\n")
-        for line in map(printable, tail):
+            out.write(line + "".join(f"\n    {inert(more)}" for more in f.lines)
+                      + "\n")
+        for line in map(text_line, tail):
             if color and line.endswith(" ok"):
                 line = f"{_GREEN}{line}{_RESET}"
             out.write(line + "\n")
@@ -201,19 +202,28 @@ def render_json(reports: Sequence[Report], out: TextIO, root: str = "") -> None:
     out.write(text + "\n")
 
 
+def from_top(prefix: str, path: str) -> str:
+    """A root-relative path as GitHub resolves it, from the work tree's top
+    (the root itself, ``.``, is the prefix's folder)."""
+    if not prefix:
+        return path
+    return prefix.rstrip("/") if path == "." else prefix + path
+
+
 def render_github(reports: Sequence[Report], out: TextIO,
-                  quiet: bool = False) -> None:
-    """``::error file=PATH,line=N,title=icm CODE::MESSAGE`` per finding."""
+                  quiet: bool = False, prefix: str = "") -> None:
+    """``::error file=PATH,line=N,title=icm CODE::MESSAGE`` per finding;
+    PATH from the work tree's top (GitHub resolves it from there)."""
     for report in reports:
         head, findings, tail = shown(report, quiet)
         for f in findings:
             if f.severity is Severity.INFO:
                 continue
-            props = [f"file={github_property(f.path)}"]
+            props = [f"file={github_property(from_top(prefix, f.path))}"]
             if f.line:
                 props.append(f"line={f.line}")
             props.append(f"title={github_property(f'icm {f.check}/{f.code}')}")
-            message = f.message + (f" (fix: {f.fix})" if f.fix else "")
+            message = f.text + (f" (fix: {f.fix})" if f.fix else "")
             level = "error" if f.severity is Severity.ERROR else "warning"
             out.write(f"::{level} {','.join(props)}::{github_data(message)}\n")
         for line in (*head, *tail):
@@ -229,11 +239,14 @@ def _rule_id(f: Finding) -> str:
     return f"{f.check}/{f.code}"
 
 
-def as_sarif(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
+def as_sarif(reports: Sequence[Report], root: str = "",
+             prefix: str = "") -> Dict[str, Any]:
     """One SARIF 2.1.0 run: a rule per finding code, a result per finding.
 
     A stale note's ``ok`` verdict is a line of the text contract, not a
-    result: code scanning would list every healthy note as an alert."""
+    result: code scanning would list every healthy note as an alert.
+    ``%SRCROOT%`` is the work tree's top (code scanning resolves a location
+    from the checkout), so each uri starts with the root's ``prefix``."""
     findings = [f for r in reports for f in r.findings if f.code != "ok"]
     rules: Dict[str, Dict[str, Any]] = {}
     index: Dict[str, int] = {}
@@ -253,11 +266,12 @@ def as_sarif(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
             if f.fix:
                 rules[rule]["help"] = {"text": f.fix}
         location: Dict[str, Any] = {"artifactLocation": {
-            "uri": quote(f.path, safe="/", errors="surrogateescape"),
+            "uri": quote(from_top(prefix, f.path), safe="/",
+                         errors="surrogateescape"),
             "uriBaseId": "%SRCROOT%"}}
         if f.line:
             location["region"] = {"startLine": f.line}
-        message = f.message + (f" (fix: {f.fix})" if f.fix else "")
+        message = f.text + (f" (fix: {f.fix})" if f.fix else "")
         results.append({
             "ruleId": rule,
             "ruleIndex": index[rule],
@@ -272,14 +286,18 @@ def as_sarif(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
         "columnKind": "unicodeCodePoints",
     }
     if root:
-        base = quote(root.replace("\\", "/").rstrip("/"), safe="/:",
-                     errors="surrogateescape") + "/"
+        top = root.replace("\\", "/").rstrip("/")
+        for _ in filter(None, prefix.split("/")):  # up to the work tree's top
+            top = top.rsplit("/", 1)[0]
+        base = quote(top, safe="/:", errors="surrogateescape") + "/"
         run["originalUriBaseIds"] = {"%SRCROOT%": {
             "uri": ("file://" if base.startswith("/") else "file:///") + base}}
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def render_sarif(reports: Sequence[Report], out: TextIO, root: str = "") -> None:
+def render_sarif(reports: Sequence[Report], out: TextIO, root: str = "",
+                 prefix: str = "") -> None:
     # Built whole first, like json: complete or absent, never cut off.
-    text = json.dumps(plain(as_sarif(reports, root)), indent=2, ensure_ascii=False)
+    text = json.dumps(plain(as_sarif(reports, root, prefix)), indent=2,
+                      ensure_ascii=False)
     out.write(text + "\n")

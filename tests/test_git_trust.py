@@ -17,7 +17,7 @@ from typing import Dict, Iterator, List
 import pytest
 
 from icm import git as icm_git
-from tests.conftest import commit, git, git_env, write
+from tests.conftest import SLOTS_OK, commit, git, git_env, write
 
 D1 = "2026-10-01T12:00:00+00:00"
 D9 = "2026-10-09T12:00:00+00:00"
@@ -346,6 +346,42 @@ def test_submodule_bump_is_seen_when_ignored(repo: Path, tmp_path: Path, icm,
     commit(sub, {"lib.c": "3"}, D9)
     git(repo / "vendor" / "lib", "pull", "-q")
     assert "vendor/lib" in icm_git.pending_paths(repo)
+
+
+def test_a_submodules_own_filter_never_runs(repo: Path, tmp_path: Path,
+                                            markers: Path, icm) -> None:
+    """A dirty check of a submodule is a ``git status`` inside it, under its
+    own config (``.git/modules/NAME/config``), which no pinned setting
+    reaches: every call that compares the work tree looks at its commit only."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    git(sub, "init", "-q")
+    commit(sub, {".gitattributes": "*.txt filter=subf\n", "f.txt": "x\n"}, D1)
+    commit(repo, {"AGENTS.md": HB, "vendor/context.md": "why",
+                  "journal/2026-01-01_a.md": SLOTS_OK}, D1)
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q",
+        str(sub), "vendor/lib")
+    git(repo, "commit", "-q", "-m", "add submodule", when=D1)
+    modules = repo / ".git" / "modules" / "vendor" / "lib" / "config"
+    for part in ("clean", "smudge"):
+        git(repo, "config", "-f", str(modules), f"filter.subf.{part}",
+            marker_program(markers, f"sub-{part}", passthrough=True))
+    git(repo, "config", "-f", str(modules), "core.fsmonitor",
+        marker_program(markers, "sub-fsmonitor"))
+    os.utime(repo / "vendor" / "lib" / "f.txt", (1, 1))  # stat-dirty: git looks
+    for argv in (("verify", "--since", "HEAD", "--dry-run"), ("check",),
+                 ("handoff", "--reason", "r", "--question", "q", "-o", "-")):
+        code, out, err = icm(*argv, "--root", str(repo))
+        assert "Traceback" not in out + err and code in (0, 1), (argv, err)
+    assert left(markers) == []
+    # A moved submodule is still a change since HEAD.
+    commit(sub, {"f.txt": "y\n"}, D9)
+    git(repo / "vendor" / "lib", "pull", "-q")  # runs the filters itself
+    for name in left(markers):
+        (markers / name).unlink()
+    os.utime(repo / "vendor" / "lib" / "f.txt", (1, 1))
+    assert icm_git.changed_since(repo, "HEAD") == frozenset({"vendor/lib"})
+    assert left(markers) == []
 
 
 # -- history git writes oddly ----------------------------------------------------

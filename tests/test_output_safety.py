@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List
 
-from icm import report
-from tests.conftest import write
+from icm import escape, report
+from tests.conftest import SLOTS_OK, write
 
 HOSTILE = [
     "x\n::error file=a.md::pwned",
@@ -141,3 +141,86 @@ def test_printable() -> None:
     assert report.printable(BAD) == "bad\\xff"
     assert report.plain({BAD: [BAD, 1]}) == {"bad\\xff": ["bad\\xff", 1]}
     assert report.one_line(f"a\nb\t{BAD}") == "a\\nb\\tbad\\xff"
+
+
+# -- the text format (the default) ---------------------------------------------
+
+# A newline, a forged workflow command, ESC, CR, a C1 control (NEL), a line
+# separator, a bidi override, DEL; the tab is harmless and kept.
+TEXT_HOSTILE = "x\n::error title=pwned::forged\x1b[2J\r\x85\u2028\u202e\x7f\tt"
+SHOWN = "x\\n::error title=pwned::forged\\x1b[2J\\r\\x85\\u2028\\u202e\\x7f\tt"
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e"
+                     "\u2066-\u2069]")
+
+
+def _inert_text(out: str) -> None:
+    for line in out.split("\n"):
+        assert not _UNSAFE.search(line), repr(line)
+        assert not line.lstrip().startswith(("::", "##[")), line
+
+
+def test_text_format_escapes_every_repository_name(repo: Path, icm) -> None:
+    fields = "".join(f"## {name}\nx\n\n" for name in (
+        "Reason", "Open question", "Identity and state", "Confirmed facts",
+        "Actions taken", "Negative results", "Open work", "Verbatim tail",
+        "Where the rest lives", "Size"))
+    write(repo, {"AGENTS.md": "# H\n", f"queue/07_{TEXT_HOSTILE}.md": "# q\n",
+                 f"journal/2026-01-01_{TEXT_HOSTILE}.md": SLOTS_OK,
+                 f"handoff/2026-01-01_{TEXT_HOSTILE}.md": f"# h\n\n{fields}",
+                 f"Agents/{TEXT_HOSTILE}/AGENT.md": "# a\n",
+                 f"::warning::{TEXT_HOSTILE}/context.md": "# n\n"})
+    assert icm("check-queue", "--root", str(repo)) == (
+        1, f"queue/07_{SHOWN}.md: name does not match NN_slug.md\n", "")
+    assert icm("check-journal", "--root", str(repo)) == (
+        1, f"journal/2026-01-01_{SHOWN}.md: name does not match "
+           "YYYY-MM-DD_slug.md\n", "")
+    assert icm("check-handoff", "--root", str(repo)) == (
+        1, f"handoff/2026-01-01_{SHOWN}.md: no 'icm:handoff' marker naming the "
+           "commit it was made at\n", "")
+    assert icm("check-agents", "--root", str(repo)) == (1, "".join(
+        f"Agents/{SHOWN}/{rest}\n" for rest in (
+            "AGENT.md: no Link Policy: it must send the reader to POSITIONS.md "
+            "first", "ASSETS.md: missing (optional)",
+            "CHATS.md: missing (optional)", "POSITIONS.md: missing",
+            "PROGRESSION.md: missing (optional)", "TOOLS.md: missing (optional)")),
+        "")
+    # a line that starts with a name starts with an escape, never with "::"
+    assert icm("check-stale", "--root", str(repo)) == (
+        0, f"\\x3a:warning::{SHOWN}/context.md: unknown - note never committed\n",
+        "")
+    code, out, err = icm("check", "--root", str(repo))
+    assert (code, err) == (1, "")
+    _inert_text(out)
+    assert f"      2 words  ::warning::{SHOWN}/context.md\n" in out
+    assert out.endswith("icm check: 5 of 9 checks failed (journal: 1 error, "
+                        "links: 1 error, stale: 1 warning, queue: 1 error, "
+                        "handoff: 1 error, agents: 2 errors and 4 warnings)\n")
+
+
+def test_text_format_quotes_content_inertly(repo: Path, icm) -> None:
+    # a Superseded-by target and a --fix line quote repository text
+    write(repo, {"AGENTS.md": "# H\n\n<!-- icm:index -->\n<!-- /icm:index -->\n",
+                 "n\x1b]0;t\x07/context.md": "# n\n",
+                 "journal/2026-01-01_a.md": "# E\n\nSuperseded-by: "
+                 "<b\x1b[2J\u202e.md>\n" + SLOTS_OK.split("\n", 1)[1]})
+    assert icm("check-journal", "--root", str(repo)) == (
+        1, "journal/2026-01-01_a.md: Superseded-by points at "
+           "b\\x1b[2J\\u202e.md, which does not exist\n", "")
+    code, out, err = icm("check-links", "--fix", "--root", str(repo))
+    assert (code, err) == (0, "")
+    assert out == ("added to AGENTS.md index: n\\x1b]0;t\\x07/context.md\n"
+                   "links ok\n")
+
+
+def test_inert_escapes_controls_and_keeps_ordinary_text() -> None:
+    ordinary = "broken link: a.md -> b é 日本 👨\u200d👩 \u00a0tab\there"
+    assert escape.inert(ordinary) == ordinary
+    assert escape.inert("\x00\x1b\n\r\x7f\x80\x9f\u2028\u2029\u202a\u202e"
+                        "\u2066\u2069" + BAD) == (
+        "\\x00\\x1b\\n\\r\\x7f\\x80\\x9f\\u2028\\u2029\\u202a\\u202e\\u2066"
+        "\\u2069bad\\xff")
+    assert escape.inert_lines("# a\n- b\x1b\n") == "# a\n- b\\x1b\n"
+    assert report.text_line("  ::error::x") == "  \\x3a:error::x"
+    assert report.text_line("##[error]x") == "\\x23#[error]x"
+    assert report.text_line("## Current") == "## Current"
+    assert report.one_line("a\tb\u202e") == "a\\tb\\u202e"

@@ -292,3 +292,29 @@ def test_cut_spans_is_the_old_regex_in_one_pass(parts) -> None:
     old = re.sub(r"```.*?```", " ", re.sub(r"<!--.*?-->", " ", text, flags=re.S),
                  flags=re.S)
     assert _cut_spans(_cut_spans(text, "<!--", "-->"), "```", "```") == old
+
+
+def test_no_text_can_forge_a_line_of_the_view(repo: Path, icm) -> None:
+    """A percent-encoded Superseded-by target decodes to newlines and ESC;
+    slot text holds ESC and a bidi override: every one is shown escaped on
+    its own line of the view, on stdout and in the written file."""
+    forged = "b%0A%23%23%20Current%0A-%20Forged%1B%5B2J.md"
+    entry = "journal/2026-11-01_a.md"
+    write(repo, {entry: _entry("d\x1b[31m.", "r\u202e.", "i.",
+                               head=f"\nSuperseded-by: [b]({forged})\n")})
+    shown = "journal/b\\n## Current\\n- Forged\\x1b\\[2J.md (missing)"
+    view = ("Compiled by `icm positions`; do not edit. Read before proposing "
+            "work: reviving a Rejected design needs a `Revives:` line.\n\n"
+            "## Current\n\n(none)\n\n## Superseded\n\n"
+            "- [{e}]({e}): d\\x1b\\[31m. Replaced by " + shown + "\n\n"
+            "## Rejected\n\n- r\\u202e. ([{e}]({e}))\n")
+    assert icm("positions", "--root", str(repo)) == (
+        0, view.format(e=entry), "")
+    write(repo, CONFIG)
+    assert icm("positions", "--root", str(repo), "--write") == (
+        0, f"created {POSITIONS}\n", "")
+    name = entry.split("/")[1]
+    assert (repo / POSITIONS).read_text() == (
+        "# Positions\n\n<!-- icm:positions -->\n" + view.format(e=name)
+        + "<!-- /icm:positions -->\n")
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")

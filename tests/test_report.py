@@ -107,3 +107,60 @@ def test_readme_github_example_is_what_icm_prints(repo: Path, icm) -> None:
     write(repo, {"journal/2026-10-29_x.md": entry("Invariant")})
     code, out, _ = icm("check-journal", "--root", str(repo), "--format", "github")
     assert (code, out.splitlines()[0]) == (1, example)
+
+
+def test_github_format_ends_with_the_summary(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "# H\n", J: entry("Invariant")})
+    fix = " (fix: add a '## Invariant' section)"
+    command = (f"::error file={J},title=icm journal/missing-slot::{J}: missing "
+               f"slot 'Invariant'{fix}\n")
+    summary = "icm check: 1 of 9 checks failed (journal: 1 error)\n"
+    assert icm("check", "--root", str(repo), "--format", "github") == (1, (
+        command + "links ok\nbackground notes, by size:\n"
+        "cold-boot set: 4 bytes, about 1 tokens (budget 1600)\nqueue ok\n"
+        "dupes ok\npositions ok\n" + summary), "")
+    assert icm("check", "-q", "--root", str(repo), "--format", "github") == (
+        1, command + summary, "")
+    assert icm("check-journal", "--root", str(repo), "--format", "github") == (
+        1, command, "")  # one check: no summary, as in text
+    code, out, _ = icm("check", "--root", str(repo), "--format", "json")
+    assert code == 1 and "icm check:" not in out
+
+
+def test_paths_below_the_top_resolve_from_the_top(repo: Path, tmp_path: Path,
+                                                  icm) -> None:
+    """GitHub reads ``file=`` and code scanning a SARIF uri from the
+    checkout's top: a root below it adds its own path, escaped; outside git
+    paths stay root-relative."""
+    sub = "ex:a,b c"
+    write(repo, {f"{sub}/AGENTS.md": "# H\n", f"{sub}/{J}": entry("Invariant")})
+    root = repo / sub
+    fix = " (fix: add a '## Invariant' section)"
+    assert icm("check-journal", "--root", str(root), "--format", "github") == (1, (
+        f"::error file=ex%3Aa%2Cb c/{J},title=icm journal/missing-slot::{J}: "
+        f"missing slot 'Invariant'{fix}\n"), "")
+    code, out, _ = icm("check-journal", "--root", str(root), "--format", "sarif")
+    (run,) = json.loads(out)["runs"]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == \
+        f"file://{repo.resolve().as_posix()}/"
+    assert run["results"][0]["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": f"ex%3Aa%2Cb%20c/{J}",
+                             "uriBaseId": "%SRCROOT%"}}
+    # the root itself (an info finding's ".") is the prefix's folder
+    assert [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(icm("check-stale", "--root", str(root),
+                                    "--format", "sarif")[1])["runs"][0][
+                "results"]] == ["ex%3Aa%2Cb%20c"]
+    # json and text keep root-relative paths
+    code, out, _ = icm("check-journal", "--root", str(root), "--format", "json")
+    assert json.loads(out)["checks"][0]["findings"][0]["path"] == J
+    plain = tmp_path / "plain"  # no git above it
+    write(plain, {"AGENTS.md": "# H\n", J: entry("Invariant")})
+    code, out, _ = icm("check-journal", "--root", str(plain), "--format", "github")
+    assert out.startswith(f"::error file={J},")
+    code, out, _ = icm("check-journal", "--root", str(plain), "--format", "sarif")
+    (run,) = json.loads(out)["runs"]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == \
+        f"file://{plain.resolve().as_posix()}/"
+    assert run["results"][0]["locations"][0]["physicalLocation"][
+        "artifactLocation"]["uri"] == J

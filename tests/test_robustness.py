@@ -159,7 +159,8 @@ def test_odd_names_everywhere(repo: Path, icm, name: str) -> None:
     }, D1)
     code, out, err = check(icm, repo)
     assert err == ""
-    assert "journal ok\nlinks ok\n" in out and f"{note}: ok\n" in out
+    shown = note.replace("\n", "\\n")  # text output shows a newline escaped
+    assert "journal ok\nlinks ok\n" in out and f"{shown}: ok\n" in out
 
 
 # -- repository states -------------------------------------------------------------

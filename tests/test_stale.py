@@ -203,8 +203,9 @@ def test_odd_file_names(repo: Path, icm) -> None:
     odd = "sp ace/qu\"ote/ünï/new\nline"
     commit(repo, {f"{odd}/context.md": "a", f"{odd}/-dash 'x'.py": "1"}, D1)
     commit(repo, {f"{odd}/-dash 'x'.py": "2"}, D9)
-    assert stale(icm, repo)[1] == (f"{odd}/context.md: STALE - code in {odd} moved "
-                                   "8 days after the note\n")
+    shown = odd.replace("\n", "\\n")  # a newline in a name is shown escaped
+    assert stale(icm, repo)[1] == (f"{shown}/context.md: STALE - code in {shown} "
+                                   "moved 8 days after the note\n")
 
 
 def test_renames_are_not_followed(repo: Path, icm) -> None:

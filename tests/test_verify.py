@@ -327,6 +327,26 @@ def test_dry_run_prints_each_command_and_where(repo: Path, icm) -> None:
         "verify: 1 command would run\n")
 
 
+def test_dry_run_escapes_each_line_of_repository_text(repo: Path, icm) -> None:
+    hostile = "journal/2026-01-02_b\n::error::x.md"
+    write(repo, {"journal/2026-01-01_a.md": entry(sh("echo \x1b[2J\u202e\x85")),
+                 hostile: entry("`true`")})
+    code, out, err = run_verify(icm, repo, "--dry-run")
+    where = context.build(repo, config.load(repo)).root
+    assert (code, err) == (0, "")
+    assert out == (f"journal/2026-01-01_a.md: would run in {where}:\n"
+                   "    echo \\x1b[2J\\u202e\\x85\n"
+                   f"journal/2026-01-02_b\\n::error::x.md: would run in {where}:\n"
+                   "    true\n"
+                   "verify: 2 commands would run\n")
+    # json keeps its text whole: the script's lines under the message
+    _, doc, _ = run_verify(icm, repo, "--dry-run", "--format", "json")
+    (first, second) = json.loads(doc)["checks"][0]["findings"]
+    assert first["text"] == (f"journal/2026-01-01_a.md: would run in {where}:\n"
+                             "    echo \\x1b[2J\\u202e\\x85")
+    assert second["message"] == f"would run in {where}:\n    true"
+
+
 def test_entries_by_path_name_or_date_prefix(repo: Path, icm, pinned: None) -> None:
     write(repo, {"journal/2026-01-01_a.md": entry("`true`"),
                  "journal/2026-02-01_b.md": entry("`true`"),

@@ -1,13 +1,13 @@
 """Handoff records read back: a receiver must know whether to trust one.
 
 Every record in ``handoff_dir`` (made by ``icm handoff``) must carry each
-field as a ``##`` heading, found by the markdown parser (a heading inside the
-quoted author text is not one), and the marker naming the commit it was made
-at. A commit this repository does not have is a warning, not an error: a
-squash merge or a rebase drops it, and main would fail for ever in every
-fresh clone. A record made before the branch's newest commit says how far
-behind it is (info: an old record is not a defect, but the receiver should
-know).
+field as a ``##`` heading exactly once, found by the markdown parser (a
+heading inside the quoted author text is not one; a second one was forged),
+and the marker naming the commit it was made at. A commit this repository
+does not have is a warning, not an error: a squash merge or a rebase drops
+it, and main would fail for ever in every fresh clone. A record made before
+the branch's newest commit says how far behind it is (info: an old record
+is not a defect, but the receiver should know).
 
 Bad::
 
@@ -47,11 +47,17 @@ def run(ctx: Context) -> Report:
             found.append(_finding(path, f"cannot read: {exc.reason}", "unreadable"))
             continue
         fields = [s for s in markdown.sections(text) if s.level == 2]
-        titles = {s.title for s in fields}
-        missing = [f for f in FIELDS if f not in titles]
-        for name in missing:
-            found.append(_finding(path, f"missing field '{name}'", "missing-field",
-                                  fix="make a new record with 'icm handoff'"))
+        titles = [s.title for s in fields]
+        for name in FIELDS:
+            if name not in titles:
+                found.append(_finding(path, f"missing field '{name}'",
+                                      "missing-field",
+                                      fix="make a new record with 'icm handoff'"))
+            elif titles.count(name) > 1:  # a forged copy: which one is the record's?
+                second = [s.line for s in fields if s.title == name][1]
+                found.append(_finding(path, f"field '{name}' appears twice",
+                                      "duplicate-field", line=second,
+                                      fix="make a new record with 'icm handoff'"))
         # Only the preamble before the first field counts: a marker quoted in
         # author text must not vouch for the record.
         first = fields[0].line if fields else 0

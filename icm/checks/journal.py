@@ -37,6 +37,7 @@ from urllib.parse import unquote
 
 from icm.config import Config
 from icm.context import Context, Unreadable
+from icm.escape import inert
 from icm.finding import Finding, Report, Severity
 from icm.slug import is_slug
 
@@ -300,7 +301,7 @@ def _message(kind: str, slot: str, text: str) -> Tuple[str, str]:
 
 
 def _shown(text: str, limit: int = 60) -> str:
-    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    text = inert(text)  # the renderers' escape: a target may hold anything
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

@@ -25,6 +25,7 @@ from icm.checks import queue as queue_check
 from icm.checks import stale as stale_check
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.escape import inert
 from icm.finding import Severity
 from icm.workflow.files import create_new, ensure_folder, template
 
@@ -35,6 +36,7 @@ FIELDS = ("Reason", "Open question", "Identity and state", "Confirmed facts",
           "Where the rest lives", "Size")
 MARKER = re.compile(r"<!-- icm:handoff 1 made-at ([0-9a-f]{40,64}) -->")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_BREAK = re.compile("\r\n?|[\u2028\u2029]")  # line breaks other than \n
 
 # Cuts made, in order, while the record is over budget: the verbatim tail
 # first, then the long lists; negative results last, author text never.
@@ -53,9 +55,15 @@ def author_text(text: str) -> Tuple[str, int]:
     """Untrusted text made inert: line endings unified, control and bidi
     characters dropped, at most AUTHOR_CAP characters. Returns the text and
     how many characters were cut."""
-    text = _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n")).strip()
+    text = quotable(text).strip()
     cut = max(0, len(text) - AUTHOR_CAP)
     return text[:AUTHOR_CAP], cut
+
+
+def quotable(text: str) -> str:
+    """Text for a fence (author text, commit messages): every line break
+    as ``\\n`` (CR and U+2028 too), control and bidi characters dropped."""
+    return _CONTROL.sub("", _BREAK.sub("\n", text))
 
 
 def fenced(text: str, info: str = "text") -> str:
@@ -148,7 +156,8 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
     added = sorted(p for s, p in changed if s == "A" and p.startswith(qprefix))
     open_items = _open_items(ctx)
     tail_rows = [(sha, body[:TAIL_CAP] + ("\n[...]" if len(body) > TAIL_CAP else ""))
-                 for sha, body in git.log_messages(root, commit, tail)]
+                 for sha, body in ((sha, quotable(body)) for sha, body
+                                   in git.log_messages(root, commit, tail))]
     text_reason, cut_r = author_text(reason)
     text_question, cut_q = author_text(question)
     if not text_reason or not text_question:
@@ -257,8 +266,11 @@ def _capped(rows: Sequence[str], cap: int, where: str, indent: str = "",
 
 
 def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
+    # Every string from git, the config or the tree is ``inert`` (one line,
+    # no control character) or a ``_code`` span: a newline in a file name or
+    # user.name must not start a forged field.
     out: Dict[str, str] = {}
-    out["branch"] = s.branch or f"detached HEAD at {s.commit[:12]}"
+    out["branch"] = inert(s.branch or f"detached HEAD at {s.commit[:12]}")
     out["short"] = s.commit[:12]
     out["commit"] = s.commit
     for key, text, cut in (("reason", s.reason, s.cut_reason),
@@ -269,9 +281,11 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
             lines.append(f"\n[icm cut {cut} more characters of author text]")
         out[key] = "\n".join(lines)
 
-    base = s.base or "none found (pass --base REF or set ICM_BASE)"
+    base = inert(s.base or "none found (pass --base REF or set ICM_BASE)")
+    journal_dir, queue_dir = inert(s.journal_dir), inert(s.queue_dir)
     state = ["source: git, read at handoff time",
-             f"- handed over by: {s.who} (git config user.name, user.email)",
+             f"- handed over by: {inert(s.who)} (git config user.name, "
+             "user.email)",
              f"- branch: {out['branch']}",
              f"- HEAD: {s.commit}",
              f"- base: {base}" + (f" (from {s.base_source})" if s.base else ""),
@@ -292,11 +306,11 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
     out["state"] = "\n".join(state)
 
     facts = ["source: icm check, run at handoff time"]
-    facts += [f"- {name}: {result}" for name, result in s.checks]
+    facts += [f"- {name}: {inert(result)}" for name, result in s.checks]
     if s.notes:
         cap = caps["notes"]
         facts.append("- notes whose folders changed on this branch:")
-        facts += _capped([f"{_code(n)}: {v}" for n, v in s.notes], cap,
+        facts += _capped([f"{_code(n)}: {inert(v)}" for n, v in s.notes], cap,
                          "icm check-stale", "  ")
     else:
         facts.append("- notes whose folders changed on this branch: none")
@@ -314,10 +328,10 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
                            cap, f"git log {s.range}", "  ", s.commit_total)
     cap = caps["entries"]
     if s.entries:
-        actions.append(f"- journal entries added (source: {s.journal_dir}/, "
+        actions.append(f"- journal entries added (source: {journal_dir}/, "
                        "Decision's first sentence):")
         actions += _capped([f"{_code(p)}: {_line(d)}" for p, d, _r in s.entries],
-                           cap, f"{s.journal_dir}/", "  ")
+                           cap, f"{journal_dir}/", "  ")
     else:
         actions.append("- journal entries added: none")
     actions.append("- queue items finished: " + (", ".join(
@@ -331,17 +345,17 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
                 "this branch (Verify commands are not run here: `icm verify`)"]
     cap = caps["negative"]
     negative += _capped([f"{_code(p)}: {_line(r)}" for p, r in rejected], cap,
-                        f"{s.journal_dir}/")
+                        f"{journal_dir}/")
     if not rejected:
         negative.append("- none recorded on this branch")
     out["negative"] = "\n".join(negative)
 
     cap = caps["open"]
-    open_lines = [f"source: {s.queue_dir}/ (claimed items first)"]
+    open_lines = [f"source: {queue_dir}/ (claimed items first)"]
     open_lines += _capped([f"{_code(path)}: {_line(title)}"
                            + (f" ({_line(claim)})" if claim else "")
                            for path, title, claim in s.open_items], cap,
-                          f"{s.queue_dir}/")
+                          f"{queue_dir}/")
     if not s.open_items:
         open_lines.append("- the queue is empty")
     out["open"] = "\n".join(open_lines)
@@ -369,8 +383,9 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
 
 
 def _code(text: str) -> str:
-    """A path or name as an inline code span that nothing in it can break."""
-    text = _CONTROL.sub("?", text)
+    """A path or name as an inline code span that nothing in it can break:
+    ``inert`` first (a newline in a file name is shown as ``\\n``)."""
+    text = inert(text)
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""

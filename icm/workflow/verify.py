@@ -53,6 +53,7 @@ from icm import cache as cache_mod
 from icm.checks import journal
 from icm.context import Context, Unreadable, usable_cores
 from icm.errors import UsageError
+from icm.escape import inert
 from icm.finding import Finding, Report, Severity
 
 NAME = "verify"
@@ -334,14 +335,6 @@ def select(ctx: Context, wanted: Sequence[str]) -> List[str]:
 
 # -- the command ------------------------------------------------------------------
 
-def _printable(text: str) -> str:
-    """Command output and scripts come from the repository: control
-    characters are shown escaped, never passed to a terminal or CI log."""
-    return "".join(ch if ch.isprintable() or ch == "\t" else
-                   f"\\x{ord(ch):02x}" if ord(ch) < 256 else f"\\u{ord(ch):04x}"
-                   for ch in text)
-
-
 def seconds(value: float) -> str:
     return f"{value:.1f} s"
 
@@ -351,9 +344,14 @@ def _limit(value: float) -> str:
 
 
 def _finding(path: str, line: int, message: str, code: str,
-             severity: Severity = Severity.INFO, fix: str = "") -> Finding:
+             severity: Severity = Severity.INFO, fix: str = "",
+             lines: Tuple[str, ...] = ()) -> Finding:
+    """``lines``: shown under the message, indented (the text renderer
+    escapes each on its own)."""
+    body = "".join(f"\n    {line}" for line in lines)
     return Finding(path=path, line=line, message=f"{path}: {message}", check=NAME,
-                   code=code, detail=message, fix=fix, severity=severity)
+                   code=code, detail=message + body, fix=fix, severity=severity,
+                   lines=lines)
 
 
 @dataclass(frozen=True)
@@ -366,7 +364,9 @@ class _Plan:
 
 def _verdict(plan: _Plan, out: Outcome, timeout: float) -> Finding:
     last = next((line for line in reversed(out.tail) if line.strip()), "")
-    shown = f": {_printable(last.strip())}" if last else ""
+    # Command output and scripts come from the repository: shown escaped,
+    # never passed to a terminal or CI log.
+    shown = f": {inert(last.strip())}" if last else ""
     if plan.skip is not None:
         if out.exit_code == 0 and not out.timed_out:
             return _finding(plan.path, plan.line, f"skipped ({plan.skip}) but holds, "
@@ -423,7 +423,7 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
             found.append(_finding(path, 0, "exempt, not run", "exempt"))
         elif entry.superseded_by is not None:
             found.append(_finding(path, entry.superseded_line, "superseded by "
-                                  f"{_printable(entry.superseded_by)}, not run",
+                                  f"{inert(entry.superseded_by)}, not run",
                                   "superseded"))
         elif entry.command is None:
             why = "holds no code" if entry.verify_line else "is missing"
@@ -454,10 +454,12 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     if dry_run:
         for plan in plans:
             listed = f" (on verify_skip: {plan.skip})" if plan.skip else ""
-            body = "".join(f"\n    {_printable(line)}"
-                           for line in plan.script.splitlines())
+            # split at "\n" only, as sh does: a NEL or U+2028 is shown escaped
+            text = plan.script.rstrip("\n")
+            script = tuple(map(inert, text.split("\n"))) if text else ()
             found.append(_finding(plan.path, plan.line,
-                                  f"would run in {ctx.root}{listed}:{body}", "dry-run"))
+                                  f"would run in {ctx.root}{listed}:", "dry-run",
+                                  lines=script))
         return _report(found, [], left_out, since, dry_run=True)
     times = cache_mod.Cache(ctx.cache_dir, "verify times", name=TIMES_FILE)
     outcomes = _execute(ctx.root, _longest_first(plans, times), cfg.verify_timeout,

@@ -1,0 +1,50 @@
+"""Repository text made safe to print: the one set of escapes shared by the
+renderers (``report``), the commands that print or write text themselves and
+the checks that quote content. Standard library only, so a check may import
+it (checks never import ``report``)."""
+
+from __future__ import annotations
+
+import re
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# What can break a line, redraw a terminal or reorder what a reader sees: C0
+# but tab, DEL, C1 (a UTF-8 terminal may read U+009B as CSI), the Unicode
+# line and paragraph separators, the bidi embeddings, overrides and isolates
+# (Trojan Source), and lone surrogates (bytes that were not UTF-8). A tab
+# only moves the cursor. One character class: one linear pass.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e"
+                     "\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escape(m: "re.Match[str]") -> str:
+    char = m.group()
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    if char in _NAMED:
+        return _NAMED[char]
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` as a stream can encode it: a file-name byte that is not UTF-8
+    (held as a lone surrogate) becomes ``\\xNN``, as git and ls print it.
+    Without this, ``print`` raises in a UTF-8 locale halfway through the
+    output and a JSON document is cut off."""
+    return _SURROGATE.sub(_escape, text) if _SURROGATE.search(text) else text
+
+
+def inert(text: str) -> str:
+    """``text`` on one line that no terminal or CI log acts on: every
+    character above (a newline in a file name too) shown escaped, as
+    ``\\n``, ``\\x1b``, ``\\u202e``; ordinary text is returned unchanged."""
+    return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
+
+
+def inert_lines(text: str) -> str:
+    """A document icm assembled (a positions view, a handoff record): its
+    own line breaks kept, each line ``inert``."""
+    return "\n".join(map(inert, text.split("\n")))

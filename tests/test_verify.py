@@ -126,10 +126,10 @@ def test_stdin_is_closed(repo: Path, icm, pinned: None) -> None:
 
 def test_timeout_kills_the_whole_group(repo: Path, icm, pinned: None) -> None:
     script = "sleep 300 &\necho $! > bg.pid\nsleep 300"
-    write(repo, {"icm.toml": "verify_timeout = 3\n",
+    write(repo, {"icm.toml": "verify_timeout = 1\n",
                  "journal/2026-01-01_a.md": entry(sh(script))})
     assert run_verify(icm, repo) == (1, (
-        "journal/2026-01-01_a.md: TIMEOUT - verify command ran past 3 s\n"
+        "journal/2026-01-01_a.md: TIMEOUT - verify command ran past 1 s\n"
         "verify: 0 hold, 0 broken, 1 timed out, 0 skipped, 0 not run\n"), "")
     assert gone(int((repo / "bg.pid").read_text()))
 

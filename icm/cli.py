@@ -577,7 +577,8 @@ def verify(entries: Optional[List[str]] = EntriesArg,
                                         "command and where it would run."),
            root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
            quiet: bool = typer.Option(False, "--quiet", "-q", help="Print "
-                                      "failures and the summary only."),
+                                      "failures and the summary only; nothing "
+                                      "when every command holds."),
            debug: bool = DebugOpt) -> None:
     """Run each journal entry's Verify command.
 

@@ -15,6 +15,10 @@ journal entry dated after the rejecting one (its Decision) at or above
 (a candidate shares one word pair with it). A line ``Revives: <entry>`` in
 the item or entry acknowledges it, as does the entry that supersedes the
 rejecting one: both still count for the ranking, neither is warned about.
+A line ``Differs-from: <entry>`` says a reader compared the two and found
+a different proposal (the warning's false positive, which similarity alone
+cannot tell from a copy, e.g. the opposite of what was rejected): it is no
+re-proposal at all, warned about or counted.
 
 Everything here is pure over the Context; ``render_markdown`` is the text
 ``icm positions`` prints and ``--write`` puts between ``BLOCK_OPEN`` and
@@ -44,6 +48,7 @@ SENTENCE_CHARS = 100  # a longer first sentence is cut (the view stays compact)
 MIN_SHARED = 1
 QUOTE_CHARS = 80  # the rejected alternative quoted in a warning
 _REVIVES = "revives:"
+_DIFFERS = "differs-from:"
 _OPEN_GAP = re.compile(r"([(\[]) +")
 _CLOSE_GAP = re.compile(r" +([)\],;:.!?])")
 _ESCAPE = re.compile(r"([\\\[\]<`])")  # what could start a link, code or HTML
@@ -95,6 +100,7 @@ class _Read:
     path: str
     entry: journal.Entry
     revives: Set[str]
+    differs: Set[str]
 
 
 def _slot(entry: journal.Entry, slots: Sequence[str], n: int) -> str:
@@ -119,18 +125,18 @@ def _day(path: str) -> str:
     return name[:10] if journal.valid_name(name) else ""
 
 
-def revives(text: str, path: str) -> Set[str]:
-    """Entries a ``Revives:`` line names: a line of its own in a top-level
-    paragraph, a path from the root or a link from the file's folder (as
-    ``Superseded-by:`` reads it)."""
+def revives(text: str, path: str, key: str = _REVIVES) -> Set[str]:
+    """Entries a ``Revives:`` line (or another ``key``) names: a line of its
+    own in a top-level paragraph, a path from the root or a link from the
+    file's folder (as ``Superseded-by:`` reads it)."""
     from icm import markdown
 
     found = set()
     for sec in markdown.sections(text):
         for _line, source in sec.lines:
             source = source.strip()
-            if source[:len(_REVIVES)].lower() == _REVIVES:
-                found.add(journal.target(source[len(_REVIVES):].strip(), path))
+            if source[:len(key)].lower() == key:
+                found.add(journal.target(source[len(key):].strip(), path))
     return found
 
 
@@ -151,7 +157,7 @@ def proposal(text: str) -> Tuple[str, int]:
 def _is_field(paragraph: str) -> bool:
     """A machine line (a claim, a revival, carried-over provenance)."""
     head = paragraph.lstrip().lower()
-    return head.startswith(("claimed-by:", _REVIVES, "carried over from"))
+    return head.startswith(("claimed-by:", _REVIVES, _DIFFERS, "carried over from"))
 
 
 def build(ctx: Context) -> Positions:
@@ -165,7 +171,8 @@ def build(ctx: Context) -> Positions:
         except Unreadable:
             continue  # the journal check reports it
         entry = journal.parse_entry(text, path, slots, journal.verify_slot(cfg))
-        read.append(_Read(path, entry, revives(text, path)))
+        read.append(_Read(path, entry, revives(text, path),
+                          revives(text, path, _DIFFERS)))
     by_path = {r.path: r for r in read}
     current: List[Held] = []
     superseded: List[Overruled] = []
@@ -203,7 +210,9 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
         return []
     index = similarity.Index(stmts)
     rejecters = {r.path: r for r in read}
-    proposals: List[Tuple[str, int, str, Set[str], str]] = []
+    # (path, line, what it says, entries it revives, its day, entries it
+    # differs from)
+    proposals: List[Tuple[str, int, str, Set[str], str, Set[str]]] = []
     for item in sorted(queue_check.items(ctx)):
         if not item.lower().endswith(".md"):
             continue
@@ -212,21 +221,24 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
         except Unreadable:
             continue  # the queue and links checks report it
         said, line = proposal(text)
-        proposals.append((item, line, said, revives(text, item), ""))
+        proposals.append((item, line, said, revives(text, item), "",
+                          revives(text, item, _DIFFERS)))
     for r in read:
         name = cfg.slots[0] if cfg.slots else ""
         slot = r.entry.slots.get(name)
         if slot is not None and slot.visible and _day(r.path):
             proposals.append((r.path, slot.line, slot.visible, r.revives,
-                              _day(r.path)))
+                              _day(r.path), r.differs))
     found = []
-    for path, line, said, revived, day in proposals:
+    for path, line, said, revived, day, differs in proposals:
         if not similarity.skeleton(said)[0]:
             continue  # nothing to compare: an empty skeleton equals any other
         for m in index.nearest(said, cfg.reinvent_similarity, min_shared=MIN_SHARED):
             rejecter = rejecters[m.b.path]
             if day and not (_day(rejecter.path) and _day(rejecter.path) < day):
                 continue  # only an entry newer than the rejecting one
+            if m.b.path in differs:
+                continue  # compared by a reader: a different proposal
             acknowledged = m.b.path in revived or (
                 rejecter.entry.superseded_by == path)
             found.append(Reproposal(path, line, m.b.path, m.b.text,

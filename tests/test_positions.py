@@ -155,6 +155,22 @@ def test_example_revival_acknowledged(tmp_path: Path, icm) -> None:
             f"filter in memory. ([{STREAM}]({STREAM}))\n") in out
 
 
+def test_example_differs_from_is_no_reproposal(tmp_path: Path, icm) -> None:
+    """A reader who compared the item with the rejection and found another
+    proposal (the newcomer's case: the opposite of what was rejected) says
+    so once: no warning, and no count in the ranking, as Revives: would."""
+    root = _example(tmp_path)
+    opposite = ("# Never buffer the whole file\n\nLoad rows lazily; filter the "
+                "whole file in memory never.\n")
+    write(root, {"queue/09_lazy.md": opposite})
+    assert icm("check-positions", "--root", str(root))[1].startswith(
+        f"queue/09_lazy.md: re-proposes what {STREAM} rejected")
+    write(root, {"queue/09_lazy.md": opposite + f"\nDiffers-from: {STREAM}\n"})
+    assert icm("check-positions", "--root", str(root)) == (0, "positions ok\n", "")
+    out = icm("positions", "--root", str(root))[1]
+    assert "re-proposed" not in out and "most re-invented" not in out
+
+
 POSITIONS = "journal/POSITIONS.md"
 CONFIG = {"pyproject.toml": '[tool.icm]\npositions_file = "journal/POSITIONS.md"\n'}
 STALE = ("journal/POSITIONS.md: positions block is out of date (run: icm "

@@ -50,8 +50,9 @@ def run(ctx: Context) -> Report:
         found.append(Finding(
             path=p.path, line=p.line, message=f"{p.path}: {detail}", check=NAME,
             code="re-proposed", severity=Severity.WARNING, detail=detail,
-            fix=f"drop it, or add 'Revives: {p.rejected_by}' if it is revived "
-                "on purpose", extra={"rejected_by": p.rejected_by,
+            fix=f"drop it, add 'Revives: {p.rejected_by}' if it is revived on "
+                f"purpose, or 'Differs-from: {p.rejected_by}' if it is not the "
+                "same proposal", extra={"rejected_by": p.rejected_by,
                                      "alternative": p.alternative,
                                      "similarity": p.score}))
     findings = tuple(sorted(found))

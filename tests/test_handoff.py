@@ -101,6 +101,25 @@ def test_record_written_never_overwrites_and_checks_clean(repo: Path, icm) -> No
         repo / name2).read_text()
 
 
+def test_show_finds_a_branch_named_like_a_counter(repo: Path, icm) -> None:
+    """``fix-123.md`` read as branch ``fix``'s 123rd record: --show found no
+    record on any ``*-<digits>`` branch (newcomer round); ``fix``'s own
+    records and ``fix-123``'s are told apart by their first line."""
+    _branch_repo(repo)
+    args = ("handoff", "--root", str(repo), "--reason", "r", "--question", "q",
+            "--base", "main")
+    git(repo, "checkout", "-q", "-b", "fix-123")
+    long_branch = icm(*args)[1].strip()
+    git(repo, "checkout", "-q", "-b", "fix")
+    own = icm(*args)[1].strip()
+    assert icm("handoff", "--show", "--root", str(repo))[1] == (
+        repo / own).read_text()
+    git(repo, "checkout", "-q", "fix-123")
+    assert icm("handoff", "--show", "--root", str(repo))[1] == (
+        repo / long_branch).read_text()
+    assert long_branch.endswith("_fix-123.md") and own.endswith("_fix.md")
+
+
 def test_untrusted_author_text_is_inert_and_capped(repo: Path, icm) -> None:
     _branch_repo(repo)
     forged = ("## Identity and state\n- HEAD: 0000\n<!-- icm:handoff 1 made-at "

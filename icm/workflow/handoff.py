@@ -484,10 +484,20 @@ def as_json(s: State, budget: int) -> Dict[str, Any]:
 # -- writing and reading records ----------------------------------------------
 
 
-def _branch_slug(s: State) -> str:
-    name = s.branch or f"detached-{s.commit[:7]}"
+def _slug(branch: str, commit: str) -> str:
+    """The branch's part of a record's file name."""
+    name = branch or f"detached-{commit[:7]}"
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
     return slug[:60] or "branch"
+
+
+def _title(branch: str, commit: str) -> str:
+    """How a record for this branch begins (the template's first line)."""
+    return f"# Handoff: {inert(branch or f'detached HEAD at {commit[:12]}')} at "
+
+
+def _branch_slug(s: State) -> str:
+    return _slug(s.branch or "", s.commit)
 
 
 def write(ctx: Context, s: State, text: str) -> str:
@@ -509,7 +519,7 @@ def write(ctx: Context, s: State, text: str) -> str:
     raise UsageError(f"{folder_rel}/: 999 records for {stem}; remove old ones")
 
 
-RECORD_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})_(.+?)(?:-(\d+))?\.md\Z")
+RECORD_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})_(.+)\.md\Z")
 
 
 def records(ctx: Context) -> List[str]:
@@ -521,25 +531,33 @@ def records(ctx: Context) -> List[str]:
 
 
 def newest(ctx: Context) -> str:
-    """The newest record for the current branch, as text."""
-    branch = git.branch_name(ctx.root)
+    """The newest record for the current branch, as text. A name does not
+    say whose it is: ``fix-123.md`` is branch ``fix-123``'s first record or
+    ``fix``'s 123rd (and ``a/b`` and ``a-b`` share a slug), so a candidate
+    is taken only when its first line names this branch."""
+    branch = git.branch_name(ctx.root) or ""
     commit = git.head_commit(ctx.root) or ""
-    name = branch or f"detached-{commit[:7]}"
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:60] or "branch"
+    slug, title = _slug(branch, commit), _title(branch, commit)
     found = []
     for path in records(ctx):
         m = RECORD_NAME.match(path.rsplit("/", 1)[-1])
-        if m and m.group(2) == slug:
-            found.append((m.group(1), int(m.group(3) or 1), path))
-    if not found:
-        raise UsageError(f"no handoff record for {name} in "
-                         f"{ctx.config.handoff_dir}/ (make one: icm handoff "
-                         "--reason ... --question ...)")
-    path = max(found)[2]
-    try:
-        return ctx.read_text(path)
-    except Unreadable as exc:
-        raise UsageError(f"{path}: cannot read: {exc.reason}") from None
+        if not m:
+            continue
+        rest = m.group(2)
+        tail = rest[len(slug) + 1:] if rest.startswith(slug + "-") else ""
+        if rest == slug or tail.isdigit():
+            found.append((m.group(1), int(tail) if tail.isdigit() else 1, path))
+    for _day, _n, path in sorted(found, reverse=True):
+        try:
+            text = ctx.read_text(path)
+        except Unreadable as exc:
+            raise UsageError(f"{path}: cannot read: {exc.reason}") from None
+        if text.startswith(title):
+            return text
+    name = branch or f"detached-{commit[:7]}"
+    raise UsageError(f"no handoff record for {name} in "
+                     f"{ctx.config.handoff_dir}/ (make one: icm handoff "
+                     "--reason ... --question ...)")
 
 
 def out_rel(ctx: Context, output: str) -> str:

@@ -154,6 +154,7 @@ class Against:
     ref: str
     ref_files: Dict[str, str]  # root-relative path -> blob id, on ``ref``
     base_files: Dict[str, str]  # the same at the merge base ({} if none)
+    head_files: Dict[str, str]  # the same at HEAD
     blobs: Dict[str, bytes]  # blob id -> first 64 KiB, for ``ref``'s files
     user: str  # this writer's git user.name ("" if unset)
 
@@ -174,8 +175,10 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
     ref_files = git.tree_entries(ctx.root, ref, folders)
     mb = git.merge_base(ctx.root, ref, head) if head else None
     base_files = git.tree_entries(ctx.root, mb, folders) if mb else {}
+    head_files = git.tree_entries(ctx.root, head, folders) if head else {}
     changed = [oid for path, oid in ref_files.items() if base_files.get(path) != oid]
-    return Against(ref, ref_files, base_files, git.read_blobs(ctx.root, changed),
+    return Against(ref, ref_files, base_files, head_files,
+                   git.read_blobs(ctx.root, changed),
                    git.config_value(ctx.root, "user.name") or "")
 
 

@@ -85,6 +85,7 @@ def test_finished_elsewhere_is_seen_in_a_cr_only_entry(repo: Path, icm) -> None:
     commit(repo, {"queue/07_x.md": "# X\n"}, D1, "queue 07")
     git(repo, "branch", "-M", "main")
     git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_x.md": "# X\n\nStarted.\n"}, D1, "work on 07")
     git(repo, "checkout", "-q", "main")
     git(repo, "rm", "-q", "queue/07_x.md")
     commit(repo, {"journal/2026-11-02_done.md":

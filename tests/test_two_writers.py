@@ -83,6 +83,11 @@ def test_finished_on_base_still_queued_here(repo: Path, icm) -> None:
                str(repo))[0] == 0
     git(repo, "commit", "-q", "-m", "finish 07")
     git(repo, "checkout", "-q", "feat")
+    # Untouched here, the merge deletes it as main did: a branch merely
+    # behind main was an error (newcomer round 2).
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (
+        0, "queue ok\n", "")
+    commit(repo, {"queue/07_x.md": "# X\n\nHalf done here.\n"}, D3, "work on 07")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (1, (
         "queue/07_x.md: finished on main as journal/2026-11-02_x.md, still "
         "queued here\n"), "")

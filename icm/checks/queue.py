@@ -4,9 +4,10 @@
 Against another ref (``--against REF``; by default the ref this branch merges
 into, where known: ``ICM_BASE``, ``origin/$GITHUB_BASE_REF``, the upstream,
 ``origin/HEAD``), the merge is seen before it happens, from git's trees and
-the merge base: an item added here whose number REF also uses, an item still
-queued here that REF finished as a journal entry, and an item REF says
-another writer claimed.
+the merge base: an item added here whose number REF also uses, an item
+changed here (claimed, edited) that REF finished as a journal entry (one
+this branch never touched is deleted by the merge, as REF did: no finding),
+and an item REF says another writer claimed.
 
 Bad::
 
@@ -165,6 +166,8 @@ def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
     for path in here:
         if path not in view.base_files or path in view.ref_files:
             continue  # added here, or still queued on the ref
+        if view.head_files.get(path) == view.base_files[path]:
+            continue  # untouched here: the merge deletes it as the ref did
         slug = path.rsplit("/", 1)[-1].split("_", 1)[-1]
         entry = finished.get(path) or finished.get(f"slug:{slug}")
         if entry:

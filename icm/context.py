@@ -444,10 +444,40 @@ def walk(root: Path, unopened: Optional[List[str]] = None) -> Tuple[str, ...]:
     return tuple(found)
 
 
+def nested_roots(root: Path, files: Set[str]) -> Set[str]:
+    """Folders below the root with an icm config of their own (``icm.toml``,
+    or a ``pyproject.toml`` with ``[tool.icm]``): a monorepo's projects, each
+    its own root. The outer run leaves their files to them, as ``exclude``
+    would: their notes belong to their handbook, their code to their notes.
+    Only real folders inside the root count (git and the walk list none
+    through a symlink; the check is kept for a race)."""
+    folders = {f.rsplit("/", 1)[0] for f in files
+               if f.endswith(("/icm.toml", "/pyproject.toml"))}
+    if not folders:
+        return set()
+    top = os.path.realpath(root)
+    found = set()
+    for folder in folders:
+        real = os.path.realpath(root / folder)
+        if real.startswith(top + os.sep) and \
+                config_mod.find_config(root / folder) is not None:
+            found.add(folder)
+    return found
+
+
+def _under(path: str, folders: Set[str]) -> bool:
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    while folder:
+        if folder in folders:
+            return True
+        folder = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    return False
+
+
 def build(root: Path, cfg: Config, now: Optional[datetime] = None,
           options: Optional[Dict[str, Any]] = None) -> Context:
     """Collect the file set once: git's tracked plus untracked-not-ignored
-    files (outside git, a walk), minus ``exclude``."""
+    files (outside git, a walk), minus ``exclude`` and nested roots."""
     if not root.is_dir():
         raise UsageError(f"root {root} is not a folder")
     located = git.locate(root)  # None outside git
@@ -466,6 +496,10 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
     if excluded is not None:
         all_files = {f for f in all_files if not excluded.match(f)}
         sparse = {f for f in sparse if not excluded.match(f)}
+    nested = nested_roots(root, all_files)
+    if nested:
+        all_files = {f for f in all_files if not _under(f, nested)}
+        sparse = {f for f in sparse if not _under(f, nested)}
     tracked = frozenset(f for f in tracked_list if f in all_files) | sparse
     return Context(
         root=root, config=cfg, files=tuple(sorted(all_files)), tracked=tracked,

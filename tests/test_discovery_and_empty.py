@@ -221,3 +221,31 @@ def test_own_pre_commit_config_uses_the_icm_check_hook() -> None:
                            str(ROOT / ".pre-commit-config.yaml")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_folder_with_its_own_config_is_its_own_root(repo: Path, icm) -> None:
+    """A monorepo's projects: the top-level run claimed every nested note as
+    unindexed and judged their code (newcomer round 2); each project is its
+    own root, found from inside it."""
+    commit(repo, {"AGENTS.md": "# Top\n\n- [tools](tools/context.md)\n",
+                  "tools/context.md": "# tools\n", "tools/t.py": "1\n",
+                  "services/api/icm.toml": "",
+                  "services/api/AGENTS.md": "# API\n\n- [src](src/context.md)\n",
+                  "services/api/src/context.md": "# src\n",
+                  "services/api/src/a.py": "1\n",
+                  "services/web/pyproject.toml": "[tool.icm]\n",
+                  "services/web/AGENTS.md": "# Web\n",
+                  "services/web/src/context.md": "# web src\n",
+                  "services/other/pyproject.toml": "[project]\nname = 'x'\n",
+                  "services/other/context.md": "# other\n"}, D1)
+    code, out, _ = icm("check-links", "--root", str(repo))
+    assert (code, out) == (1, "note missing from handbook index: "
+                              "services/other/context.md\n"
+                              "links: 1 problem (unindexed note 1)\n")
+    assert icm("check-stale", "--root", str(repo))[1] == (
+        "services/other/context.md: ok\ntools/context.md: ok\n")
+    assert icm("check-links", "--root", str(repo / "services/api")) == (
+        0, "links ok\n", "")
+    assert icm("check-links", "--root", str(repo / "services/web"))[1] == (
+        "note missing from handbook index: src/context.md\n"
+        "links: 1 problem (unindexed note 1)\n")

@@ -626,9 +626,11 @@ def merge_base(root: Path, a: str, b: str) -> Optional[str]:
 
 
 def ahead_behind(root: Path, base: str, head: str) -> Tuple[int, int]:
-    """Commits on ``head`` not on ``base``, and on ``base`` not on ``head``."""
-    _, out, _ = run(["rev-list", "--left-right", "--count", f"{base}...{head}"],
-                    root)
+    """Commits on ``head`` not on ``base``, and on ``base`` not on ``head``,
+    that touch ``root`` (as ``count_commits``: a handoff made in a monorepo's
+    project said "2 ahead" beside "1 commit since the merge base")."""
+    _, out, _ = run(["rev-list", "--left-right", "--count", f"{base}...{head}",
+                     "--", "."], root)
     behind, ahead = (int(n) for n in _text(out).split())
     return ahead, behind
 

@@ -120,6 +120,22 @@ def test_show_finds_a_branch_named_like_a_counter(repo: Path, icm) -> None:
     assert long_branch.endswith("_fix-123.md") and own.endswith("_fix.md")
 
 
+def test_a_project_in_a_larger_repository_counts_its_own_commits(
+        repo: Path, icm) -> None:
+    """ahead/behind counted the whole repository beside a commit list of
+    the project's own (newcomer round 2: "2 ahead" over "1 commit")."""
+    commit(repo, {"api/icm.toml": "", "api/AGENTS.md": "# A\n", "web/w.py": "1\n"},
+           D1, "start")
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"api/a.py": "1\n"}, D2, "api work")
+    commit(repo, {"web/w.py": "2\n"}, D3, "web work")
+    out = icm("handoff", "--root", str(repo / "api"), "--reason", "r",
+              "--question", "q", "--base", "main", "-o", "-")[1]
+    assert "- ahead/behind base: 1 ahead, 0 behind\n" in out
+    assert "- 1 commit since the merge base:\n" in out
+
+
 def test_untrusted_author_text_is_inert_and_capped(repo: Path, icm) -> None:
     _branch_repo(repo)
     forged = ("## Identity and state\n- HEAD: 0000\n<!-- icm:handoff 1 made-at "

@@ -177,7 +177,8 @@ def _pyproject(ctx: Context, handbook_key: str) -> Optional[Step]:
     except UnicodeDecodeError:
         raise UsageError(f"{rel}: not valid UTF-8; nothing was changed") from None
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{rel}: invalid TOML: {exc}; nothing was changed") from None
+        raise UsageError(f"{config_mod.toml_error(rel, text, exc)}; nothing was "
+                         "changed") from None
     if config_mod.tool_icm(doc) is not None:
         return "left alone pyproject.toml (has [tool.icm])", None
     newline = line_ending(text)

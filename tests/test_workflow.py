@@ -235,6 +235,54 @@ def test_new_journal_keeps_an_items_own_slots(repo: Path, icm) -> None:
         "journal/2026-11-29_half.md: empty slot 'Verify command'\n"), "")
 
 
+ADR = ("slots = ['Context and Problem Statement', 'Considered Options', "
+       "'Decision Outcome']\njournal_dir = 'docs/adr'\n")
+
+
+def test_new_journal_writes_the_configured_slots(repo: Path, icm) -> None:
+    """A newcomer's trial: with three ADR slots the entry had the default four,
+    and check-journal failed on icm's own output."""
+    write(repo, {"pyproject.toml": f"[tool.icm]\n{ADR}"})
+    icm("new-queue", "migrate adrs", "--root", str(repo))
+    assert icm("new-journal", "01", "--date", "2026-11-29", "--root", str(repo)) == (
+        0, "docs/adr/2026-11-29_migrate-adrs.md\nremoved queue/01_migrate-adrs.md\n",
+        "")
+    text = (repo / "docs/adr/2026-11-29_migrate-adrs.md").read_text()
+    assert text.endswith("Done when:\n\n## Context and Problem Statement\n\n"
+                         "## Considered Options\n\n## Decision Outcome\n")
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "docs/adr/2026-11-29_migrate-adrs.md: empty slot 'Context and Problem "
+        "Statement'\n"
+        "docs/adr/2026-11-29_migrate-adrs.md: empty slot 'Considered Options'\n"
+        "docs/adr/2026-11-29_migrate-adrs.md: empty slot 'Decision Outcome'\n"), "")
+    # The default slots still get the template byte for byte.
+    from icm.workflow.files import fill, template
+
+    write(repo, {"pyproject.toml": "[tool.icm]\njournal_dir = 'docs/adr'\n",
+                 "queue/02_b.md": "# B {carried}\n"})
+    icm("new-journal", "02", "--date", "2026-11-29", "--root", str(repo))
+    assert (repo / "docs/adr/2026-11-29_b.md").read_text() == fill(
+        template("journal.md"), {"title": "B {carried}",
+                                 "carried": "Carried over from `queue/02_b.md`.\n"})
+
+
+def test_new_journal_slots_keep_their_hints_and_the_items_own(repo: Path,
+                                                              icm) -> None:
+    """Known slots keep the template's hint, the verify slot takes the Verify
+    command's, in ``slots`` order; a slot the item holds is not added."""
+    write(repo, {"icm.toml": "slots = ['Why', 'Invariant', 'Decision', 'Check']\n"
+                             "verify_slot = 'Check'\n",
+                 "queue/07_a.md": "# A\n\n## Decision\nMade.\n"})
+    icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo))
+    assert (repo / "journal/2026-11-29_a.md").read_text() == (
+        "# A\n\nCarried over from `queue/07_a.md`:\n\n## Decision\nMade.\n\n"
+        "## Why\n\n"
+        "## Invariant\n<!-- The constraint that now binds, in the present tense: "
+        "\"no function in\nsrc/ returns a list of rows\". -->\n\n"
+        "## Check\n<!-- A one-liner that fails when the invariant breaks, e.g.\n"
+        "`pytest -q tests/test_cleaner.py -k streams`. -->\n")
+
+
 # -- init ----------------------------------------------------------------------
 
 def test_init_empty_repository_then_check_passes(repo: Path, icm) -> None:

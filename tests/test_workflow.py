@@ -303,6 +303,45 @@ def test_init_empty_repository_then_check_passes(repo: Path, icm) -> None:
         "left alone pyproject.toml (has [tool.icm])"]
 
 
+def test_init_in_a_subfolder_makes_it_its_own_root(repo: Path, icm,
+                                                 monkeypatch) -> None:
+    """A newcomer's trial: init in services/api wrote no config, so every later
+    run there checked the git top and missed the handbook init had made."""
+    api = repo / "services/api"
+    api.mkdir(parents=True)
+    monkeypatch.chdir(api)
+    top = os.path.realpath(repo)
+    assert icm("init") == (0, (
+        "created AGENTS.md\ncreated journal/.gitkeep\ncreated queue/.gitkeep\n"
+        "created Makefile\n"
+        f"created icm.toml (it makes this folder icm's root; without it icm run "
+        f"here checks {top})\n"), "")
+    assert (api / "icm.toml").read_text().startswith("# icm's settings.")
+    assert icm("check-links") == (0, "links ok\n", "")
+    assert icm("init")[1].splitlines() == [
+        "left alone AGENTS.md (exists)", "left alone journal/.gitkeep (exists)",
+        "left alone queue/.gitkeep (exists)",
+        "left alone Makefile (already includes icm's targets)"]
+    # At the top, or under a config of its own, nothing is added.
+    icm("init", "--root", str(repo))
+    assert not (repo / "icm.toml").exists()
+
+
+def test_init_in_a_subfolder_adds_tool_icm_to_its_pyproject(repo: Path,
+                                                            icm) -> None:
+    api = repo / "services/api"
+    write(api, {"pyproject.toml": "[project]\nname = 'api'\n"})
+    code, out, err = icm("init", "--root", str(api))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == (
+        "added [tool.icm] to pyproject.toml (it makes this folder icm's root; "
+        f"without it icm run here checks {os.path.realpath(repo)})")
+    assert not (api / "icm.toml").exists()
+    from icm.context import find_root
+
+    assert find_root(api / "journal") == api.resolve()
+
+
 def test_init_keeps_existing_files(repo: Path, icm) -> None:
     write(repo, {"AGENTS.md": "mine\n", "Makefile": "all:\n\techo hi\n"})
     out = icm("init", "--root", str(repo))[1].splitlines()

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from icm import paths
 from icm.errors import UsageError
+from icm.escape import inert
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,6 +61,14 @@ class Config:
     positions_file: str = ""  # empty: no positions file is kept
     reinvent_similarity: float = 0.25  # bench/eval_reinvent.py
     source: str = ""  # where it was read from, for messages; not a key
+    given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
+
+    @property
+    def location(self) -> str:
+        """The file (and table) for messages: ``pyproject.toml [tool.icm]``
+        or ``icm.toml``."""
+        pyproject = self.source == "pyproject.toml"
+        return location(self.source, "[tool.icm]" if pyproject else self.source)
 
 
 # key -> (kind, allowed values or None)
@@ -92,7 +102,9 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "reinvent_similarity": ("fraction", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
-assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source"}
+assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}
+# Keys naming a folder icm lists or writes into: a file there is a mistake.
+FOLDER_KEYS = ("journal_dir", "queue_dir", "handoff_dir")
 
 
 def find_config(root: Path) -> Optional[Path]:
@@ -160,9 +172,38 @@ def parse(root: Path, rel: str) -> Dict[str, Any]:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{rel}: invalid TOML: {exc}") from None
+        raise UsageError(toml_error(rel, text, exc)) from None
     except RecursionError:  # arrays or inline tables nested thousands deep
         raise UsageError(f"{rel}: invalid TOML: nested too deeply") from None
+
+
+_AT_LINE = re.compile(r"(.*) \((?:at line ([0-9]+), column [0-9]+|at end of "
+                      r"document)\)", re.DOTALL)
+_SHOWN_KEY = 60  # characters of a key quoted back
+
+
+def toml_error(rel: str, text: str, exc: Exception) -> str:
+    """tomllib's complaint, naming the file; a key set twice (tomllib says
+    only "Cannot overwrite a value") is named from its line, found in one
+    linear pass and escaped, as the line may hold anything."""
+    message = str(exc)
+    m = _AT_LINE.fullmatch(message)
+    if not m or m.group(1) != "Cannot overwrite a value":
+        return f"{rel}: invalid TOML: {message}"
+    number = int(m.group(2)) if m.group(2) else text.count("\n") + 1
+    start = 0
+    for _ in range(number - 1):
+        start = text.find("\n", start) + 1
+        if not start:
+            return f"{rel}: invalid TOML: {message}"
+    end = text.find("\n", start)
+    line = text[start:end if end >= 0 else len(text)]
+    key = line.partition("=")[0].strip() if "=" in line else ""
+    if not key:  # a [table] header over a key already set
+        return f"{rel}: invalid TOML at line {number}: a value is set twice"
+    if len(key) > _SHOWN_KEY:
+        key = key[:_SHOWN_KEY] + "..."
+    return f"{rel}: invalid TOML at line {number}: key '{inert(key)}' given twice"
 
 
 def load(root: Path) -> Config:
@@ -184,7 +225,21 @@ def load(root: Path) -> Config:
                              "level of icm.toml (delete the [tool.icm] line)")
     if not isinstance(table, dict):
         raise UsageError(f"{name}: {where} must be a table")
-    return validate(table, name, where)
+    cfg = validate(table, name, where)
+    for key in FOLDER_KEYS:
+        if key in cfg.given and _is_file(root, getattr(cfg, key)):
+            raise UsageError(f"{cfg.location}: key '{key}' must name a folder, "
+                             f"got '{getattr(cfg, key)}' (a file)")
+    return cfg
+
+
+def _is_file(root: Path, rel: str) -> bool:
+    """Whether ``rel`` (resolved inside the root) is a regular file; a path
+    the writers would refuse is theirs to report."""
+    try:
+        return os.path.isfile(paths.resolve(root, rel))
+    except paths.Refused:
+        return False
 
 
 # tomllib's time grows with the square of a dotted key's length
@@ -207,20 +262,44 @@ def _check_cost(name: str, text: str) -> None:
 def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
     """Turn a parsed table into a Config, or raise UsageError naming the key."""
     values: Dict[str, Any] = {}
-    # "pyproject.toml [tool.icm]: ...", or "icm.toml: ..." (not the name twice)
-    location = name if where == name else f"{name} {where}"
+    at = location(name, where)
     for key, value in table.items():
         if key not in _SCHEMA:
             close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.6)
             hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise UsageError(f"{location}: unknown key '{key}'{hint}")
+            raise UsageError(f"{at}: unknown key '{key}'{hint}")
         kind, allowed = _SCHEMA[key]
         values[key] = _check_value(key, value, kind, allowed, name, where)
-    cfg = Config(source=name, **values)
+    cfg = Config(source=name, given=frozenset(values), **values)
     if cfg.verify_slot and cfg.verify_slot not in cfg.slots:
-        raise UsageError(f"{where}: key 'verify_slot' must name one of the slots, "
-                         f"got '{cfg.verify_slot}'")
+        raise UsageError(f"{at}: key 'verify_slot' must name one of the "
+                         f"slots, got '{cfg.verify_slot}'")
+    if cfg.queue_dir == cfg.journal_dir:
+        # Each folder's files would be read as the other's kind.
+        key, other = (("journal_dir", "queue_dir") if "queue_dir" not in values
+                      else ("queue_dir", "journal_dir"))
+        raise UsageError(f"{at}: key '{key}' must name a folder other than "
+                         f"{other}'s, got '{cfg.queue_dir}'")
     return cfg
+
+
+def location(name: str, where: str) -> str:
+    """"pyproject.toml [tool.icm]", or "icm.toml" (not the name twice)."""
+    return name if where == name else f"{name} {where}"
+
+
+def _check_slots(value: Any, bad: Any, at: str) -> None:
+    """Slots are headings an entry must hold: at least one, each named once
+    (a repeated slot cannot be met: one heading per slot)."""
+    if not value:
+        raise bad("a non-empty list of strings")
+    seen = set()
+    for slot in value:
+        if not slot.strip():
+            raise bad("a list of non-empty slot names", right_type=True)
+        if slot in seen:
+            raise UsageError(f"{at}: key 'slots' names {slot!r} twice")
+        seen.add(slot)
 
 
 def _check_value(
@@ -235,8 +314,8 @@ def _check_value(
         # A value of the wrong type is described ("got a string ('x')"); one
         # of the right type but out of range is shown as it is ("got -5").
         got = repr(value) if right_type else _describe(value)
-        location = name if where == name else f"{name} {where}"
-        return UsageError(f"{location}: key '{key}' must be {expected}, got {got}")
+        return UsageError(f"{location(name, where)}: key '{key}' must be "
+                          f"{expected}, got {got}")
 
     if kind in ("path", "name"):
         if not isinstance(value, str) or not value.strip():
@@ -260,14 +339,17 @@ def _check_value(
     if kind == "list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")
+        if key == "slots":
+            _check_slots(value, bad, location(name, where))
         if key == "boot":
             for glob in value:
                 try:
                     paths.clean(glob)
                 except paths.Refused:
                     raise UsageError(
-                        f"{name}: key '{key}' in {where} must hold paths inside "
-                        f"the repository, outside .git, not {glob!r}") from None
+                        f"{location(name, where)}: key '{key}' must hold paths "
+                        f"inside the repository, outside .git, not {glob!r}"
+                    ) from None
         return tuple(value)
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -113,6 +114,20 @@ class Context:
         real = self.real(rel)
         with _reading(rel):
             return os.stat(real)
+
+    def missing_folder(self, key: str) -> bool:
+        """Whether the folder config key ``key`` was set to a folder that does
+        not exist yet: no file of the set is in it, and the disk has no
+        folder there (git lists no empty one)."""
+        if key not in self.config.given:
+            return False  # a default folder not made yet is no news
+        prefix = getattr(self.config, key).rstrip("/") + "/"
+        if any(f.startswith(prefix) for f in self.file_set):
+            return False
+        try:
+            return not stat.S_ISDIR(self.stat(getattr(self.config, key)).st_mode)
+        except Unreadable:
+            return True
 
     def read_text(self, rel: str) -> str:
         """UTF-8 text with a BOM accepted; raise Unreadable otherwise."""

@@ -118,10 +118,68 @@ def test_unknown_command_is_usage_error(icm) -> None:
      "icm: icm.toml: key 'verify_timeout' must be a positive integer, got 0\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = 1\nhandbook = \n",
      "icm: pyproject.toml: invalid TOML: Invalid value (at line 3, column 12)\n"),
+    # a newcomer's trial: every config error names the file, and these passed
+    ("pyproject.toml", "[tool.icm]\nverify_slot = 'Nope'\n",
+     "icm: pyproject.toml [tool.icm]: key 'verify_slot' must name one of the "
+     "slots, got 'Nope'\n"),
+    ("icm.toml", "slots = []\n",
+     "icm: icm.toml: key 'slots' must be a non-empty list of strings, got an "
+     "empty list\n"),
+    ("pyproject.toml", "[tool.icm]\nslots = ['Decision', 'Decision']\n",
+     "icm: pyproject.toml [tool.icm]: key 'slots' names 'Decision' twice\n"),
+    ("icm.toml", "slots = ['Why', ' ']\n",
+     "icm: icm.toml: key 'slots' must be a list of non-empty slot names, got "
+     "['Why', ' ']\n"),
+    ("icm.toml", "queue_dir = './journal/'\n",
+     "icm: icm.toml: key 'queue_dir' must name a folder other than journal_dir's, "
+     "got 'journal'\n"),
+    ("icm.toml", "journal_dir = 'queue'\n",
+     "icm: icm.toml: key 'journal_dir' must name a folder other than queue_dir's, "
+     "got 'queue'\n"),
+    ("icm.toml", "journal_dir = 'docs/adr'\nqueue_dir = 'docs//adr'\n",
+     "icm: icm.toml: key 'queue_dir' must name a folder other than journal_dir's, "
+     "got 'docs/adr'\n"),
+    ("pyproject.toml", "[project]\nname = 'x'\n\n[tool.icm]\nbudget = 900\n"
+     "exclude = []\n# more\nexclude = ['a']\n",
+     "icm: pyproject.toml: invalid TOML at line 8: key 'exclude' given twice\n"),
+    ("icm.toml", "budget = 9\n  budget=10",
+     "icm: icm.toml: invalid TOML at line 2: key 'budget' given twice\n"),
+    ("icm.toml", "[x]\ny = 1\n[x.y]\n",
+     "icm: icm.toml: invalid TOML at line 3: a value is set twice\n"),
 ])
 def test_config_errors(repo: Path, icm, name: str, text: str, message: str) -> None:
     write(repo, {name: text})
     assert icm("check", "--root", str(repo)) == (2, "", message)
+
+
+def test_a_key_given_twice_is_quoted_capped_and_escaped(repo: Path, icm) -> None:
+    key = '"a\u202eb' + "k" * 10_000 + '"'
+    write(repo, {"icm.toml": f"{key} = 1\n{key} = 2\n"})
+    assert icm("check", "--root", str(repo)) == (
+        2, "", "icm: icm.toml: invalid TOML at line 2: key '\"a\\u202eb"
+        + "k" * 56 + "...' given twice\n")
+
+
+def test_init_names_a_key_given_twice_in_pyproject(repo: Path, icm) -> None:
+    write(repo, {"pyproject.toml": "[project]\nname = 'a'\nname = 'b'\n"})
+    assert icm("init", "--root", str(repo)) == (
+        2, "", "icm: pyproject.toml: invalid TOML at line 3: key 'name' given "
+        "twice; nothing was changed\n")
+    assert sorted(os.listdir(repo)) == [".git", "pyproject.toml"]
+
+
+@pytest.mark.parametrize("key", ["journal_dir", "queue_dir", "handoff_dir"])
+def test_a_folder_key_naming_a_file_is_an_error(repo: Path, icm, key: str) -> None:
+    write(repo, {"icm.toml": f"{key} = 'docs/adr'\n", "docs/adr": "a file\n"})
+    assert icm("check", "--root", str(repo)) == (
+        2, "", f"icm: icm.toml: key '{key}' must name a folder, got 'docs/adr' "
+        "(a file)\n")
+    write(repo, {"pyproject.toml": f"[tool.icm]\n{key} = 'README.md'\n",
+                 "README.md": "# R\n"})
+    (repo / "icm.toml").unlink()
+    assert icm("new-queue", "x", "--root", str(repo)) == (
+        2, "", f"icm: pyproject.toml [tool.icm]: key '{key}' must name a folder, "
+        "got 'README.md' (a file)\n")
 
 
 def test_icm_toml_wins_over_pyproject(repo: Path, icm) -> None:

@@ -141,6 +141,24 @@ def test_empty_repository_says_what_was_not_found(repo: Path, icm) -> None:
         "icm check: all 9 checks passed\n"), "")
 
 
+def test_a_configured_folder_not_made_yet_says_so(repo: Path, icm) -> None:
+    """A fresh project, or a misspelt journal_dir: one info line each, never a
+    failure; a default folder not made yet stays "ok" (above)."""
+    commit(repo, {"icm.toml": "journal_dir = 'docs/adrs'\nqueue_dir = 'todo'\n",
+                  "docs/adr/2026-01-01_a.md": "# A\n"}, D1)
+    assert icm("check-journal", "--root", str(repo)) == (
+        0, "journal: no folder docs/adrs yet (journal_dir)\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue: no folder todo yet (queue_dir)\n", "")
+    code, out, _ = icm("check-journal", "--root", str(repo), "--format", "json")
+    finding = json.loads(out)["checks"][0]["findings"][0]
+    assert (code, finding["code"], finding["severity"]) == (0, "no-folder", "info")
+    (repo / "docs/adrs").mkdir()  # empty: git lists nothing, the disk has it
+    (repo / "todo").mkdir()
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+
+
 def test_no_notes_with_another_note_name(repo: Path, icm) -> None:
     commit(repo, {"icm.toml": 'note_name = "NOTES.md"\n', "src/context.md": "w",
                   "src/x.py": "1"}, D1)

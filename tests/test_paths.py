@@ -241,7 +241,7 @@ def test_boot_globs_never_point_into_git(repo: Path, icm) -> None:
     write(repo, {"icm.toml": "boot = ['AGENTS.md', '.git/config']\n",
                  "AGENTS.md": HB})
     assert icm("bootmap", "--root", str(repo)) == (
-        2, "", "icm: icm.toml: key 'boot' in icm.toml must hold paths inside the "
+        2, "", "icm: icm.toml: key 'boot' must hold paths inside the "
         "repository, outside .git, not '.git/config'\n")
 
 

@@ -235,6 +235,54 @@ def test_new_journal_keeps_an_items_own_slots(repo: Path, icm) -> None:
         "journal/2026-11-29_half.md: empty slot 'Verify command'\n"), "")
 
 
+ADR = ("slots = ['Context and Problem Statement', 'Considered Options', "
+       "'Decision Outcome']\njournal_dir = 'docs/adr'\n")
+
+
+def test_new_journal_writes_the_configured_slots(repo: Path, icm) -> None:
+    """A newcomer's trial: with three ADR slots the entry had the default four,
+    and check-journal failed on icm's own output."""
+    write(repo, {"pyproject.toml": f"[tool.icm]\n{ADR}"})
+    icm("new-queue", "migrate adrs", "--root", str(repo))
+    assert icm("new-journal", "01", "--date", "2026-11-29", "--root", str(repo)) == (
+        0, "docs/adr/2026-11-29_migrate-adrs.md\nremoved queue/01_migrate-adrs.md\n",
+        "")
+    text = (repo / "docs/adr/2026-11-29_migrate-adrs.md").read_text()
+    assert text.endswith("Done when:\n\n## Context and Problem Statement\n\n"
+                         "## Considered Options\n\n## Decision Outcome\n")
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "docs/adr/2026-11-29_migrate-adrs.md: empty slot 'Context and Problem "
+        "Statement'\n"
+        "docs/adr/2026-11-29_migrate-adrs.md: empty slot 'Considered Options'\n"
+        "docs/adr/2026-11-29_migrate-adrs.md: empty slot 'Decision Outcome'\n"), "")
+    # The default slots still get the template byte for byte.
+    from icm.workflow.files import fill, template
+
+    write(repo, {"pyproject.toml": "[tool.icm]\njournal_dir = 'docs/adr'\n",
+                 "queue/02_b.md": "# B {carried}\n"})
+    icm("new-journal", "02", "--date", "2026-11-29", "--root", str(repo))
+    assert (repo / "docs/adr/2026-11-29_b.md").read_text() == fill(
+        template("journal.md"), {"title": "B {carried}",
+                                 "carried": "Carried over from `queue/02_b.md`.\n"})
+
+
+def test_new_journal_slots_keep_their_hints_and_the_items_own(repo: Path,
+                                                              icm) -> None:
+    """Known slots keep the template's hint, the verify slot takes the Verify
+    command's, in ``slots`` order; a slot the item holds is not added."""
+    write(repo, {"icm.toml": "slots = ['Why', 'Invariant', 'Decision', 'Check']\n"
+                             "verify_slot = 'Check'\n",
+                 "queue/07_a.md": "# A\n\n## Decision\nMade.\n"})
+    icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo))
+    assert (repo / "journal/2026-11-29_a.md").read_text() == (
+        "# A\n\nCarried over from `queue/07_a.md`:\n\n## Decision\nMade.\n\n"
+        "## Why\n\n"
+        "## Invariant\n<!-- The constraint that now binds, in the present tense: "
+        "\"no function in\nsrc/ returns a list of rows\". -->\n\n"
+        "## Check\n<!-- A one-liner that fails when the invariant breaks, e.g.\n"
+        "`pytest -q tests/test_cleaner.py -k streams`. -->\n")
+
+
 # -- init ----------------------------------------------------------------------
 
 def test_init_empty_repository_then_check_passes(repo: Path, icm) -> None:
@@ -253,6 +301,45 @@ def test_init_empty_repository_then_check_passes(repo: Path, icm) -> None:
         "left alone queue/.gitkeep (exists)",
         "left alone Makefile (already includes icm's targets)",
         "left alone pyproject.toml (has [tool.icm])"]
+
+
+def test_init_in_a_subfolder_makes_it_its_own_root(repo: Path, icm,
+                                                 monkeypatch) -> None:
+    """A newcomer's trial: init in services/api wrote no config, so every later
+    run there checked the git top and missed the handbook init had made."""
+    api = repo / "services/api"
+    api.mkdir(parents=True)
+    monkeypatch.chdir(api)
+    top = os.path.realpath(repo)
+    assert icm("init") == (0, (
+        "created AGENTS.md\ncreated journal/.gitkeep\ncreated queue/.gitkeep\n"
+        "created Makefile\n"
+        f"created icm.toml (it makes this folder icm's root; without it icm run "
+        f"here checks {top})\n"), "")
+    assert (api / "icm.toml").read_text().startswith("# icm's settings.")
+    assert icm("check-links") == (0, "links ok\n", "")
+    assert icm("init")[1].splitlines() == [
+        "left alone AGENTS.md (exists)", "left alone journal/.gitkeep (exists)",
+        "left alone queue/.gitkeep (exists)",
+        "left alone Makefile (already includes icm's targets)"]
+    # At the top, or under a config of its own, nothing is added.
+    icm("init", "--root", str(repo))
+    assert not (repo / "icm.toml").exists()
+
+
+def test_init_in_a_subfolder_adds_tool_icm_to_its_pyproject(repo: Path,
+                                                            icm) -> None:
+    api = repo / "services/api"
+    write(api, {"pyproject.toml": "[project]\nname = 'api'\n"})
+    code, out, err = icm("init", "--root", str(api))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == (
+        "added [tool.icm] to pyproject.toml (it makes this folder icm's root; "
+        f"without it icm run here checks {os.path.realpath(repo)})")
+    assert not (api / "icm.toml").exists()
+    from icm.context import find_root
+
+    assert find_root(api / "journal") == api.resolve()
 
 
 def test_init_keeps_existing_files(repo: Path, icm) -> None:

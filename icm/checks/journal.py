@@ -410,9 +410,16 @@ def run(ctx: Context) -> Report:
             path, "exempt but missing, remove it from journal_exempt",
             "exempt-missing", fix="delete this path from journal_exempt"))
     found += supersede_findings(links, present, ctx.file_set)
+    # A configured folder that is not there may be a fresh project or a
+    # misspelt name: "journal ok" would hide the second.
+    missing = ctx.missing_folder("journal_dir")
+    if missing:
+        text = f"journal: no folder {cfg.journal_dir} yet (journal_dir)"
+        found.append(Finding(path=".", message=text, check=NAME, code="no-folder",
+                             severity=Severity.INFO, detail=text))
     findings = tuple(sorted(found))
     failed = any(f.severity is Severity.ERROR for f in findings)
-    tail = () if failed else ("journal ok",)
+    tail = () if failed or missing else ("journal ok",)
     return Report(NAME, findings, tail=tail, data={"entries": len(present)})
 
 

@@ -92,9 +92,16 @@ def run(ctx: Context) -> Report:
             detail=f"number {label} is used {times}",
             fix="renumber all but one with 'git mv' to the next free number"))
     findings += _against(ctx, ctx.against(ctx.options.get("against")))
+    missing = ctx.missing_folder("queue_dir")  # as the journal's: a typo shows
+    if missing:
+        text = f"queue: no folder {ctx.config.queue_dir} yet (queue_dir)"
+        findings.append(Finding(path=".", message=text, check=NAME,
+                                code="no-folder", severity=Severity.INFO,
+                                detail=text))
     findings.sort()
     failed = any(f.severity is Severity.ERROR for f in findings)
-    return Report(NAME, tuple(findings), tail=() if failed else ("queue ok",),
+    return Report(NAME, tuple(findings),
+                  tail=() if failed or missing else ("queue ok",),
                   data={"items": sum(len(v) for v in by_number.values())})
 
 

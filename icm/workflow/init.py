@@ -50,6 +50,12 @@ budget = 1600
 exclude = []
 """
 
+# Written where no config would otherwise mark the folder as the root.
+ICM_TOML = """# icm's settings. This file makes this folder icm's root: runs from here
+# check it, not the repository around it. Every key is optional (see icm's
+# README).
+"""
+
 
 _RULE = re.compile(r"([^:=#]*?)::?(?![:=])")
 
@@ -164,9 +170,18 @@ def _makefile(ctx: Context) -> Step:
     return line, extend
 
 
-def _pyproject(ctx: Context, handbook_key: str) -> Optional[Step]:
+def _pyproject(ctx: Context, handbook_key: str, away: Optional[Path]
+               ) -> Optional[Step]:
+    """The config step: ``[tool.icm]`` added to a pyproject.toml, or a new
+    ``icm.toml`` when a handbook must be named or the folder would not be
+    found as the root (``away``: the root found instead)."""
     rel = "pyproject.toml"
+    why = (f" (it makes this folder icm's root; without it icm run here "
+           f"checks {away})") if away is not None else ""
     if _existing(ctx, rel) is None:
+        if away is not None:
+            line, make = _new_file(ctx, "icm.toml", ICM_TOML + handbook_key)
+            return line + why, make
         if handbook_key:
             return _new_file(ctx, "icm.toml", handbook_key)
         return None
@@ -177,7 +192,8 @@ def _pyproject(ctx: Context, handbook_key: str) -> Optional[Step]:
     except UnicodeDecodeError:
         raise UsageError(f"{rel}: not valid UTF-8; nothing was changed") from None
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{rel}: invalid TOML: {exc}; nothing was changed") from None
+        raise UsageError(f"{config_mod.toml_error(rel, text, exc)}; nothing was "
+                         "changed") from None
     if config_mod.tool_icm(doc) is not None:
         return "left alone pyproject.toml (has [tool.icm])", None
     newline = line_ending(text)
@@ -195,7 +211,21 @@ def _pyproject(ctx: Context, handbook_key: str) -> Optional[Step]:
     def extend() -> None:
         replace_atomic(ctx, rel, raw + added)
 
-    return "added [tool.icm] to pyproject.toml", extend
+    return "added [tool.icm] to pyproject.toml" + why, extend
+
+
+def _found_instead(ctx: Context, makes_marker: bool) -> Optional[Path]:
+    """The root that discovery would find from this folder once init has run,
+    when it is not this folder: a subfolder of a git repository without a
+    config of its own is checked from the top."""
+    from icm.context import find_root
+
+    found = find_root(ctx.root)
+    if found == ctx.root:
+        return None
+    if not ctx.in_git and makes_marker and config_mod.find_config(found) is None:
+        return None  # outside git, the AGENTS.md init makes here is found first
+    return found
 
 
 def init(ctx: Context) -> List[str]:
@@ -205,8 +235,10 @@ def init(ctx: Context) -> List[str]:
     steps: List[Step] = []
     handbook_key = ""
     near = near_handbooks(ctx) if _existing(ctx, cfg.handbook) is None else []
+    makes_marker = False
     if not near:
         steps.append(_new_file(ctx, cfg.handbook, template("AGENTS.md")))
+        makes_marker = cfg.handbook == "AGENTS.md"
     elif cfg.source:
         # A config exists and names another handbook: editing it was rejected
         # (it is the user's file); a second handbook would split the method.
@@ -221,7 +253,7 @@ def init(ctx: Context) -> List[str]:
         _new_file(ctx, f"{cfg.queue_dir}/.gitkeep", ""),
         _makefile(ctx),
     ]
-    last = _pyproject(ctx, handbook_key)
+    last = _pyproject(ctx, handbook_key, _found_instead(ctx, makes_marker))
     if last is not None:
         steps.append(last)
     for _line, change in steps:

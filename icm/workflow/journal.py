@@ -12,10 +12,11 @@ import os
 import re
 import unicodedata
 from datetime import date
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from icm.checks.journal import entries, parse_entry, valid_name
+from icm.checks.journal import entries, parse_entry, valid_name, verify_slot
 from icm.checks.queue import items, number
+from icm.config import DEFAULT_SLOTS
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending, to_lf
@@ -92,17 +93,30 @@ def split_title(text: str, fallback: str) -> Tuple[str, str]:
     return fallback, text.strip()
 
 
-def _template_without(text: str, present: Sequence[str]) -> str:
-    """The journal template without the ``## `` sections of ``present`` slots:
-    an item that already holds a slot keeps its own (one heading per slot)."""
-    kept: List[str] = []
-    dropping = False
+def entry_text(text: str, slots: Sequence[str], present: Sequence[str],
+               verify: Optional[str], values: Dict[str, str]) -> str:
+    """The journal template with one ``## `` section per configured slot the
+    item does not already hold (it keeps its own: one heading per slot), in
+    ``slots`` order. A slot the template has keeps its hint; the verify slot
+    takes the Verify command's; any other slot is a bare heading. Only the
+    part above the slots is filled: a slot name is never a placeholder."""
+    head: List[str] = []
+    hints: Dict[str, List[str]] = {}
+    rows = head
     for row in text.split("\n"):
         if row.startswith("## "):
-            dropping = row[3:].strip() in present
-        if not dropping:
-            kept.append(row)
-    return "\n".join(kept)
+            rows = hints.setdefault(row[3:].strip(), [])
+        else:
+            rows.append(row)
+    default = DEFAULT_SLOTS[3]
+    parts = []
+    for slot in slots:
+        if slot in present:
+            continue
+        hint = hints.get(slot, hints.get(default, []) if slot == verify else [])
+        parts.append("\n".join([f"## {slot}", *hint]).rstrip("\n"))
+    top = fill("\n".join(head), values)
+    return f"{top}\n" + "\n\n".join(parts) + "\n" if parts else top
 
 
 def new_entry(ctx: Context, item: str, day: Optional[date] = None,
@@ -149,9 +163,10 @@ def _finish(ctx: Context, source: str, day: Optional[date],
     carried = f"{said}:\n\n{body}\n" if body else f"{said}.\n"
     # Slots the item already holds are its own: the template's empty copies
     # would make each slot twice (and the gate judged only the first).
-    present = list(parse_entry(body, source, ctx.config.slots, None).slots)
-    text = fill(_template_without(template("journal.md"), present),
-                {"title": title, "carried": carried})
+    slots = ctx.config.slots
+    present = list(parse_entry(body, source, slots, None).slots)
+    text = entry_text(template("journal.md"), slots, present,
+                      verify_slot(ctx.config), {"title": title, "carried": carried})
     text = text.replace("\n", newline)
     rel = f"{ctx.config.journal_dir}/{name}"
     # Every path is resolved before anything changes: a journal folder or a

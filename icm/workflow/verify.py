@@ -404,7 +404,10 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     cfg = ctx.config
     slot = journal.verify_slot(cfg)
     if slot is None:
-        raise UsageError("no slot holds the Verify command: set verify_slot")
+        # Only a config can leave no fourth slot: name it and the key.
+        raise UsageError(f"{cfg.location}: no slot holds the Verify command: "
+                         "slots has no fourth and verify_slot is unset; set "
+                         "verify_slot to the slot whose code icm verify runs")
     paths = select(ctx, wanted)
     skip = dict(cfg.verify_skip)
     exempt = set(cfg.journal_exempt)

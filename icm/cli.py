@@ -301,7 +301,7 @@ def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
     def run_body() -> int:
-        from icm.report import text_line
+        from icm.escape import text_line
 
         return _print("".join(text_line(line) + "\n" for line in body()))
 
@@ -453,8 +453,7 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
     def body() -> int:
         import json
 
-        from icm.escape import inert_lines
-        from icm.report import text_line
+        from icm.escape import inert_lines, text_line
         from icm.workflow import handoff as mod
         from icm.workflow.files import create_new
 
@@ -615,8 +614,8 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
         import json
 
         from icm import positions as mod
-        from icm.escape import inert_lines
-        from icm.report import plain, text_line
+        from icm.escape import inert_lines, text_line
+        from icm.report import plain
 
         usage.choice("--format", fmt, ("text", "json"))
         ctx = _context(root, {})

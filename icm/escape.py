@@ -44,7 +44,21 @@ def inert(text: str) -> str:
     return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
 
 
+def text_line(text: str) -> str:
+    """A text-format line: ``inert``, and a leading ``::`` or ``##[`` (after
+    whitespace: GitHub's runner reads a command there) has its first
+    character shown as ``\\xNN``, so even a line that starts with a file
+    name, or an indented line of a script, is never a CI command."""
+    line = inert(text)
+    body = line.lstrip()
+    if body.startswith(("::", "##[")):
+        cut = len(line) - len(body)
+        line = f"{line[:cut]}\\x{ord(body[0]):02x}{body[1:]}"
+    return line
+
+
 def inert_lines(text: str) -> str:
     """A document icm assembled (a positions view, a handoff record): its
-    own line breaks kept, each line ``inert``."""
-    return "\n".join(map(inert, text.split("\n")))
+    own line breaks kept, each line a ``text_line`` (a commit message in a
+    record began ``::error``)."""
+    return "\n".join(map(text_line, text.split("\n")))

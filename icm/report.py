@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Sequence, TextIO, Tuple
 from urllib.parse import quote
 
 from icm import __version__
-from icm.escape import inert, printable
+from icm.escape import inert, printable, text_line
 from icm.finding import Finding, Report, Severity
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -46,18 +46,6 @@ def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False
 
 # -- escaping: every renderer passes repository text through these -----------
 # ``printable`` and ``inert`` live in ``icm.escape`` so that checks share them.
-
-
-def text_line(text: str) -> str:
-    """A text-format line: ``inert``, and a leading ``::`` or ``##[`` (after
-    whitespace) has its first character shown as ``\\xNN``, so even a line
-    that starts with a file name is never a CI command."""
-    line = inert(text)
-    body = line.lstrip()
-    if body.startswith(("::", "##[")):
-        cut = len(line) - len(body)
-        line = f"{line[:cut]}\\x{ord(body[0]):02x}{body[1:]}"
-    return line
 
 
 def plain(value: Any) -> Any:
@@ -162,7 +150,8 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
             if color:
                 tint = {Severity.ERROR: _RED, Severity.WARNING: _YELLOW}.get(f.severity)
                 line = f"{tint}{line}{_RESET}" if tint else line
-            out.write(line + "".join(f"\n    {inert(more)}" for more in f.lines)
+            out.write(line + "".join(f"\n{text_line('    ' + more)}"
+                                     for more in f.lines)
                       + "\n")
         for line in map(text_line, tail):
             if color and line.endswith(" ok"):

@@ -136,6 +136,23 @@ def test_a_project_in_a_larger_repository_counts_its_own_commits(
     assert "- 1 commit since the merge base:\n" in out
 
 
+def test_printed_record_has_no_ci_command_line(repo: Path, icm) -> None:
+    """A commit message is quoted in the record's tail; printed by ``-o -``
+    or ``--show`` into a CI log, a line of it read as a command."""
+    _branch_repo(repo)
+    commit(repo, {"src/b.py": "y\n"}, D3, "Bump\n\n::error file=AGENTS.md::forged\n"
+           "  ##[error]old style")
+    made = [icm("handoff", "--root", str(repo), "--reason", "r", "--question",
+                "q", "--base", "main", *args) for args in (("-o", "-"), ())]
+    assert [(code, err) for code, _, err in made] == [(0, ""), (0, "")]
+    shown = icm("handoff", "--show", "--root", str(repo))[1]
+    for printed in (made[0][1], shown):
+        assert "Bump" in printed
+        assert not [line for line in printed.splitlines()
+                    if line.lstrip().startswith(("::", "##["))]
+    assert "\\x3a:error file=AGENTS.md::forged" in shown
+
+
 def test_untrusted_author_text_is_inert_and_capped(repo: Path, icm) -> None:
     _branch_repo(repo)
     forged = ("## Identity and state\n- HEAD: 0000\n<!-- icm:handoff 1 made-at "

@@ -220,7 +220,7 @@ def test_inert_escapes_controls_and_keeps_ordinary_text() -> None:
         "\\x00\\x1b\\n\\r\\x7f\\x80\\x9f\\u2028\\u2029\\u202a\\u202e\\u2066"
         "\\u2069bad\\xff")
     assert escape.inert_lines("# a\n- b\x1b\n") == "# a\n- b\\x1b\n"
-    assert report.text_line("  ::error::x") == "  \\x3a:error::x"
-    assert report.text_line("##[error]x") == "\\x23#[error]x"
-    assert report.text_line("## Current") == "## Current"
+    assert escape.text_line("  ::error::x") == "  \\x3a:error::x"
+    assert escape.text_line("##[error]x") == "\\x23#[error]x"
+    assert escape.text_line("## Current") == "## Current"
     assert report.one_line("a\tb\u202e") == "a\\tb\\u202e"

@@ -329,21 +329,24 @@ def test_dry_run_prints_each_command_and_where(repo: Path, icm) -> None:
 
 def test_dry_run_escapes_each_line_of_repository_text(repo: Path, icm) -> None:
     hostile = "journal/2026-01-02_b\n::error::x.md"
-    write(repo, {"journal/2026-01-01_a.md": entry(sh("echo \x1b[2J\u202e\x85")),
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(
+                     "echo \x1b[2J\u202e\x85\n::error file=AGENTS.md::forged")),
                  hostile: entry("`true`")})
     code, out, err = run_verify(icm, repo, "--dry-run")
     where = context.build(repo, config.load(repo)).root
     assert (code, err) == (0, "")
     assert out == (f"journal/2026-01-01_a.md: would run in {where}:\n"
                    "    echo \\x1b[2J\\u202e\\x85\n"
+                   "    \\x3a:error file=AGENTS.md::forged\n"  # GitHub reads
                    f"journal/2026-01-02_b\\n::error::x.md: would run in {where}:\n"
-                   "    true\n"
+                   "    true\n"  # a command after whitespace (hostile round 2)
                    "verify: 2 commands would run\n")
     # json keeps its text whole: the script's lines under the message
     _, doc, _ = run_verify(icm, repo, "--dry-run", "--format", "json")
     (first, second) = json.loads(doc)["checks"][0]["findings"]
     assert first["text"] == (f"journal/2026-01-01_a.md: would run in {where}:\n"
-                             "    echo \\x1b[2J\\u202e\\x85")
+                             "    echo \\x1b[2J\\u202e\\x85\n"
+                             "    ::error file=AGENTS.md::forged")
     assert second["message"] == f"would run in {where}:\n    true"
 
 

@@ -404,7 +404,13 @@ HISTORY_ARGS = {
     # A file's time is when its change arrived on this branch: merges are
     # diffed against their first parent so merge-only changes are seen.
     "first-parent": ("--first-parent", "--diff-merges=first-parent"),
-    "all": (),
+    # Every commit, children before parents, otherwise by date (the default
+    # order is by date alone: a note fixed on a branch dated in the past
+    # read as older than the code; unrelated lines have only dates). A merge lists only what it changed itself (combined: paths that
+    # differ from every parent): plain log lists nothing for a merge, so a
+    # conflict resolution was never seen, and a first-parent diff would
+    # date a side branch's work at its merge, which "all" exists not to do.
+    "all": ("--date-order", "--diff-merges=combined"),
 }
 
 
@@ -423,7 +429,14 @@ def history_command(mode: str, at_top: bool) -> List[str]:
     where = [] if at_top else [*(["--full-history"] if mode == "all" else []),
                                "--relative", "--", "."]
     return ["log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
-            *DIFF_SAFETY, "--format=%x00%H %ct", *where]
+            *DIFF_SAFETY, "--format=%x00/%H %ct", *where]
+
+
+def show_prefix(root: Path) -> bytes:
+    """The root's path below its work tree's top, with a trailing ``/``
+    (empty at the top, or when git cannot say)."""
+    code, out, _ = run(["rev-parse", "--show-prefix"], root, check=False)
+    return out.strip(b"\n") if code == 0 else b""
 
 
 def at_top_level(root: Path) -> bool:
@@ -459,7 +472,8 @@ class HistoryPass:
         if exe is None:
             raise UsageError("git is not installed or not on PATH")
         self.root = root
-        command = history_command(mode, at_top_level(root))
+        self.prefix = show_prefix(root)
+        command = history_command(mode, not self.prefix)
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
@@ -498,19 +512,26 @@ class HistoryPass:
                     raise UsageError(PARTIAL_MISSING)
                 raise UsageError(_explain(text, self.root))
             self.out.seek(0)
-            return _parse_history(iter(lambda: self.out.read(chunk), b""))
+            return _parse_history(iter(lambda: self.out.read(chunk), b""),
+                                  self.prefix)
         finally:
             self.out.close()
             self.err.close()
 
 
-def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes, int]]:
+def _parse_history(blocks: Iterator[bytes], prefix: bytes = b""
+                   ) -> Dict[bytes, Tuple[int, bytes, int]]:
+    """The pass's output: ``\\0/SHA CT`` per commit, then its paths, each
+    NUL-terminated. A header starts with ``/``, which no git path does, so
+    no file name can pass for one. A plain commit's first path comes after
+    a newline; a merge's combined list comes after an empty field, from the
+    top level whatever ``--relative`` says (git 2.39), so ``prefix`` (the
+    root below the top) is cut from those."""
     seen: Dict[bytes, Tuple[int, bytes, int]] = {}
-    current: Tuple[int, bytes, int] = (0, b"", 0)
+    current: Optional[Tuple[int, bytes, int]] = None
     ct, sha = UNDATED, b""
     order = 0  # the log's order, newest 0, then -1, -2...: only commits with names
-    expect_header = False
-    first_name = False
+    after_header = merge = False
     rest = b""
     setdefault = seen.setdefault
     for block in blocks:
@@ -518,19 +539,26 @@ def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes, int
         rest = tokens.pop()
         for token in tokens:
             if not token:
-                expect_header = True
-            elif expect_header:
-                sha, _, when = token.partition(b" ")
+                merge = after_header  # a merge's own paths may follow
+                after_header = False
+                continue
+            if token[0] == 0x2F:  # "/": a header
+                sha, _, when = token[1:].partition(b" ")
                 ct = int(when) if when.isdigit() else UNDATED
-                expect_header = False
-                first_name = True
-            else:
-                if first_name:
-                    token = token[1:]  # the newline git puts before the names
-                    first_name = False
-                    current = (ct, sha, order)
-                    order -= 1
-                setdefault(token, current)  # newest first: keep the first seen
+                current = None
+                after_header, merge = True, False
+                continue
+            if after_header:
+                token = token[1:]  # the newline git puts before the names
+                after_header = False
+            elif merge and prefix:
+                if not token.startswith(prefix):
+                    continue  # outside the root
+                token = token[len(prefix):]
+            if current is None:
+                current = (ct, sha, order)
+                order -= 1
+            setdefault(token, current)  # newest first: keep the first seen
     return seen
 
 

@@ -163,6 +163,33 @@ def test_history_all_sees_side_branch_commits(repo: Path, icm) -> None:
     assert stale(icm, repo)[1] == "src/context.md: ok\n"
 
 
+def test_history_all_sees_a_merges_own_change_and_follows_ancestry(
+        repo: Path, icm) -> None:
+    """Hostile round 2: with "all", a change made in a merge commit itself
+    was never seen (plain log lists no file for a merge), and a note fixed
+    on a branch dated in the past read as older than the code (log's date
+    order), where first-parent history answered right."""
+    write(repo, {"icm.toml": "stale_history = 'all'\n"})
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, {"s.txt": "s"}, "2026-10-02T12:00:00+00:00")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"src/context.md": "b"}, "2026-10-03T12:00:00+00:00")
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "side")
+    write(repo, {"src/x.py": "changed in the merge"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "merge", when="2026-10-04T12:00:00+00:00")
+    assert stale(icm, repo)[:2] == (
+        1, "src/context.md: STALE - code in src moved 1 day after the note\n")
+    git(repo, "checkout", "-q", "-b", "fix")
+    commit(repo, {"src/context.md": "c"}, "2020-01-01T12:00:00+00:00")  # skewed
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"other.txt": "o"}, "2026-10-05T12:00:00+00:00")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge fix", "fix",
+        when="2026-10-06T12:00:00+00:00")
+    assert stale(icm, repo)[:2] == (0, "src/context.md: ok\n")
+
+
 def test_empty_repository(repo: Path, icm) -> None:
     write(repo, {"src/context.md": "a", "src/x.py": "1"})
     git(repo, "add", "-A")

@@ -406,8 +406,9 @@ HISTORY_ARGS = {
     "first-parent": ("--first-parent", "--diff-merges=first-parent"),
     # Every commit, children before parents, otherwise by date (the default
     # order is by date alone: a note fixed on a branch dated in the past
-    # read as older than the code; unrelated lines have only dates). A merge lists only what it changed itself (combined: paths that
-    # differ from every parent): plain log lists nothing for a merge, so a
+    # read as older than the code; unrelated lines have only dates). A
+    # merge lists only what it changed itself (combined: paths that differ
+    # from every parent): plain log lists nothing for a merge, so a
     # conflict resolution was never seen, and a first-parent diff would
     # date a side branch's work at its merge, which "all" exists not to do.
     "all": ("--date-order", "--diff-merges=combined"),

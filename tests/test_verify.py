@@ -259,6 +259,57 @@ def test_sigterm_kills_every_group_and_then_icm(repo: Path) -> None:
     assert _signalled_mid_run(repo, signal.SIGTERM) == (-signal.SIGTERM, "", "")
 
 
+def test_sighup_kills_every_group_and_then_icm(repo: Path) -> None:
+    """A closed terminal sends SIGHUP: icm died of it and its commands, each
+    in a session of its own, ran on (hostile round 2)."""
+    assert _signalled_mid_run(repo, signal.SIGHUP) == (-signal.SIGHUP, "", "")
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(),
+                    reason="needs /proc (Linux)")
+def test_a_nested_verifys_commands_die_with_the_outer_run(
+        repo: Path, tmp_path: Path) -> None:
+    """An outer Verify command runs ``icm verify`` on another tree and times
+    out: the outer run kills the inner icm, whose own commands (groups of
+    their own, carrying only the inner token) ran on."""
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    git(inner, "init", "-q")
+    write(inner, {"journal/2026-01-01_a.md": entry(sh(
+        "echo $$ > inner.pid\nexec sleep 300"))})
+    write(repo, {"icm.toml": "verify_timeout = 3\n",
+                 "journal/2026-01-01_a.md": entry(sh(
+                     f"icm verify --root '{inner}'"))})
+    done = subprocess.run([sys.executable, "-m", "icm", "verify", "--root",
+                           str(repo)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.stdout.startswith("journal/2026-01-01_a.md: TIMEOUT")
+    assert gone(int(wait_for(inner / "inner.pid")))
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(),
+                    reason="needs /proc (Linux)")
+def test_a_child_that_forks_on_and_on_is_stopped_then_killed(
+        repo: Path, icm, pinned: None) -> None:
+    """A child that leaves its group and forks a new pid every few
+    milliseconds outran a fixed number of sweeps."""
+    hop = ("import os, time\nos.setsid()\n"
+           "end = time.time() + 30\n"
+           "while time.time() < end:\n"
+           "    if os.fork():\n        os._exit(0)\n"
+           "    open('hop.tmp', 'w').write(str(os.getpid()))\n"
+           "    os.replace('hop.tmp', 'hop.pid')\n"
+           "    time.sleep(0.002)\n")
+    write(repo, {"hop.py": hop, "icm.toml": "verify_timeout = 30\n",
+                 "journal/2026-01-01_a.md": entry(sh(
+                     f"'{sys.executable}' hop.py >/dev/null 2>&1 &\n"
+                     "while [ ! -s hop.pid ]; do sleep 0.05; done\nsleep 0.3"))})
+    assert run_verify(icm, repo)[0] == 0
+    last = (repo / "hop.pid").read_text()
+    time.sleep(0.5)  # a live hopper writes a new pid every few ms
+    assert (repo / "hop.pid").read_text() == last and gone(int(last))
+
+
 # -- what runs ---------------------------------------------------------------------
 
 def test_exempt_superseded_no_command_and_skip(repo: Path, icm, pinned: None) -> None:

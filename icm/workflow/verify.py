@@ -135,40 +135,60 @@ def _kill(group: int) -> None:
 TOKEN_VAR = "ICM_VERIFY_RUN"
 
 
-def _strays(token: bytes) -> List[int]:
-    """Processes that carry one command's token in their environment: what
-    left its process group (``setsid``, a daemon) and outlived it. Linux
-    only (``/proc``); elsewhere, and for a process that cleared its
-    environment, the group is the reach."""
+def _holds(pid: int, token: bytes) -> bool:
+    """Whether a process carries one command's token in its environment. The
+    variable is a chain (``outer:inner``), so a nested ``icm verify`` killed
+    by its outer run still leaves its commands findable."""
     try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    needle = b"\0" + TOKEN_VAR.encode() + b"=" + token + b"\0"
-    found = []
-    for name in names:
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as fh:
-                env = fh.read(1 << 20)
-        except OSError:  # gone, or not ours to read
-            continue
-        if needle in b"\0" + env + b"\0":
-            found.append(int(name))
-    return found
+        with open(f"/proc/{pid}/environ", "rb") as fh:
+            env = b"\0" + fh.read(1 << 20)
+    except OSError:  # gone, or not ours to read
+        return False
+    key = b"\0" + TOKEN_VAR.encode() + b"="
+    at = env.find(key)
+    if at < 0:
+        return False
+    end = env.find(b"\0", at + 1)
+    return token in env[at + len(key):end if end >= 0 else None].split(b":")
 
 
 def _kill_strays(token: bytes) -> None:
-    for _ in range(3):  # one could fork while the first sweep ran
-        pids = _strays(token)
-        if not pids:
+    """Kill every process still carrying a command's token: what left its
+    process group (``setsid``, a daemon) and outlived it. Linux only
+    (``/proc``); elsewhere, and for a process that cleared its environment,
+    the group is the reach.
+
+    Each holder is stopped and killed with its whole process group the
+    moment it is found (the kernel restarts a fork that a group signal
+    lands in), newest pids first, and later sweeps read only pids not yet
+    seen: a child forking a new pid every few milliseconds had moved on
+    before a whole-``/proc`` sweep reached it."""
+    me, mine = os.getpid(), os.getpgrp()
+    seen: Set[int] = set()
+    for _ in range(100):
+        try:
+            names = os.listdir("/proc")
+        except OSError:
             return
-        for pid in pids:
+        fresh = sorted((int(n) for n in names if n.isdigit()), reverse=True)
+        found = False
+        for pid in fresh:
+            if pid in seen or pid == me:
+                continue
+            seen.add(pid)
+            if not _holds(pid, token):
+                continue
+            found = True
             try:
+                os.kill(pid, signal.SIGSTOP)
+                group = os.getpgid(pid)
+                if group != mine:
+                    os.killpg(group, signal.SIGKILL)
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
+            except OSError:  # gone meanwhile
                 pass
+        if not found:
+            return
 
 
 class Runner:
@@ -198,7 +218,8 @@ class Runner:
         start, begun = self.clock(), time.monotonic()
         token = secrets.token_hex(8)
         env = command_env()
-        env[TOKEN_VAR] = token
+        outer = env.get(TOKEN_VAR, "")  # a Verify command running icm verify
+        env[TOKEN_VAR] = f"{outer[-400:]}:{token}" if outer else token
         try:
             proc = subprocess.Popen(
                 ["sh", "-c", script], cwd=str(self.root), stdin=subprocess.DEVNULL,
@@ -505,36 +526,46 @@ def _longest_first(plans: Sequence[_Plan], times: "cache_mod.Cache") -> List[_Pl
 
 
 class _Terminated(BaseException):
-    """SIGTERM arrived (``timeout``, a CI runner cancelling, ``kill``)."""
+    """SIGTERM (``timeout``, a CI runner cancelling, ``kill``) or SIGHUP (the
+    terminal closed) arrived."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise _Terminated
+def _on_ending(signum: int, frame: object) -> None:
+    raise _Terminated(signum)
+
+
+# Signals whose default action ends icm and would leave its commands running.
+ENDING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+               if hasattr(signal, name))
 
 
 def _execute(root: Path, plans: Sequence[_Plan], timeout: float, jobs: int,
              clock: Callable[[], float]) -> Dict[str, Outcome]:
     """Run every plan, ``jobs`` at a time; on Ctrl-C kill every group, wait
-    for the workers, and let KeyboardInterrupt go on (exit 130). SIGTERM
-    kills every group the same way, then icm dies of SIGTERM itself: the
+    for the workers, and let KeyboardInterrupt go on (exit 130). SIGTERM and
+    SIGHUP kill every group the same way, then icm dies of that signal: the
     default action alone left the commands running after icm was gone."""
     runner = Runner(root, timeout, clock)
     outcomes: Dict[str, Outcome] = {}
     if not plans:
         return outcomes
-    previous = None
+    previous = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        previous = {sig: signal.signal(sig, _on_ending) for sig in ENDING}
     try:
         return _run_all(runner, plans, jobs, outcomes)
-    except _Terminated:
+    except _Terminated as ended:
         runner.stop()  # again: the signal may have cut a cleanup short
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        signal.signal(ended.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), ended.signum)
         raise  # pragma: no cover - the signal ends the process first
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _run_all(runner: "Runner", plans: Sequence[_Plan], jobs: int,

@@ -407,11 +407,10 @@ HISTORY_ARGS = {
     # Every commit, children before parents, otherwise by date (the default
     # order is by date alone: a note fixed on a branch dated in the past
     # read as older than the code; unrelated lines have only dates). A
-    # merge lists only what it changed itself (combined: paths that differ
-    # from every parent): plain log lists nothing for a merge, so a
-    # conflict resolution was never seen, and a first-parent diff would
-    # date a side branch's work at its merge, which "all" exists not to do.
-    "all": ("--date-order", "--diff-merges=combined"),
+    # merge lists nothing here: its combined diff (what it changed itself)
+    # cost 60% of the pass on git/git, and a first-parent diff would date
+    # a side branch's work at its merge, which "all" exists not to do.
+    "all": ("--date-order",),
 }
 
 
@@ -431,13 +430,6 @@ def history_command(mode: str, at_top: bool) -> List[str]:
                                "--relative", "--", "."]
     return ["log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
             *DIFF_SAFETY, "--format=%x00/%H %ct", *where]
-
-
-def show_prefix(root: Path) -> bytes:
-    """The root's path below its work tree's top, with a trailing ``/``
-    (empty at the top, or when git cannot say)."""
-    code, out, _ = run(["rev-parse", "--show-prefix"], root, check=False)
-    return out.strip(b"\n") if code == 0 else b""
 
 
 def at_top_level(root: Path) -> bool:
@@ -473,8 +465,7 @@ class HistoryPass:
         if exe is None:
             raise UsageError("git is not installed or not on PATH")
         self.root = root
-        self.prefix = show_prefix(root)
-        command = history_command(mode, not self.prefix)
+        command = history_command(mode, at_top_level(root))
         self.out = tempfile.TemporaryFile()
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
@@ -513,26 +504,21 @@ class HistoryPass:
                     raise UsageError(PARTIAL_MISSING)
                 raise UsageError(_explain(text, self.root))
             self.out.seek(0)
-            return _parse_history(iter(lambda: self.out.read(chunk), b""),
-                                  self.prefix)
+            return _parse_history(iter(lambda: self.out.read(chunk), b""))
         finally:
             self.out.close()
             self.err.close()
 
 
-def _parse_history(blocks: Iterator[bytes], prefix: bytes = b""
-                   ) -> Dict[bytes, Tuple[int, bytes, int]]:
-    """The pass's output: ``\\0/SHA CT`` per commit, then its paths, each
-    NUL-terminated. A header starts with ``/``, which no git path does, so
-    no file name can pass for one. A plain commit's first path comes after
-    a newline; a merge's combined list comes after an empty field, from the
-    top level whatever ``--relative`` says (git 2.39), so ``prefix`` (the
-    root below the top) is cut from those."""
+def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes, int]]:
+    """The pass's output: ``\\0/SHA CT`` per commit, then a newline and its
+    paths, each NUL-terminated. A header starts with ``/``, which no git
+    path does, so no file name can pass for one."""
     seen: Dict[bytes, Tuple[int, bytes, int]] = {}
     current: Optional[Tuple[int, bytes, int]] = None
     ct, sha = UNDATED, b""
     order = 0  # the log's order, newest 0, then -1, -2...: only commits with names
-    after_header = merge = False
+    first_name = False
     rest = b""
     setdefault = seen.setdefault
     for block in blocks:
@@ -540,22 +526,16 @@ def _parse_history(blocks: Iterator[bytes], prefix: bytes = b""
         rest = tokens.pop()
         for token in tokens:
             if not token:
-                merge = after_header  # a merge's own paths may follow
-                after_header = False
                 continue
             if token[0] == 0x2F:  # "/": a header
                 sha, _, when = token[1:].partition(b" ")
                 ct = int(when) if when.isdigit() else UNDATED
                 current = None
-                after_header, merge = True, False
+                first_name = True
                 continue
-            if after_header:
+            if first_name:
                 token = token[1:]  # the newline git puts before the names
-                after_header = False
-            elif merge and prefix:
-                if not token.startswith(prefix):
-                    continue  # outside the root
-                token = token[len(prefix):]
+                first_name = False
             if current is None:
                 current = (ct, sha, order)
                 order -= 1

@@ -18,7 +18,7 @@ def history(root: Path, mode: str,
             at_top: bool) -> Dict[bytes, Tuple[int, bytes, int]]:
     """The pass in the given form, parsed as icm parses it."""
     _, out, _ = icm_git.run(icm_git.history_command(mode, at_top), root)
-    return icm_git._parse_history(iter([out]), icm_git.show_prefix(root))
+    return icm_git._parse_history(iter([out]))
 
 
 def busy_history(repo: Path) -> None:

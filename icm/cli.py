@@ -454,6 +454,7 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
         import json
 
         from icm.escape import inert_lines, text_line
+        from icm.report import plain
         from icm.workflow import handoff as mod
         from icm.workflow.files import create_new
 
@@ -471,7 +472,7 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
         state = mod.gather(ctx, reason, question, base, lines)
         budget = ctx.config.handoff_budget
         if fmt == "json":
-            text = json.dumps(mod.as_json(state, budget), indent=2,
+            text = json.dumps(plain(mod.as_json(state, budget)), indent=2,
                               ensure_ascii=False) + "\n"
         else:
             text = mod.render(state, budget)[0]

@@ -270,6 +270,10 @@ def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
             raise UsageError(f"{at}: unknown key '{key}'{hint}")
         kind, allowed = _SCHEMA[key]
         values[key] = _check_value(key, value, kind, allowed, name, where)
+        for text in _names(key, values[key]):
+            if _CONTROL.search(text):
+                raise UsageError(f"{at}: key '{key}' must hold no control "
+                                 f"character, got {text!r}")
     cfg = Config(source=name, given=frozenset(values), **values)
     if cfg.verify_slot and cfg.verify_slot not in cfg.slots:
         raise UsageError(f"{at}: key 'verify_slot' must name one of the "
@@ -281,6 +285,25 @@ def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
         raise UsageError(f"{at}: key '{key}' must name a folder other than "
                          f"{other}'s, got '{cfg.queue_dir}'")
     return cfg
+
+
+# What no path, glob, ref or heading holds: the OS refuses a NUL in a path
+# with an exception (a crash), git a control character in a ref, and a slot
+# is a one-line heading, so each is a mistake in the config.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_FREE_TEXT = ("placeholders",)  # compared with prose: any text may be meant
+
+
+def _names(key: str, value: Any) -> Tuple[str, ...]:
+    """The paths, globs, refs or headings a checked value holds (a skip's
+    paths, not its reasons)."""
+    if key in _FREE_TEXT:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if key == "verify_skip":
+        return tuple(path for path, _reason in value)
+    return value if isinstance(value, tuple) else ()
 
 
 def location(name: str, where: str) -> str:

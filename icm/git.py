@@ -669,11 +669,11 @@ def signature_state(root: Path, commit: str) -> str:
 
 def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]]:
     """(hash, subject) of the newest ``limit`` commits of ``rev_range`` that
-    touch ``root``."""
+    touch ``root``; bytes that are not UTF-8 kept (surrogateescape)."""
     _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%s%x1e", rev_range,
                      "--", "."], root)
     rows = []
-    for rec in out.decode("utf-8", "replace").split("\x1e"):
+    for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
         rec = rec.strip("\n")
         if rec:
             sha, _, subject = rec.partition("\x1f")
@@ -683,13 +683,13 @@ def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]
 
 def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
     """(hash, full message) of the newest ``limit`` commits reachable from
-    ``rev`` that touch ``root``."""
+    ``rev`` that touch ``root``; bytes that are not UTF-8 kept."""
     if limit <= 0:
         return []
     _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%B%x1e", rev, "--", "."],
                     root)
     rows = []
-    for rec in out.decode("utf-8", "replace").split("\x1e"):
+    for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
         rec = rec.lstrip("\n")
         if rec:
             sha, _, body = rec.partition("\x1f")

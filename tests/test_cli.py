@@ -152,6 +152,34 @@ def test_config_errors(repo: Path, icm, name: str, text: str, message: str) -> N
     assert icm("check", "--root", str(repo)) == (2, "", message)
 
 
+@pytest.mark.parametrize("text,key,shown", [
+    ('handbook = "\\u0000"', "handbook", "'\\x00'"),
+    ('journal_dir = "./j\\u0000/"', "journal_dir", "'j\\x00'"),
+    ('handoff_dir = "h\\n"', "handoff_dir", "'h\\n'"),
+    ('positions_file = "p\\u001b.md"', "positions_file", "'p\\x1b.md'"),
+    ('note_name = "c\\u0000.md"', "note_name", "'c\\x00.md'"),
+    ('boot = ["a\\tb"]', "boot", "'a\\tb'"),
+    ('exclude = ["x", "y\\u0085"]', "exclude", "'y\\x85'"),
+    ('queue_refs = ["origin/\\u0000"]', "queue_refs", "'origin/\\x00'"),
+    ('verify_skip = {"a\\u0000" = "r"}', "verify_skip", "'a\\x00'"),
+    ('slots = ["Why\\u007f"]', "slots", "'Why\\x7f'"),
+])
+def test_a_control_character_in_a_path_is_a_config_error(
+        repo: Path, icm, text: str, key: str, shown: str) -> None:
+    """A NUL in a path-valued key was ``internal error: ValueError: embedded
+    null byte`` (``check-links --fix`` on the handbook, every command on a
+    folder key, ``new-queue`` on a ref) while ``check`` took some of them;
+    no path, glob, ref or slot holds a control character, so each is one
+    line naming the file and the key, for every command."""
+    write(repo, {"pyproject.toml": f"[tool.icm]\n{text}\n", "AGENTS.md": "# H\n",
+                 "a/context.md": "x\n"})
+    message = (f"icm: pyproject.toml [tool.icm]: key '{key}' must hold no "
+               f"control character, got {shown}\n")
+    for command in (("check",), ("check-links", "--fix"), ("new-queue", "T")):
+        assert icm(*command, "--root", str(repo)) == (2, "", message)
+    assert (repo / "AGENTS.md").read_text() == "# H\n"
+
+
 def test_a_key_given_twice_is_quoted_capped_and_escaped(repo: Path, icm) -> None:
     key = '"a\u202eb' + "k" * 10_000 + '"'
     write(repo, {"icm.toml": f"{key} = 1\n{key} = 2\n"})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from icm.workflow.handoff import FIELDS
-from tests.conftest import SLOTS_OK, commit, git, write
+from tests.conftest import SLOTS_OK, commit, git, git_env, write
 
 D1 = "2026-11-01T12:00:00+00:00"
 D2 = "2026-11-02T12:00:00+00:00"
@@ -377,3 +377,66 @@ def test_check_handoff_refuses_a_duplicated_field(repo: Path, icm) -> None:
     _, doc, _ = icm("check-handoff", "--root", str(repo), "--format", "json")
     (finding,) = json.loads(doc)["checks"][0]["findings"]
     assert (finding["code"], finding["line"]) == ("duplicate-field", line)
+
+
+def _raw_commit(repo: Path, message: bytes) -> None:
+    """A commit whose message holds bytes that are not UTF-8, as an old
+    import leaves them (``git commit`` itself re-encodes them as Latin-1)."""
+    write(repo, {"src/c.py": "z\n"})
+    git(repo, "add", "-A")
+    tree, head = git(repo, "write-tree").strip(), git(repo, "rev-parse",
+                                                     "HEAD").strip()
+    who = b"t <t@example.com> 1794139200 +0000"
+    raw = (b"tree %s\nparent %s\nauthor %s\ncommitter %s\n\n" % (
+        tree.encode(), head.encode(), who, who)) + message
+    made = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"],
+                          cwd=repo, input=raw, env=git_env(), check=True,
+                          stdout=subprocess.PIPE).stdout.decode().strip()
+    git(repo, "reset", "-q", made)
+
+
+def test_bytes_that_are_not_utf8_are_shown_escaped(repo: Path, icm,
+                                                   monkeypatch) -> None:
+    """user.name, a branch, a file name, a commit message and author text
+    holding a byte that is not UTF-8 (held as a lone surrogate) are shown as
+    ``\\xNN`` in every form of the record, which is valid UTF-8: the json on
+    stdout held the raw byte, and a file or author text was an internal
+    error."""
+    _branch_repo(repo)
+    _raw_commit(repo, b"Bump \xfd\n\nbody \xfe\n")
+    git(repo, "config", "user.name", "Ada \udcff")
+    git(repo, "checkout", "-q", "-b", "feat\udcfc")
+    write(repo, {"new\udcfa.txt": "", ".git/info/exclude": "rec.*\n"})
+    monkeypatch.chdir(repo)
+    args = ("handoff", "--root", str(repo), "--reason", "r\udcff",
+            "--question", "q", "--base", "main")
+    code, out, err = icm(*args, "-o", "-", "--format", "json")
+    assert (code, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["reason"]["text"] == "r\\xff"
+    assert doc["state"]["who"] == "Ada \\xff <ada@example.com>"
+    assert doc["state"]["branch"] == "feat\\xfc"
+    assert doc["state"]["uncommitted"] == [{"status": "??",
+                                            "path": "new\\xfa.txt"}]
+    assert doc["actions"]["commits"][0]["subject"] == "Bump \\xfd"
+    assert doc["tail"][0]["message"] == "Bump \\xfd\n\nbody \\xfe"
+    assert icm(*args, "-o", "rec.json", "--format", "json") == (
+        0, "rec.json\n", "")
+    assert json.loads((repo / "rec.json").read_bytes().decode()) == doc
+    code, out, err = icm(*args, "-o", "-")
+    assert (code, err) == (0, "")
+    assert icm(*args, "-o", "rec.md") == (0, "rec.md\n", "")
+    assert (repo / "rec.md").read_bytes().decode() == out
+    code, name, err = icm(*args)
+    assert (code, err) == (0, "")
+    assert (repo / name.strip()).read_bytes().decode() == out
+    assert icm("handoff", "--show", "--root", str(repo)) == (0, out, "")
+    assert out.startswith("# Handoff: feat\\xfc at ")
+    assert "```text\nr\\xff\n```" in out
+    assert "- handed over by: Ada \\xff <ada@example.com>" in out
+    assert "- branch: feat\\xfc\n" in out
+    assert "  - `??` `new\\xfa.txt`\n" in out
+    assert re.search(r"  - [0-9a-f]{12} Bump \\\\xfd\n", out)
+    assert "```text\nBump \\xfd\n\nbody \\xfe\n```" in out
+    size = int(re.search(r"this file\. (\d+) bytes", out).group(1))  # type: ignore
+    assert size == len(out.encode("utf-8"))

@@ -105,4 +105,39 @@ _names = st.text(st.characters(exclude_characters="/\0", exclude_categories=("Cs
        st.sampled_from(["AGENTS.md", "docs/HANDBOOK.md", "a/b/H.md"]))
 def test_written_link_reads_back_as_the_same_path(folders, handbook: str) -> None:
     note = "/".join(folders) + "/context.md"
-    assert index._first_target(handbook, index.entry_line(handbook, note)) == note
+    line = index.entry_line(handbook, note)
+    assert index.entries(handbook, [line], 1) == [([line], [note])]
+
+
+def test_a_label_wrapped_onto_two_lines_is_one_entry(repo: Path, icm) -> None:
+    """An index line whose label wraps was read line by line: its note
+    looked unlisted and was added a second time, and a gone note's wrapped
+    entry was never removed. Entries are read as the link parser reads
+    them; their lines are kept as written."""
+    text = (f"# H\n\n## Index of notes\n\n{OPEN}\n"
+            "- [the source folder, described at some\n  length](src/context.md)\n"
+            "  and a description line after it\n"
+            "- [a folder since removed,\n  described](gone/context.md)\n"
+            f"{CLOSE}\n")
+    write(repo, {"AGENTS.md": text, "src/context.md": "x", "lib/context.md": "x"})
+    assert fix(icm, repo) == (0, "removed from AGENTS.md index: gone/context.md\n"
+                              "added to AGENTS.md index: lib/context.md\n"
+                              "links ok\n", "")
+    assert (repo / "AGENTS.md").read_text() == (
+        f"# H\n\n## Index of notes\n\n{OPEN}\n- [lib](lib/context.md)\n"
+        "- [the source folder, described at some\n  length](src/context.md)\n"
+        f"  and a description line after it\n{CLOSE}\n")
+    assert fix(icm, repo) == (0, "links ok\n", "")
+
+
+def test_a_link_wrapped_outside_a_list_is_refused(repo: Path, icm) -> None:
+    """Outside a list item the lines of a wrapped link cannot be moved as
+    one entry: one line, the handbook unchanged."""
+    text = (f"# H\n\n{OPEN}\n- [lib](lib/context.md)\n\nSee [the source\n"
+            f"folder](src/context.md).\n{CLOSE}\n")
+    write(repo, {"AGENTS.md": text, "src/context.md": "x", "lib/context.md": "x",
+                 "new/context.md": "x"})
+    assert fix(icm, repo) == (2, "", "icm: AGENTS.md:6: a link in the index "
+                              "block spans lines outside a list item; put it on "
+                              "one line or in a list item (nothing changed)\n")
+    assert (repo / "AGENTS.md").read_text() == text

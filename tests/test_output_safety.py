@@ -86,8 +86,8 @@ def test_fix_lines_and_errors_are_escaped_for_github(repo: Path, icm) -> None:
     write(repo, {"icm.toml": 'handbook = "no\\n::error::x.md"\n'})
     code, _, err = icm("check-links", "--fix", "--root", str(repo), "--format",
                        "github")
-    assert (code, err) == (2, "icm: handbook no\\n::error::x.md does not exist "
-                              "(create it, or run 'icm init')\n")
+    assert (code, err) == (2, "icm: icm.toml: key 'handbook' must hold no "
+                              "control character, got 'no\\n::error::x.md'\n")
 
 
 def test_github_line_and_data_escaping() -> None:

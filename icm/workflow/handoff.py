@@ -25,7 +25,7 @@ from icm.checks import queue as queue_check
 from icm.checks import stale as stale_check
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.escape import inert
+from icm.escape import inert, printable
 from icm.finding import Severity
 from icm.workflow.files import create_new, ensure_folder, template
 
@@ -62,8 +62,9 @@ def author_text(text: str) -> Tuple[str, int]:
 
 def quotable(text: str) -> str:
     """Text for a fence (author text, commit messages): every line break
-    as ``\\n`` (CR and U+2028 too), control and bidi characters dropped."""
-    return _CONTROL.sub("", _BREAK.sub("\n", text))
+    as ``\\n`` (CR and U+2028 too), control and bidi characters dropped,
+    a byte that was not UTF-8 shown as ``\\xNN`` (as in file names)."""
+    return _CONTROL.sub("", _BREAK.sub("\n", printable(text)))
 
 
 def fenced(text: str, info: str = "text") -> str:
@@ -394,7 +395,7 @@ def _code(text: str) -> str:
 
 def _line(text: str) -> str:
     """Repository text (subjects, titles, sentences) on one inert line."""
-    text = " ".join(_CONTROL.sub(" ", text).split())
+    text = " ".join(_CONTROL.sub(" ", printable(text)).split())
     return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
 
 

@@ -5,7 +5,8 @@ Only the lines from ``<!-- icm:index -->`` to ``<!-- /icm:index -->`` are
 ever changed. The markers count only as HTML-comment blocks of their own,
 found by the markdown parser: a sentence or a code example that quotes them
 is prose. Two blocks, or a marker without its partner, is refused with one
-line rather than guessed at. Without a block, one is added under an
+line rather than guessed at; so is a link wrapped outside a list item, as
+entries are moved whole (``entries``). Without a block, one is added under an
 ``## Index of notes`` heading (the existing one, or a new one at the end).
 The handbook is rewritten atomically (temporary file, then rename).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
 from icm import markdown
@@ -39,13 +40,40 @@ def _target(handbook: str, href: str) -> Optional[str]:
     return target.path if target is not None and not target.problem else None
 
 
-def _first_target(handbook: str, line: str) -> Optional[str]:
-    """The root-relative path the first link on ``line`` points to."""
-    for lk in markdown.extract(line).links:
-        found = _target(handbook, lk.href)
-        if found is not None:
-            return found
-    return None
+def entries(handbook: str, body: Sequence[str], at: int
+            ) -> List[Tuple[List[str], List[str]]]:
+    """The block's entries as the link parser reads them, each with the
+    paths it links to: the own lines of a list item (a label wrapped onto
+    the next line too) are one entry, a nested item one of its own, any
+    other line one each. ``at`` is the 1-based line of ``body[0]``, for
+    the refusal: an entry whose links read differently on their own than in
+    the block (a link wrapped outside a list) cannot be moved safely."""
+    text = "\n".join(body)
+    owner = list(range(len(body)))
+    for tok in markdown.parse(text, inline=lambda _c: False):
+        if tok.type == "list_item_open" and tok.map:  # outer items first
+            for n in range(tok.map[0], min(tok.map[1], len(body))):
+                owner[n] = tok.map[0]
+    runs: List[int] = []  # the entry each line belongs to
+    for n in range(len(body)):
+        runs.append(runs[-1] if n and owner[n] == owner[n - 1] else n)
+    whole: Dict[int, List[str]] = {}
+    for lk in markdown.extract(text).links:
+        whole.setdefault(runs[lk.line - 1], []).append(lk.href)
+    found = []
+    for start in sorted(set(runs)):
+        lines = [body[n] for n in range(start, len(body)) if runs[n] == start]
+        while lines and not lines[-1].strip():
+            lines.pop()
+        hrefs = [lk.href for lk in markdown.extract("\n".join(lines)).links]
+        if hrefs != whole.get(start, []):
+            raise UsageError(f"{handbook}:{at + start}: a link in the index block "
+                             "spans lines outside a list item; put it on one "
+                             "line or in a list item (nothing changed)")
+        if lines:
+            found.append((lines, [t for t in (_target(handbook, h) for h in hrefs)
+                                  if t]))
+    return found
 
 
 def _exists(ctx: Context, rel: str) -> bool:
@@ -123,18 +151,15 @@ def fix(ctx: Context) -> List[str]:
     kept: List[Tuple[str, str]] = []
     changes: List[str] = []
     present = set()
-    for line in body:
-        if not line.strip():
-            continue
-        target = _first_target(handbook, line)
+    for lines, targets in entries(handbook, body, first + 2 if found else 0):
+        target = targets[0] if targets else None
         if target is not None and target.endswith("/" + ctx.config.note_name) \
                 and target not in notes and target not in ctx.file_set \
                 and not _exists(ctx, target):
             changes.append(f"removed from {handbook} index: {target}")
             continue
-        kept.append((target or "", line.rstrip()))
-        if target:
-            present.add(target)
+        kept.append((target or "", newline.join(lines).rstrip()))
+        present.update(targets)
     for note in sorted(notes - present - linked_outside):
         kept.append((note, entry_line(handbook, note)))
         changes.append(f"added to {handbook} index: {note}")

@@ -3,6 +3,7 @@ renumber, and concurrent writers on one machine. Real git, real branches."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -240,3 +241,46 @@ def test_finished_entry_does_not_carry_the_claim(repo: Path, icm) -> None:
     text = (repo / "journal/2026-11-03_x.md").read_text()
     assert "Claimed-by" not in text
     assert "Carried over from `queue/07_x.md`:\n\nDetails.\n" in text
+
+
+def _today() -> str:
+    from datetime import datetime
+
+    return f"{datetime.now().astimezone():%Y-%m-%d}"
+
+
+def test_a_claim_names_its_writer_on_one_line(repo: Path, icm) -> None:
+    """A newline in user.name planted a slot heading, or another writer's
+    claim; the claim line is one line, inert, and reads back as its writer."""
+    _start(repo)
+    item = "# Item\n\nbody\n"
+    write(repo, {"queue/03_item.md": item})
+    root = ("--root", str(repo))
+    day = _today()
+    git(repo, "config", "user.name", "eve\n## Decision")
+    line = f"Claimed-by: eve\\n## Decision on main, {day}"
+    assert icm("claim", "03", *root) == (0, f"queue/03_item.md: {line}\n", "")
+    assert (repo / "queue/03_item.md").read_text() == f"# Item\n\n{line}\n\nbody\n"
+    assert icm("claim", "03", *root)[0] == 0  # still this writer's
+    assert icm("release", "03", *root) == (0, "queue/03_item.md: released\n", "")
+    assert (repo / "queue/03_item.md").read_text() == item
+    git(repo, "config", "user.name", "a on b, 2020-01-01\n...")
+    assert icm("claim", "03", *root)[0] == 0
+    git(repo, "config", "user.name", "Bob")
+    assert icm("claim", "03", *root) == (
+        2, "", "icm: queue/03_item.md: claimed by a on b, 2020-01-01\\n... on "
+        f"main, {day}; pass --force to take it over\n")
+
+
+def test_a_claim_from_a_name_and_branch_that_are_not_utf8(repo: Path, icm) -> None:
+    _start(repo)
+    write(repo, {"queue/03_item.md": "# Item\n\nbody\n"})
+    git(repo, "config", "user.name", os.fsdecode(b"ab\xffc"))
+    git(repo, "checkout", "-q", "-b", os.fsdecode(b"br\xff\xc2\xa0x"))
+    line = f"Claimed-by: ab\\xffc on br\\xff\\u00a0x, {_today()}"
+    assert icm("claim", "03", "--root", str(repo)) == (
+        0, f"queue/03_item.md: {line}\n", "")
+    assert (repo / "queue/03_item.md").read_text() == f"# Item\n\n{line}\n\nbody\n"
+    assert icm("release", "03", "--root", str(repo)) == (
+        0, "queue/03_item.md: released\n", "")
+    assert (repo / "queue/03_item.md").read_text() == "# Item\n\nbody\n"

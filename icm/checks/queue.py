@@ -27,6 +27,7 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
 from icm.context import Against, Context, Unreadable
+from icm.escape import inert
 from icm.finding import Finding, Report, Severity
 from icm.lines import split, to_lf
 from icm.similarity import similarity
@@ -197,7 +198,7 @@ def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
                     Severity.WARNING)
     for path in here:
         claim = claim_of(_text(view, path)) if path in view.ref_files else None
-        if claim and claim[0] != view.user:
+        if claim and claim[0] != inert(view.user):  # as ``claim`` writes it
             add(path, f"claimed by {claim[0]} on {claim[1]} ({ref})",
                 "claimed-elsewhere", "agree with that writer who takes it, or "
                 "pick another item", Severity.WARNING)

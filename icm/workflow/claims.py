@@ -19,18 +19,33 @@ from icm.checks import links
 from icm.checks.queue import CLAIM, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.escape import inert
 from icm.workflow.files import create_new, entry, replace_atomic, target
 from icm.workflow.journal import find_item
 from icm.workflow.queue import locked, used_numbers
 
+# Unicode spaces git allows in a branch name (U+00A0): the claim's branch is
+# one word, or the line is no claim at all.
+_SPACE = re.compile(r"\s")
+
 
 def _writer(ctx: Context) -> Tuple[str, str]:
-    name = git.config_value(ctx.root, "user.name") if ctx.in_git else None
+    """This writer's name and branch as the claim line holds them, so
+    ``claim_of`` reads the same name back: ``inert`` (a newline in
+    user.name planted a slot heading or another writer's claim line; a byte
+    that is not UTF-8 stopped the write)."""
+    name = me(ctx)
     if not name:
         raise UsageError("git user.name is not set; a claim names its writer "
                          "(git config user.name 'Your Name')")
-    branch = git.branch_name(ctx.root) or "detached"
-    return name, branch
+    branch = inert(git.branch_name(ctx.root) or "detached")
+    return name, _SPACE.sub(lambda m: f"\\u{ord(m.group()):04x}", branch)
+
+
+def me(ctx: Context) -> Optional[str]:
+    """git user.name as a claim line names this writer, or None."""
+    name = git.config_value(ctx.root, "user.name") if ctx.in_git else None
+    return inert(name) if name else None
 
 
 def _read(ctx: Context, path: str) -> str:
@@ -125,8 +140,7 @@ def claimed_by_other(ctx: Context, path: str, text: str) -> Optional[str]:
     held = claim_of(text)
     if held is None:
         return None
-    me = git.config_value(ctx.root, "user.name") if ctx.in_git else None
-    return None if held[0] == me else f"{held[0]} on {held[1]}, {held[2]}"
+    return None if held[0] == me(ctx) else f"{held[0]} on {held[1]}, {held[2]}"
 
 
 def _linking(ctx: Context, old: str) -> Dict[str, List[Tuple[int, str]]]:

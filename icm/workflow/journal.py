@@ -145,8 +145,9 @@ def _finish(ctx: Context, source: str, day: Optional[date],
         raise UsageError(f"{source}: cannot read: {exc.reason}") from None
     newline = ending(text)  # the entry is written with the item's line ending
     held = claim_of(text)
-    me = git.config_value(ctx.root, "user.name") if ctx.in_git else None
-    if held and held[0] != me and not force:
+    from icm.workflow.claims import me
+
+    if held and held[0] != me(ctx) and not force:
         raise UsageError(f"{source}: claimed by {held[0]} on {held[1]}, {held[2]}; "
                          "pass --force to finish it anyway")
     slug = _slug(source)

@@ -284,3 +284,35 @@ def test_a_claim_from_a_name_and_branch_that_are_not_utf8(repo: Path, icm) -> No
     assert icm("release", "03", "--root", str(repo)) == (
         0, "queue/03_item.md: released\n", "")
     assert (repo / "queue/03_item.md").read_text() == "# Item\n\nbody\n"
+
+
+def test_a_claim_line_in_a_fence_is_no_claim(repo: Path, icm) -> None:
+    """Only a claim line outside fenced code counts, or is rewritten or
+    removed: the one in the fence is an example."""
+    _start(repo)
+    doc = ("# Doc\n\n```text\nClaimed-by: Alice on feat, 2026-01-01\n```\n\n"
+           "~~~~\n~~~\nClaimed-by: Alice on feat, 2026-01-01\n   ~~~~  \n")
+    write(repo, {"queue/05_doc.md": doc})
+    git(repo, "config", "user.name", "Bob")
+    root = ("--root", str(repo))
+    assert icm("release", "05", *root) == (2, "", "icm: queue/05_doc.md: not "
+                                           "claimed\n")
+    line = f"Claimed-by: Bob on main, {_today()}"
+    assert icm("claim", "05", *root) == (0, f"queue/05_doc.md: {line}\n", "")
+    assert (repo / "queue/05_doc.md").read_text() == doc.replace(
+        "# Doc\n\n", f"# Doc\n\n{line}\n\n")
+    git(repo, "config", "user.name", "Alice")
+    assert icm("claim", "05", "--force", *root)[0] == 0
+    assert icm("release", "05", *root) == (0, "queue/05_doc.md: released\n", "")
+    assert (repo / "queue/05_doc.md").read_text() == doc
+
+
+def test_claimed_elsewhere_ignores_a_fenced_claim(repo: Path, icm) -> None:
+    _start(repo)
+    commit(repo, {"queue/07_x.md": "# X\n"}, D2, "queue 07")
+    git(repo, "checkout", "-q", "-b", "bob")
+    commit(repo, {"queue/07_x.md": "# X\n\n```\nClaimed-by: Bob on bob, "
+                  "2026-11-02\n```\n"}, D3, "an example")
+    git(repo, "checkout", "-q", "main")
+    assert icm("check-queue", "--against", "bob", "--root", str(repo)) == (
+        0, "queue ok\n", "")

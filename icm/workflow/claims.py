@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 from icm import git, lines
 from icm.checks import links
-from icm.checks.queue import CLAIM, claim_of
+from icm.checks.queue import claim_at, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.escape import inert
@@ -64,10 +64,10 @@ def with_claim(text: str, line: str) -> str:
     """``text`` with its claim line set to ``line`` (under the title). Every
     other line keeps its own ending; an added line takes the file's."""
     parts = lines.split(text)
-    for i, (content, end) in enumerate(parts):
-        if CLAIM.match(content):
-            parts[i] = (line, end)
-            return lines.join(parts)
+    i = claim_at([content for content, _end in parts])
+    if i >= 0:
+        parts[i] = (line, parts[i][1])
+        return lines.join(parts)
     nl = lines.ending(text)
     at = 0
     for i, (content, _end) in enumerate(parts):
@@ -93,16 +93,15 @@ def without_claim(text: str) -> str:
     """``text`` without its claim line (and the blank line after it, when
     one already separates the title from the body); endings kept."""
     parts = lines.split(text)
-    for i, (content, _end) in enumerate(parts):
-        if CLAIM.match(content):
+    i = claim_at([content for content, _end in parts])
+    if i >= 0:
+        del parts[i]
+        after = parts[i + 1][0] if i + 1 < len(parts) else ""
+        if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
+                and after[:1] and not after[:1].isspace():
             del parts[i]
-            after = parts[i + 1][0] if i + 1 < len(parts) else ""
-            if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
-                    and after[:1] and not after[:1].isspace():
-                del parts[i]
-            elif i and parts[i - 1][1] == "\r" and parts[i:i + 1] == [("", "\n")]:
-                del parts[i]  # "a\r" + "\n" would read back as one CRLF line
-            break
+        elif i and parts[i - 1][1] == "\r" and parts[i:i + 1] == [("", "\n")]:
+            del parts[i]  # "a\r" + "\n" would read back as one CRLF line
     return lines.join(parts)
 
 

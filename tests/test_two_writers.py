@@ -316,3 +316,27 @@ def test_claimed_elsewhere_ignores_a_fenced_claim(repo: Path, icm) -> None:
     git(repo, "checkout", "-q", "main")
     assert icm("check-queue", "--against", "bob", "--root", str(repo)) == (
         0, "queue ok\n", "")
+
+
+def test_renumber_rewrites_the_items_links_to_itself(repo: Path, icm) -> None:
+    _start(repo)
+    item = ("# Item\n\nSee [n](07_x.md#notes), [top](#notes) and "
+            "[q](../queue/07_x.md).\r\n\n## Notes\n\nx\n")
+    commit(repo, {"queue/07_x.md": item, "a.md": "[x](queue/07_x.md)\n"}, D2, "x")
+    assert icm("check-links", "--root", str(repo))[0] == 0
+    assert icm("renumber", "07", "--to", "9", "--root", str(repo)) == (0, (
+        "queue/07_x.md -> queue/09_x.md\n"
+        "a.md: link rewritten\n"
+        "queue/09_x.md: link rewritten\n"), "")
+    assert (repo / "queue/09_x.md").read_bytes().decode() == item.replace(
+        "(07_x", "(09_x").replace("queue/07", "queue/09")
+    assert icm("check-links", "--root", str(repo))[0] == 0
+    assert git(repo, "ls-files", "queue") == "queue/06_old.md\nqueue/09_x.md\n"
+    # Ambiguous on its own line: refused, nothing changed.
+    write(repo, {"queue/09_x.md": "# Item\n\n[n](09_x.md) `09_x.md`\n"})
+    assert icm("renumber", "09", "--to", "11", "--root", str(repo)) == (
+        2, "", "icm: queue/09_x.md:3: cannot rewrite the link '09_x.md' to "
+        "queue/09_x.md in place: the line holds it outside the link too; nothing "
+        "was changed\n")
+    assert sorted(p.name for p in (repo / "queue").iterdir()) == [
+        "06_old.md", "09_x.md"]

@@ -143,13 +143,15 @@ def claimed_by_other(ctx: Context, path: str, text: str) -> Optional[str]:
 
 
 def _linking(ctx: Context, old: str) -> Dict[str, List[Tuple[int, str]]]:
-    """Files whose links resolve to ``old``: file -> [(line, raw destination)]."""
+    """Files whose links resolve to ``old``: file -> [(line, raw destination)].
+    ``old`` itself too (its links to itself broke with the move), but not
+    its bare ``#anchor`` links, which need no change."""
     corpus = links.extract_all(ctx, ctx.markdown_files())
     found: Dict[str, List[Tuple[int, str]]] = {}
     for source, (found_links, *_rest) in corpus.parsed.items():
-        if source == old:
-            continue
         for line, raw, href, _kind in found_links:
+            if source == old and not href.split("#", 1)[0].split("?", 1)[0]:
+                continue
             target = links.resolve(source, href)
             if target is not None and target.path == old:
                 found.setdefault(source, []).append((line, raw))
@@ -198,7 +200,9 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
                 parts[line - 1] = (cur, parts[line - 1][1])
             plans[source] = (_bom(ctx, source) + text,
                              _bom(ctx, source) + lines.join(parts))
-        content = ctx.read_bytes(old)
+        # The item's own links to itself are rewritten in the new file.
+        own = plans.pop(old, None)
+        content = own[1].encode("utf-8") if own else ctx.read_bytes(old)
         create_new(ctx, new, content)
         done: List[str] = []
         try:
@@ -213,4 +217,5 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
             raise
     if old in ctx.tracked:
         git.stage_move(ctx.root, old, new)
-    return [f"{old} -> {new}"] + [f"{source}: link rewritten" for source in plans]
+    return [f"{old} -> {new}"] + [f"{source}: link rewritten" for source in
+                                  sorted([*plans, *([new] if own else [])])]

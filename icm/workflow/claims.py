@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from icm import git, lines
 from icm.checks import links
@@ -74,35 +74,66 @@ def with_claim(text: str, line: str) -> str:
         if content.strip():
             at = i + 1 if content.startswith("# ") else i
             break
-    if at and not parts[at - 1][1]:
-        parts[at - 1] = (parts[at - 1][0], nl)  # a title with no line break
+    # A title with no line break gets one; the claim, now last, gets none, so
+    # release can tell this text from the same with a final break.
+    last = "" if at and not parts[at - 1][1] else None
+    if last is not None:
+        parts[at - 1] = (parts[at - 1][0], nl)
     gap_after = at < len(parts) and bool(parts[at][0].strip())
     # A lone CR right before an empty LF line reads back as one CRLF: the
     # added lines take a CR-ended title's ending, and never end in a lone CR
     # before an empty LF line.
     if at and parts[at - 1][1] == "\r":
         nl = "\r"
-    new = ([("", nl)] if at else []) + [(line, nl)] + ([("", nl)] if gap_after
-                                                       else [])
+    # Right under a title with text just below it, a blank line before the
+    # text: with a blank line above too, "# T\nb" and "# T\n\nb" would be
+    # claimed alike, and release could not give back both.
+    title_on_text = gap_after and parts[at - 1][0].strip() != ""
+    new = ([("", nl)] if at and not title_on_text else []) + [(line, nl)] + (
+        [("", nl)] if gap_after else [])
     if nl == "\r" and at < len(parts) and parts[at] == ("", "\n"):
         new[-1] = (new[-1][0], "\r\n")
+    if last is not None:
+        new[-1] = (line, last)
     return lines.join(parts[:at] + new + parts[at:])
 
 
 def without_claim(text: str) -> str:
-    """``text`` without its claim line (and the blank line after it, when
-    one already separates the title from the body); endings kept."""
+    """``text`` without its claim line; endings kept. A claim ``with_claim``
+    added goes with exactly what it added (release gives back the very
+    bytes claim was given); any other claim line goes with the blank line
+    after it, when one already separates the title from the body."""
     parts = lines.split(text)
     i = claim_at([content for content, _end in parts])
-    if i >= 0:
+    if i < 0:
+        return text
+    for before in _unclaimed(parts, i):
+        if with_claim(before, parts[i][0]) == text:
+            return before
+    del parts[i]
+    after = parts[i + 1][0] if i + 1 < len(parts) else ""
+    if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
+            and after[:1] and not after[:1].isspace():
         del parts[i]
-        after = parts[i + 1][0] if i + 1 < len(parts) else ""
-        if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
-                and after[:1] and not after[:1].isspace():
-            del parts[i]
-        elif i and parts[i - 1][1] == "\r" and parts[i:i + 1] == [("", "\n")]:
-            del parts[i]  # "a\r" + "\n" would read back as one CRLF line
+    elif i and parts[i - 1][1] == "\r" and parts[i:i + 1] == [("", "\n")]:
+        del parts[i]  # "a\r" + "\n" would read back as one CRLF line
     return lines.join(parts)
+
+
+def _unclaimed(parts: List[Tuple[str, str]], i: int) -> Iterator[str]:
+    """Each text ``with_claim`` may have made ``parts`` from, claim line
+    ``i``: it adds a blank line before and after, and a break to a title
+    that had none. At most six: release stays linear."""
+    blank_before = i > 0 and parts[i - 1][0] == ""
+    blank_after = i + 1 < len(parts) and parts[i + 1][0] == "" and parts[i + 1][1]
+    for cut_before in (True, False) if blank_before else (False,):
+        for cut_after in (True, False) if blank_after else (False,):
+            kept = parts[:i - cut_before] + parts[i + 1 + cut_after:]
+            yield lines.join(kept)
+            if cut_before and not parts[i][1] and i >= 2 and not cut_after:
+                title = i - 2
+                yield lines.join(kept[:title] + [(kept[title][0], "")]
+                                 + kept[title + 1:])
 
 
 def claim(ctx: Context, item: str, force: bool = False) -> str:

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from icm import lines
@@ -125,6 +125,21 @@ def test_claim_writers_keep_every_other_line_and_ending(parts, last: str) -> Non
         assert [p[0] for p in got] == [p[0] for p in kept]
         assert [p[1] for p in got][:-1] == [p[1] for p in kept][:-1]
         assert set(lines.ending(result)) <= set("\r\n")
+
+
+@given(st.lists(st.tuples(st.one_of(_line, _claim, st.just("```")),
+                          st.sampled_from(["\r\n", "\r", "\n"])), max_size=8),
+       st.sampled_from(["", "x", "# T", " "]))
+@example(parts=[], last="# T")  # came back as "# T\n\n"
+@example(parts=[], last=" x")  # came back as "\n x"
+@example(parts=[("# T", "\n")], last="b")  # "# T\n\nb" was claimed alike
+def test_release_gives_back_what_claim_was_given(parts, last: str) -> None:
+    from icm.checks.queue import claim_of
+
+    text = "".join(line + end for line, end in parts) + last
+    assume(claim_of(text) is None)  # a claim in a fence is not one
+    claimed = with_claim(text, "Claimed-by: Eve on main, 2026-12-01")
+    assert without_claim(claimed) == text
 
 
 def test_renumber_rewrites_the_link_on_the_parsers_line(repo: Path, icm) -> None:

@@ -3,12 +3,12 @@ long run)."""
 
 from typing import List
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from icm import markdown
+from icm import lines, markdown
 from icm.checks.journal import parse_entry, slot_problems
 from icm.config import DEFAULT_SLOTS
 
@@ -151,3 +151,30 @@ def test_index_never_raises(a: str, b: str) -> None:
     stmts = [similarity.Statement("a.md", 1, a), similarity.Statement("b.md", 1, b)]
     for m in similarity.Index(stmts).pairs(0.5):
         assert m.line_a >= 1 and m.line_b >= 1 and 0.5 <= m.score <= 1.0
+
+
+# Fences at the top level: no container ("> ", "- ", "1. ") or HTML line
+# starts, where ``lines.fenced`` errs to the safe side on purpose.
+FENCE_PIECES = ["```", "~~~", "````", "`", "~", " ", "   ", "\t", "a", "x`", "\n", "\r",
+                "\r\n", "Claimed-by: A on b, 2026-01-01"]
+
+
+@given(st.lists(st.sampled_from(FENCE_PIECES), max_size=40).map("".join))
+@example("````\n```\nClaimed-by: A on b, 2026-01-01\n~~~~\n````")
+def test_fenced_lines_agree_with_markdown_it(text: str) -> None:
+    rows = [row for row, _end in lines.split(text)]
+    theirs = [False] * len(rows)
+    for tok in VANILLA.parse(text):
+        if tok.type == "fence" and tok.map:
+            for i in range(tok.map[0], min(tok.map[1], len(rows))):
+                theirs[i] = True
+    ours, open_fence = lines.fenced(rows)
+    # markdown-it's map of an open fence leaves out the blank rows at the end
+    # (no claim is blank): compare up to the last row with text.
+    upto = max([i + 1 for i, row in enumerate(rows) if row.strip(" \t")] or [0])
+    assert ours[:upto] == theirs[:upto]
+    if open_fence:  # a line of the open fence closes it: the next is text
+        closed = f"{text}\n{open_fence}\nz"
+        last = len(lines.split(closed)) - 1
+        assert all(tok.map[1] <= last for tok in VANILLA.parse(closed)
+                   if tok.type == "fence" and tok.map)

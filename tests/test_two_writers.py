@@ -3,6 +3,7 @@ renumber, and concurrent writers on one machine. Real git, real branches."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -240,3 +241,102 @@ def test_finished_entry_does_not_carry_the_claim(repo: Path, icm) -> None:
     text = (repo / "journal/2026-11-03_x.md").read_text()
     assert "Claimed-by" not in text
     assert "Carried over from `queue/07_x.md`:\n\nDetails.\n" in text
+
+
+def _today() -> str:
+    from datetime import datetime
+
+    return f"{datetime.now().astimezone():%Y-%m-%d}"
+
+
+def test_a_claim_names_its_writer_on_one_line(repo: Path, icm) -> None:
+    """A newline in user.name planted a slot heading, or another writer's
+    claim; the claim line is one line, inert, and reads back as its writer."""
+    _start(repo)
+    item = "# Item\n\nbody\n"
+    write(repo, {"queue/03_item.md": item})
+    root = ("--root", str(repo))
+    day = _today()
+    git(repo, "config", "user.name", "eve\n## Decision")
+    line = f"Claimed-by: eve\\n## Decision on main, {day}"
+    assert icm("claim", "03", *root) == (0, f"queue/03_item.md: {line}\n", "")
+    assert (repo / "queue/03_item.md").read_text() == f"# Item\n\n{line}\n\nbody\n"
+    assert icm("claim", "03", *root)[0] == 0  # still this writer's
+    assert icm("release", "03", *root) == (0, "queue/03_item.md: released\n", "")
+    assert (repo / "queue/03_item.md").read_text() == item
+    git(repo, "config", "user.name", "a on b, 2020-01-01\n...")
+    assert icm("claim", "03", *root)[0] == 0
+    git(repo, "config", "user.name", "Bob")
+    assert icm("claim", "03", *root) == (
+        2, "", "icm: queue/03_item.md: claimed by a on b, 2020-01-01\\n... on "
+        f"main, {day}; pass --force to take it over\n")
+
+
+def test_a_claim_from_a_name_and_branch_that_are_not_utf8(repo: Path, icm) -> None:
+    _start(repo)
+    write(repo, {"queue/03_item.md": "# Item\n\nbody\n"})
+    git(repo, "config", "user.name", os.fsdecode(b"ab\xffc"))
+    git(repo, "checkout", "-q", "-b", os.fsdecode(b"br\xff\xc2\xa0x"))
+    line = f"Claimed-by: ab\\xffc on br\\xff\\u00a0x, {_today()}"
+    assert icm("claim", "03", "--root", str(repo)) == (
+        0, f"queue/03_item.md: {line}\n", "")
+    assert (repo / "queue/03_item.md").read_text() == f"# Item\n\n{line}\n\nbody\n"
+    assert icm("release", "03", "--root", str(repo)) == (
+        0, "queue/03_item.md: released\n", "")
+    assert (repo / "queue/03_item.md").read_text() == "# Item\n\nbody\n"
+
+
+def test_a_claim_line_in_a_fence_is_no_claim(repo: Path, icm) -> None:
+    """Only a claim line outside fenced code counts, or is rewritten or
+    removed: the one in the fence is an example."""
+    _start(repo)
+    doc = ("# Doc\n\n```text\nClaimed-by: Alice on feat, 2026-01-01\n```\n\n"
+           "~~~~\n~~~\nClaimed-by: Alice on feat, 2026-01-01\n   ~~~~  \n")
+    write(repo, {"queue/05_doc.md": doc})
+    git(repo, "config", "user.name", "Bob")
+    root = ("--root", str(repo))
+    assert icm("release", "05", *root) == (2, "", "icm: queue/05_doc.md: not "
+                                           "claimed\n")
+    line = f"Claimed-by: Bob on main, {_today()}"
+    assert icm("claim", "05", *root) == (0, f"queue/05_doc.md: {line}\n", "")
+    assert (repo / "queue/05_doc.md").read_text() == doc.replace(
+        "# Doc\n\n", f"# Doc\n\n{line}\n\n")
+    git(repo, "config", "user.name", "Alice")
+    assert icm("claim", "05", "--force", *root)[0] == 0
+    assert icm("release", "05", *root) == (0, "queue/05_doc.md: released\n", "")
+    assert (repo / "queue/05_doc.md").read_text() == doc
+
+
+def test_claimed_elsewhere_ignores_a_fenced_claim(repo: Path, icm) -> None:
+    _start(repo)
+    commit(repo, {"queue/07_x.md": "# X\n"}, D2, "queue 07")
+    git(repo, "checkout", "-q", "-b", "bob")
+    commit(repo, {"queue/07_x.md": "# X\n\n```\nClaimed-by: Bob on bob, "
+                  "2026-11-02\n```\n"}, D3, "an example")
+    git(repo, "checkout", "-q", "main")
+    assert icm("check-queue", "--against", "bob", "--root", str(repo)) == (
+        0, "queue ok\n", "")
+
+
+def test_renumber_rewrites_the_items_links_to_itself(repo: Path, icm) -> None:
+    _start(repo)
+    item = ("# Item\n\nSee [n](07_x.md#notes), [top](#notes) and "
+            "[q](../queue/07_x.md).\r\n\n## Notes\n\nx\n")
+    commit(repo, {"queue/07_x.md": item, "a.md": "[x](queue/07_x.md)\n"}, D2, "x")
+    assert icm("check-links", "--root", str(repo))[0] == 0
+    assert icm("renumber", "07", "--to", "9", "--root", str(repo)) == (0, (
+        "queue/07_x.md -> queue/09_x.md\n"
+        "a.md: link rewritten\n"
+        "queue/09_x.md: link rewritten\n"), "")
+    assert (repo / "queue/09_x.md").read_bytes().decode() == item.replace(
+        "(07_x", "(09_x").replace("queue/07", "queue/09")
+    assert icm("check-links", "--root", str(repo))[0] == 0
+    assert git(repo, "ls-files", "queue") == "queue/06_old.md\nqueue/09_x.md\n"
+    # Ambiguous on its own line: refused, nothing changed.
+    write(repo, {"queue/09_x.md": "# Item\n\n[n](09_x.md) `09_x.md`\n"})
+    assert icm("renumber", "09", "--to", "11", "--root", str(repo)) == (
+        2, "", "icm: queue/09_x.md:3: cannot rewrite the link '09_x.md' to "
+        "queue/09_x.md in place: the line holds it outside the link too; nothing "
+        "was changed\n")
+    assert sorted(p.name for p in (repo / "queue").iterdir()) == [
+        "06_old.md", "09_x.md"]

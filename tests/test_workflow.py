@@ -11,6 +11,7 @@ from typing import Optional
 
 import pytest
 
+from icm.workflow.files import fill, template
 from icm.workflow.init import INCLUDE_LINE
 from tests.conftest import commit, git, write
 
@@ -281,6 +282,42 @@ def test_new_journal_slots_keep_their_hints_and_the_items_own(repo: Path,
         "\"no function in\nsrc/ returns a list of rows\". -->\n\n"
         "## Check\n<!-- A one-liner that fails when the invariant breaks, e.g.\n"
         "`pytest -q tests/test_cleaner.py -k streams`. -->\n")
+
+
+def test_new_journal_carries_code_blocks_byte_for_byte(repo: Path, icm) -> None:
+    """The item is deleted once the entry is made: a collapsed blank line in
+    a code block, or an emptied example claim line, was lost for good. Only
+    the claim line outside fences goes; every other line keeps its ending."""
+    git(repo, "config", "user.name", "Ada")
+    body = ("```python\nimport os\n\n\ndef f(): pass\n```\r\n\n"
+            "~~~\nClaimed-by: Bob on feat, 2026-01-01\n~~~\n\n"
+            "    indented code\n\n\n\nEnd.  \n")
+    write(repo, {"queue/07_x.md": "# X\n\nClaimed-by: Ada on main, 2026-11-02\n\n"
+                 + body + "\n\n"})
+    icm("new-journal", "07", "--date", "2026-11-29", "--root", str(repo))
+    assert (repo / "journal/2026-11-29_x.md").read_bytes().decode() == fill(
+        template("journal.md"), {"title": "X", "carried": "Carried over from "
+                                 f"`queue/07_x.md`:\n\n{body}"})
+
+
+def test_new_journal_closes_a_fence_the_item_leaves_open(repo: Path, icm) -> None:
+    """The slots added after an unclosed fence were code: 'missing slot' for
+    all four, on icm's own output."""
+    for name, item, closed in (
+            ("08_f.md", "# F\n\n```sh\nmake\n", "```sh\nmake\n```\n"),
+            ("09_g.md", "# G\n\n  ````\nmake\n```\n\n", "  ````\nmake\n```\n\n"
+             "````\n"),
+            ("10_h.md", "~~~\r\nx\r", "~~~\r\nx\r~~~\r\n")):
+        write(repo, {f"queue/{name}": item})
+        out = icm("new-journal", name[:2], "--date", "2026-11-29", "--root",
+                  str(repo))[1]
+        got = (repo / out.splitlines()[0]).read_bytes().decode()
+        nl = "\r\n" if "\r" in item else "\n"
+        assert got == fill(template("journal.md"), {
+            "title": name[3].upper(),
+            "carried": f"Carried over from `queue/{name}`:\n\n\0"}).replace(
+                "\n", nl).replace("\0", closed)
+    assert icm("check-journal", "--root", str(repo))[1].count("missing slot") == 0
 
 
 # -- init ----------------------------------------------------------------------

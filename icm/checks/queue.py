@@ -27,15 +27,17 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Tuple
 
 from icm.context import Against, Context, Unreadable
+from icm.escape import inert
 from icm.finding import Finding, Report, Severity
-from icm.lines import split, to_lf
+from icm.lines import fenced, split, to_lf
 from icm.similarity import similarity
 from icm.slug import is_slug
 
 NAME = "queue"
 ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
-# Both read text through ``lines.to_lf``: ``^`` and ``$`` see only LF, so a
-# CRLF or CR-only item's claim was invisible (and taken over without --force).
+# Both see lines by ``icm.lines`` (CLAIM one split line at a time, CARRIED
+# through ``to_lf``): ``^`` and ``$`` see only LF, so a CRLF or CR-only
+# item's claim was invisible (and taken over without --force).
 CLAIM = re.compile(r"^Claimed-by: *(?P<who>.+?) on (?P<branch>\S+), "
                    r"(?P<day>\d{4}-\d{2}-\d{2}) *$", re.M)
 CARRIED = re.compile(r"^Carried over from `([^`\n]+)`", re.M)
@@ -121,9 +123,20 @@ def gist(text: str) -> str:
     return f"{title}. {' '.join(para)}"
 
 
+def claim_at(rows: List[str]) -> int:
+    """Index of the claim line among an item's lines (``lines.split``), or
+    -1: the first ``CLAIM`` line outside fenced code. A claim shown in a
+    fence is an example, not a writer (and not for a writer to edit)."""
+    flags = fenced(rows)[0]
+    return next((i for i, row in enumerate(rows)
+                 if not flags[i] and CLAIM.match(row)), -1)
+
+
 def claim_of(text: str) -> Optional[Tuple[str, str, str]]:
     """(who, branch, date) of an item's ``Claimed-by:`` line, if any."""
-    m = CLAIM.search(to_lf(text))
+    rows = [row for row, _end in split(text)]
+    at = claim_at(rows)
+    m = CLAIM.match(rows[at]) if at >= 0 else None
     return (m.group("who"), m.group("branch"), m.group("day")) if m else None
 
 
@@ -197,7 +210,7 @@ def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
                     Severity.WARNING)
     for path in here:
         claim = claim_of(_text(view, path)) if path in view.ref_files else None
-        if claim and claim[0] != view.user:
+        if claim and claim[0] != inert(view.user):  # as ``claim`` writes it
             add(path, f"claimed by {claim[0]} on {claim[1]} ({ref})",
                 "claimed-elsewhere", "agree with that writer who takes it, or "
                 "pick another item", Severity.WARNING)

@@ -12,25 +12,40 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from icm import git, lines
 from icm.checks import links
-from icm.checks.queue import CLAIM, claim_of
+from icm.checks.queue import claim_at, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.escape import inert
 from icm.workflow.files import create_new, entry, replace_atomic, target
 from icm.workflow.journal import find_item
 from icm.workflow.queue import locked, used_numbers
 
+# Unicode spaces git allows in a branch name (U+00A0): the claim's branch is
+# one word, or the line is no claim at all.
+_SPACE = re.compile(r"\s")
+
 
 def _writer(ctx: Context) -> Tuple[str, str]:
-    name = git.config_value(ctx.root, "user.name") if ctx.in_git else None
+    """This writer's name and branch as the claim line holds them, so
+    ``claim_of`` reads the same name back: ``inert`` (a newline in
+    user.name planted a slot heading or another writer's claim line; a byte
+    that is not UTF-8 stopped the write)."""
+    name = me(ctx)
     if not name:
         raise UsageError("git user.name is not set; a claim names its writer "
                          "(git config user.name 'Your Name')")
-    branch = git.branch_name(ctx.root) or "detached"
-    return name, branch
+    branch = inert(git.branch_name(ctx.root) or "detached")
+    return name, _SPACE.sub(lambda m: f"\\u{ord(m.group()):04x}", branch)
+
+
+def me(ctx: Context) -> Optional[str]:
+    """git user.name as a claim line names this writer, or None."""
+    name = git.config_value(ctx.root, "user.name") if ctx.in_git else None
+    return inert(name) if name else None
 
 
 def _read(ctx: Context, path: str) -> str:
@@ -49,46 +64,76 @@ def with_claim(text: str, line: str) -> str:
     """``text`` with its claim line set to ``line`` (under the title). Every
     other line keeps its own ending; an added line takes the file's."""
     parts = lines.split(text)
-    for i, (content, end) in enumerate(parts):
-        if CLAIM.match(content):
-            parts[i] = (line, end)
-            return lines.join(parts)
+    i = claim_at([content for content, _end in parts])
+    if i >= 0:
+        parts[i] = (line, parts[i][1])
+        return lines.join(parts)
     nl = lines.ending(text)
     at = 0
     for i, (content, _end) in enumerate(parts):
         if content.strip():
             at = i + 1 if content.startswith("# ") else i
             break
-    if at and not parts[at - 1][1]:
-        parts[at - 1] = (parts[at - 1][0], nl)  # a title with no line break
+    # A title with no line break gets one; the claim, now last, gets none, so
+    # release can tell this text from the same with a final break.
+    last = "" if at and not parts[at - 1][1] else None
+    if last is not None:
+        parts[at - 1] = (parts[at - 1][0], nl)
     gap_after = at < len(parts) and bool(parts[at][0].strip())
     # A lone CR right before an empty LF line reads back as one CRLF: the
     # added lines take a CR-ended title's ending, and never end in a lone CR
     # before an empty LF line.
     if at and parts[at - 1][1] == "\r":
         nl = "\r"
-    new = ([("", nl)] if at else []) + [(line, nl)] + ([("", nl)] if gap_after
-                                                       else [])
+    # Right under a title with text just below it, a blank line before the
+    # text: with a blank line above too, "# T\nb" and "# T\n\nb" would be
+    # claimed alike, and release could not give back both.
+    title_on_text = gap_after and parts[at - 1][0].strip() != ""
+    new = ([("", nl)] if at and not title_on_text else []) + [(line, nl)] + (
+        [("", nl)] if gap_after else [])
     if nl == "\r" and at < len(parts) and parts[at] == ("", "\n"):
         new[-1] = (new[-1][0], "\r\n")
+    if last is not None:
+        new[-1] = (line, last)
     return lines.join(parts[:at] + new + parts[at:])
 
 
 def without_claim(text: str) -> str:
-    """``text`` without its claim line (and the blank line after it, when
-    one already separates the title from the body); endings kept."""
+    """``text`` without its claim line; endings kept. A claim ``with_claim``
+    added goes with exactly what it added (release gives back the very
+    bytes claim was given); any other claim line goes with the blank line
+    after it, when one already separates the title from the body."""
     parts = lines.split(text)
-    for i, (content, _end) in enumerate(parts):
-        if CLAIM.match(content):
-            del parts[i]
-            after = parts[i + 1][0] if i + 1 < len(parts) else ""
-            if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
-                    and after[:1] and not after[:1].isspace():
-                del parts[i]
-            elif i and parts[i - 1][1] == "\r" and parts[i:i + 1] == [("", "\n")]:
-                del parts[i]  # "a\r" + "\n" would read back as one CRLF line
-            break
+    i = claim_at([content for content, _end in parts])
+    if i < 0:
+        return text
+    for before in _unclaimed(parts, i):
+        if with_claim(before, parts[i][0]) == text:
+            return before
+    del parts[i]
+    after = parts[i + 1][0] if i + 1 < len(parts) else ""
+    if i + 1 < len(parts) and parts[i][0] == "" and parts[i][1] \
+            and after[:1] and not after[:1].isspace():
+        del parts[i]
+    elif i and parts[i - 1][1] == "\r" and parts[i:i + 1] == [("", "\n")]:
+        del parts[i]  # "a\r" + "\n" would read back as one CRLF line
     return lines.join(parts)
+
+
+def _unclaimed(parts: List[Tuple[str, str]], i: int) -> Iterator[str]:
+    """Each text ``with_claim`` may have made ``parts`` from, claim line
+    ``i``: it adds a blank line before and after, and a break to a title
+    that had none. At most six: release stays linear."""
+    blank_before = i > 0 and parts[i - 1][0] == ""
+    blank_after = i + 1 < len(parts) and parts[i + 1][0] == "" and parts[i + 1][1]
+    for cut_before in (True, False) if blank_before else (False,):
+        for cut_after in (True, False) if blank_after else (False,):
+            kept = parts[:i - cut_before] + parts[i + 1 + cut_after:]
+            yield lines.join(kept)
+            if cut_before and not parts[i][1] and i >= 2 and not cut_after:
+                title = i - 2
+                yield lines.join(kept[:title] + [(kept[title][0], "")]
+                                 + kept[title + 1:])
 
 
 def claim(ctx: Context, item: str, force: bool = False) -> str:
@@ -125,18 +170,19 @@ def claimed_by_other(ctx: Context, path: str, text: str) -> Optional[str]:
     held = claim_of(text)
     if held is None:
         return None
-    me = git.config_value(ctx.root, "user.name") if ctx.in_git else None
-    return None if held[0] == me else f"{held[0]} on {held[1]}, {held[2]}"
+    return None if held[0] == me(ctx) else f"{held[0]} on {held[1]}, {held[2]}"
 
 
 def _linking(ctx: Context, old: str) -> Dict[str, List[Tuple[int, str]]]:
-    """Files whose links resolve to ``old``: file -> [(line, raw destination)]."""
+    """Files whose links resolve to ``old``: file -> [(line, raw destination)].
+    ``old`` itself too (its links to itself broke with the move), but not
+    its bare ``#anchor`` links, which need no change."""
     corpus = links.extract_all(ctx, ctx.markdown_files())
     found: Dict[str, List[Tuple[int, str]]] = {}
     for source, (found_links, *_rest) in corpus.parsed.items():
-        if source == old:
-            continue
         for line, raw, href, _kind in found_links:
+            if source == old and not href.split("#", 1)[0].split("?", 1)[0]:
+                continue
             target = links.resolve(source, href)
             if target is not None and target.path == old:
                 found.setdefault(source, []).append((line, raw))
@@ -185,7 +231,9 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
                 parts[line - 1] = (cur, parts[line - 1][1])
             plans[source] = (_bom(ctx, source) + text,
                              _bom(ctx, source) + lines.join(parts))
-        content = ctx.read_bytes(old)
+        # The item's own links to itself are rewritten in the new file.
+        own = plans.pop(old, None)
+        content = own[1].encode("utf-8") if own else ctx.read_bytes(old)
         create_new(ctx, new, content)
         done: List[str] = []
         try:
@@ -200,4 +248,5 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
             raise
     if old in ctx.tracked:
         git.stage_move(ctx.root, old, new)
-    return [f"{old} -> {new}"] + [f"{source}: link rewritten" for source in plans]
+    return [f"{old} -> {new}"] + [f"{source}: link rewritten" for source in
+                                  sorted([*plans, *([new] if own else [])])]

@@ -19,7 +19,7 @@ from icm.checks.queue import items, number
 from icm.config import DEFAULT_SLOTS
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.lines import ending, to_lf
+from icm.lines import ending, fenced, join, split, to_lf
 from icm.workflow.files import (
     create_new,
     ensure_folder,
@@ -79,18 +79,39 @@ def _slug(path: str) -> str:
     return name[:-3].split("_", 1)[1] if "_" in name else name[:-3]
 
 
-def split_title(text: str, fallback: str) -> Tuple[str, str]:
+def split_title(text: str, fallback: str,
+                newline: str = "\n") -> Tuple[str, str]:
     """The item's first ``#`` heading as the title, and the rest of its text
-    (LF endings: ``lines.to_lf``, the parser's rule)."""
-    text = to_lf(text)
-    rows = text.split("\n")
-    for i, row in enumerate(rows):
+    byte for byte, each line with its own ending (a carried code block
+    lost a blank line once), blank lines at either end left out. A fence
+    the text leaves open is closed on a line of its own, or it swallowed
+    the slots added after it; the last line takes ``newline``."""
+    parts = split(text)
+    if parts[-1] == ("", "") and len(parts) > 1:
+        parts.pop()  # the empty "line" after a final break
+    title = fallback
+    for i, (row, _end) in enumerate(parts):
         m = re.match(r"#\s+(.+?)\s*#*\s*$", row)
         if m:
-            return m.group(1), "\n".join(rows[:i] + rows[i + 1:]).strip()
-        if row.strip():
+            title = m.group(1)
+            del parts[i]
+        if m or row.strip():
             break
-    return fallback, text.strip()
+    flags, fence = fenced([row for row, _end in parts])
+    start, stop = 0, len(parts)
+    while start < stop and not parts[start][0].strip(" \t"):
+        start += 1
+    while stop > start and not flags[stop - 1] and not parts[stop - 1][0].strip(
+            " \t"):
+        stop -= 1
+    body = parts[start:stop]
+    if body:
+        row, end = body[-1]
+        # No break, or a lone CR an LF after it would join into one CRLF.
+        body[-1] = (row, newline if not end or end + newline == "\r\n" else end)
+        if fence:
+            body.append((fence, newline))
+    return title, join(body)
 
 
 def entry_text(text: str, slots: Sequence[str], present: Sequence[str],
@@ -137,7 +158,8 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None,
 def _finish(ctx: Context, source: str, day: Optional[date],
             force: bool) -> List[str]:
     from icm import git
-    from icm.checks.queue import CLAIM, claim_of
+    from icm.checks.queue import claim_of
+    from icm.workflow.claims import me, without_claim
 
     try:
         text = ctx.read_text(source)
@@ -145,14 +167,13 @@ def _finish(ctx: Context, source: str, day: Optional[date],
         raise UsageError(f"{source}: cannot read: {exc.reason}") from None
     newline = ending(text)  # the entry is written with the item's line ending
     held = claim_of(text)
-    me = git.config_value(ctx.root, "user.name") if ctx.in_git else None
-    if held and held[0] != me and not force:
+    if held and held[0] != me(ctx) and not force:
         raise UsageError(f"{source}: claimed by {held[0]} on {held[1]}, {held[2]}; "
                          "pass --force to finish it anyway")
     slug = _slug(source)
-    title, body = split_title(text, slug.replace("-", " ").capitalize())
     # A claim is about pending work; the finished entry does not carry it.
-    body = re.sub(r"\n{3,}", "\n\n", CLAIM.sub("", body)).strip()
+    title, body = split_title(without_claim(text),
+                              slug.replace("-", " ").capitalize(), newline)
     day = day or ctx.now.astimezone().date()  # the user's today, not UTC's
     name = f"{day.isoformat()}_{slug}.md"  # strftime drops zeros of year 1
     if not valid_name(name):
@@ -160,14 +181,18 @@ def _finish(ctx: Context, source: str, day: Optional[date],
     # The line is written even for an item with no text: it is how the
     # number stays used once the queue file is gone.
     said = CARRIED.format(source=source)
-    carried = f"{said}:\n\n{body}\n" if body else f"{said}.\n"
+    slots = ctx.config.slots
+    # The body goes in as it is, its own endings kept: the rest of the entry
+    # is made with LF and takes the item's ending, around a mark longer than
+    # any run of NULs elsewhere in it.
+    mark = "\0" * (1 + title.count("\0") + "".join(slots).count("\0"))
+    carried = f"{said}:\n\n{mark}" if body else f"{said}.\n"
     # Slots the item already holds are its own: the template's empty copies
     # would make each slot twice (and the gate judged only the first).
-    slots = ctx.config.slots
-    present = list(parse_entry(body, source, slots, None).slots)
+    present = list(parse_entry(to_lf(body), source, slots, None).slots)
     text = entry_text(template("journal.md"), slots, present,
                       verify_slot(ctx.config), {"title": title, "carried": carried})
-    text = text.replace("\n", newline)
+    text = body.join(piece.replace("\n", newline) for piece in text.split(mark))
     rel = f"{ctx.config.journal_dir}/{name}"
     # Every path is resolved before anything changes: a journal folder or a
     # queue folder symlinked out of the root refuses the whole command.

@@ -590,9 +590,8 @@ def verify(entries: Optional[List[str]] = EntriesArg,
         from icm.workflow import verify as verify_mod
 
         usage.check_options(fmt, {})
-        asked = usage.number("--jobs", jobs, 0) if jobs is not None else None
+        workers = usage.number("--jobs", jobs, 0) or 0
         ctx = _context(root, {})
-        workers = asked if asked is not None else ctx.config.verify_jobs
         result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
         buf = io.StringIO()
         report.render([result], fmt, buf, color=_color(sys.stdout),

@@ -52,7 +52,6 @@ class Config:
     handoff_budget: int = 1500
     verify_slot: str = ""  # empty: the fourth slot
     verify_timeout: int = 60
-    verify_jobs: int = 0  # commands at once without --jobs; 0: one per usable core
     verify_skip: Tuple[Tuple[str, str], ...] = ()  # (entry path, reason)
     placeholders: Tuple[str, ...] = DEFAULT_PLACEHOLDERS
     dupes_min_words: int = 6
@@ -93,7 +92,6 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "handoff_budget": ("int", None),
     "verify_slot": ("string", None),
     "verify_timeout": ("int", None),
-    "verify_jobs": ("int", None),
     "verify_skip": ("skip", None),
     "placeholders": ("list", None),
     "dupes_min_words": ("int", None),

@@ -643,26 +643,3 @@ def test_the_longest_command_of_the_last_run_starts_first(repo: Path, icm) -> No
     run_verify(icm, repo, "--jobs", "1")
     assert (repo / "started").read_text().endswith("a\nb\n")
 
-
-def test_verify_jobs_sets_the_default_and_the_flag_wins(repo: Path, icm,
-                                                        monkeypatch) -> None:
-    """``verify_jobs`` in the config is the default width (this repository
-    runs three on two cores to fit the before-stop hook); ``--jobs`` wins."""
-    asked = []
-    real = verify.run
-
-    def run(ctx, entries, since, jobs, dry_run=False):
-        asked.append(jobs)
-        return real(ctx, entries, since, jobs, dry_run)
-
-    monkeypatch.setattr(verify, "run", run)
-    write(repo, {"journal/2026-01-01_a.md": entry("`true`")})
-    assert icm("verify", "--root", str(repo), "-q")[0] == 0
-    write(repo, {"icm.toml": "verify_jobs = 3\n"})
-    assert icm("verify", "--root", str(repo), "-q")[0] == 0
-    assert icm("verify", "--root", str(repo), "-q", "--jobs", "1")[0] == 0
-    assert asked == [0, 3, 1]
-    write(repo, {"icm.toml": "verify_jobs = 0\n"})
-    code, out, err = icm("verify", "--root", str(repo))
-    assert (code, out) == (2, "")
-    assert "verify_jobs" in err and "positive integer" in err

@@ -6,6 +6,7 @@ it (checks never import ``report``)."""
 from __future__ import annotations
 
 import re
+from typing import Tuple
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -44,17 +45,22 @@ def inert(text: str) -> str:
     return _UNSAFE.sub(_escape, text) if _UNSAFE.search(text) else text
 
 
-def text_line(text: str) -> str:
-    """A text-format line: ``inert``, and a leading ``::`` or ``##[`` (after
-    whitespace: GitHub's runner reads a command there) has its first
-    character shown as ``\\xNN``, so even a line that starts with a file
-    name, or an indented line of a script, is never a CI command."""
-    line = inert(text)
+def uncommanded(line: str, starts: Tuple[str, ...], code: str) -> str:
+    """``line`` with the first character of a leading ``starts`` (after
+    whitespace: GitHub's runner reads a command there) written as ``code``
+    formats its number: no line icm prints is a CI command."""
     body = line.lstrip()
-    if body.startswith(("::", "##[")):
+    if body.startswith(starts):
         cut = len(line) - len(body)
-        line = f"{line[:cut]}\\x{ord(body[0]):02x}{body[1:]}"
+        line = f"{line[:cut]}{code.format(ord(body[0]))}{body[1:]}"
     return line
+
+
+def text_line(text: str) -> str:
+    """A text-format line: ``inert``, and a leading ``::`` or ``##[`` shown
+    as ``\\x3a:`` or ``\\x23#[``, so even a line that starts with a file
+    name, or an indented line of a script, is never a CI command."""
+    return uncommanded(inert(text), ("::", "##["), "\\x{:02x}")
 
 
 def inert_lines(text: str) -> str:

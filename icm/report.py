@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Sequence, TextIO, Tuple
 from urllib.parse import quote
 
 from icm import __version__
-from icm.escape import inert, printable, text_line
+from icm.escape import inert, printable, text_line, uncommanded
 from icm.finding import Finding, Report, Severity
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -82,12 +82,7 @@ def github_line(text: str) -> str:
     """A plain log line that the runner cannot read as a command: escaped
     like data, and a leading ``::`` or ``##`` (after whitespace) has its
     first character percent-escaped."""
-    line = github_data(text)
-    body = line.lstrip()
-    if body.startswith(("::", "##")):
-        cut = len(line) - len(body)
-        line = f"{line[:cut]}%{ord(body[0]):02X}{body[1:]}"
-    return line
+    return uncommanded(github_data(text), ("::", "##"), "%{:02X}")
 
 
 def one_line(text: str) -> str:

@@ -112,16 +112,23 @@ def test_note_without_code_is_ok(repo: Path, icm) -> None:
     assert stale(icm, repo)[1] == "docs/context.md: ok\n"
 
 
-def test_file_changed_only_by_a_merge(repo: Path, icm) -> None:
+def merge_changing_code(repo: Path, on_main: dict, when: str) -> None:
+    """A note and its code, a side branch, ``on_main`` committed on main the
+    day before ``when``, then a merge of the side branch that changes
+    ``src/x.py`` itself (a conflict resolution), committed at ``when``."""
     commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
     git(repo, "checkout", "-q", "-b", "side")
     commit(repo, {"other.txt": "o"}, "2026-10-02T12:00:00+00:00")
     git(repo, "checkout", "-q", "main")
-    commit(repo, {"unrelated.txt": "u"}, "2026-10-03T12:00:00+00:00")
+    commit(repo, on_main, "2026-10-03T12:00:00+00:00")
     git(repo, "merge", "-q", "--no-ff", "--no-commit", "side")
-    write(repo, {"src/x.py": "changed in the merge only"})
+    write(repo, {"src/x.py": "changed in the merge"})
     git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "merge", when=D9)
+    git(repo, "commit", "-q", "-m", "merge", when=when)
+
+
+def test_file_changed_only_by_a_merge(repo: Path, icm) -> None:
+    merge_changing_code(repo, {"unrelated.txt": "u"}, D9)
     assert stale(icm, repo)[1] == ("src/context.md: STALE - code in src moved 8 days "
                                    "after the note\n")
 
@@ -185,15 +192,7 @@ def test_a_merges_own_change_is_seen_by_first_parent_history(repo: Path,
     """A conflict resolution (code changed in the merge commit itself): the
     default first-parent history sees it; "all" lists nothing for a merge
     (its combined diff cost 60% of the pass), as the README says."""
-    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
-    git(repo, "checkout", "-q", "-b", "side")
-    commit(repo, {"s.txt": "s"}, "2026-10-02T12:00:00+00:00")
-    git(repo, "checkout", "-q", "main")
-    commit(repo, {"src/context.md": "b"}, "2026-10-03T12:00:00+00:00")
-    git(repo, "merge", "-q", "--no-ff", "--no-commit", "side")
-    write(repo, {"src/x.py": "changed in the merge"})
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "merge", when="2026-10-04T12:00:00+00:00")
+    merge_changing_code(repo, {"src/context.md": "b"}, "2026-10-04T12:00:00+00:00")
     assert stale(icm, repo)[:2] == (
         1, "src/context.md: STALE - code in src moved 1 day after the note\n")
     write(repo, {"icm.toml": "stale_history = 'all'\n"})

@@ -60,9 +60,12 @@ def entries(handbook: str, body: Sequence[str], at: int
     whole: Dict[int, List[str]] = {}
     for lk in markdown.extract(text).links:
         whole.setdefault(runs[lk.line - 1], []).append(lk.href)
+    grouped: Dict[int, List[str]] = {}  # one pass: a scan per entry was quadratic
+    for n, start in enumerate(runs):
+        grouped.setdefault(start, []).append(body[n])
     found = []
-    for start in sorted(set(runs)):
-        lines = [body[n] for n in range(start, len(body)) if runs[n] == start]
+    for start in sorted(grouped):
+        lines = grouped[start]
         while lines and not lines[-1].strip():
             lines.pop()
         hrefs = [lk.href for lk in markdown.extract("\n".join(lines)).links]

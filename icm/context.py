@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import (
     Any,
     BinaryIO,
+    Callable,
     Dict,
     FrozenSet,
     Iterable,
@@ -64,15 +65,17 @@ class Context:
     unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
+    # ``icm: parsing N/M markdown files`` on a terminal (the CLI's)
+    progress: Optional[Callable[[int, int], None]] = None
     git_installed: bool = True  # with in_git False: git is there, the root is not
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def history(self) -> "History":
-        """Git history facts, read once per run (one ``git log`` pass)."""
+    def history(self, allow_partial: bool = False) -> "History":
+        """Git history facts, read once per run (one ``git log`` pass);
+        ``allow_partial``: in a partial clone, never fetch a missing object."""
         if "history" not in self._memo:
             self._memo["history"] = read_history(
-                self.root, self.config.stale_history,
-                bool(self.options.get("allow_partial")))
+                self.root, self.config.stale_history, allow_partial)
         history: History = self._memo["history"]
         return history
 
@@ -490,7 +493,8 @@ def _under(path: str, folders: Set[str]) -> bool:
 
 
 def build(root: Path, cfg: Config, now: Optional[datetime] = None,
-          options: Optional[Dict[str, Any]] = None) -> Context:
+          options: Optional[Dict[str, Any]] = None,
+          progress: Optional[Callable[[int, int], None]] = None) -> Context:
     """Collect the file set once: git's tracked plus untracked-not-ignored
     files (outside git, a walk), minus ``exclude`` and nested roots."""
     if not root.is_dir():
@@ -524,5 +528,6 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         unopened=tuple(sorted(unopened)),
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),
+        progress=progress,
         git_installed=in_git or git.available(),
     )

@@ -14,8 +14,6 @@ from icm import __version__
 from icm.escape import inert, printable, text_line, uncommanded
 from icm.finding import Finding, Report, Severity
 
-FORMATS = ("text", "json", "github", "sarif")
-
 _RED, _GREEN, _YELLOW, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
 
 

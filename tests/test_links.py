@@ -396,7 +396,7 @@ def test_parallel_progress_moves_before_the_last_file_is_parsed(
         seen.append((done, total))
         marker.touch()
 
-    ctx = context.build(repo, config.load(repo), options={"progress": progress})
+    ctx = context.build(repo, config.load(repo), progress=progress)
     corpus = links.extract_all(ctx, files, jobs=2)
     assert len(corpus.parsed) == 60
     # The fork pool reports per worker, as each one's answers arrive.

@@ -526,11 +526,11 @@ def test_verify_slot_is_configurable(repo: Path, icm, pinned: None) -> None:
 # -- safety ----------------------------------------------------------------------------
 
 def test_check_never_runs_verify_commands(repo: Path, icm) -> None:
-    from icm import engine
+    from icm import registry
 
     write(repo, {"AGENTS.md": "# H\n",
                  "journal/2026-01-01_a.md": entry("`touch ran-by-check`")})
-    assert "verify" not in engine.BY_NAME
+    assert "verify" not in registry.BY_NAME
     icm("check", "--root", str(repo))
     icm("check-journal", "--root", str(repo))
     assert not (repo / "ran-by-check").exists()

@@ -34,6 +34,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report, Severity
+from icm.registry import AgentsOptions
 
 NAME = "agents"
 REQUIRED = ("AGENT.md", "POSITIONS.md")
@@ -67,11 +68,10 @@ class Position:
         return m.group(1).strip().lstrip("#") if m else None
 
 
-def folders(ctx: Context) -> List[str]:
+def folders(ctx: Context, given: Sequence[str] = ()) -> List[str]:
     """The exported-session folders: given on the command line, else every
     folder matching ``agents_dirs`` (the shallowest match; its subfolders
     such as ``chats/`` belong to it)."""
-    given = ctx.options.get("agents_dirs")
     if given:
         return sorted({g.strip("/") for g in given})
     pattern = compile_globs(ctx.config.agents_dirs)
@@ -322,12 +322,12 @@ def check_folder(ctx: Context, folder: str) -> List[Finding]:
     return found
 
 
-def run(ctx: Context) -> Report:
-    dirs = folders(ctx)
+def run(ctx: Context, options: AgentsOptions) -> Report:
+    dirs = folders(ctx, options.dirs)
     found: List[Finding] = []
     for folder in dirs:
         if not any(f.startswith(folder + "/") for f in ctx.files) and \
-                ctx.options.get("agents_dirs"):
+                options.dirs:
             found.append(_finding(folder, "no such exported-session folder",
                                   "no-folder"))
             continue

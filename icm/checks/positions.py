@@ -27,12 +27,13 @@ from typing import List, Optional, Tuple
 from icm import positions
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report, Severity
+from icm.registry import NoOptions
 
 NAME = "positions"
 FIX = "run: icm positions --write"
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: NoOptions) -> Report:
     view = positions.build(ctx)
     found: List[Finding] = []
     target = ctx.config.positions_file

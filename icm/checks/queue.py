@@ -30,6 +30,7 @@ from icm.context import Against, Context, Unreadable
 from icm.escape import inert
 from icm.finding import Finding, Report, Severity
 from icm.lines import fenced, split, to_lf
+from icm.registry import QueueOptions
 from icm.similarity import similarity
 from icm.slug import is_slug
 
@@ -68,7 +69,7 @@ def number(path: str, strict: bool = True) -> int:
     return int(m.group(1)) if m else -1
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: QueueOptions) -> Report:
     findings: List[Finding] = []
     by_number: Dict[int, List[str]] = defaultdict(list)
     for path in items(ctx):
@@ -93,7 +94,7 @@ def run(ctx: Context) -> Report:
             f"{times}: {', '.join(paths)}", check=NAME, code="duplicate-number",
             detail=f"number {label} is used {times}",
             fix="renumber all but one with 'git mv' to the next free number"))
-    findings += _against(ctx, ctx.against(ctx.options.get("against")))
+    findings += _against(ctx, ctx.against(options.against))
     missing = ctx.missing_folder("queue_dir")  # as the journal's: a typo shows
     if missing:
         text = f"queue: no folder {ctx.config.queue_dir} yet (queue_dir)"

@@ -49,6 +49,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 from icm.context import MARKDOWN_SUFFIXES, UNDATED, Context, compile_globs
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Severity
+from icm.registry import StaleOptions
 
 NAME = "stale"
 
@@ -104,20 +105,19 @@ def _info(code: str, text: str) -> Report:
                   data={"stale": 0, "unknown": 0, "ok": 0})
 
 
-def run(ctx: Context) -> Report:
-    strict = bool(ctx.options.get("strict"))
-    allow_shallow = bool(ctx.options.get("allow_shallow"))
-    committed = bool(ctx.options.get("committed"))
+def run(ctx: Context, options: StaleOptions) -> Report:
+    strict, committed = options.strict, options.committed
     if not ctx.in_git:
-        if ctx.options.get("history_optional") and ctx.git_installed:
+        if options.history_optional and ctx.git_installed:
             return _info("not-applicable",
                          "stale: not a git repository; staleness not checked")
-        ctx.history()  # raises the reason: no repository, or no git
+        # raises the reason: no repository, or no git
+        ctx.history(options.allow_partial)
     if not ctx.notes():
         name = ctx.config.note_name
         return _info("no-notes", f"stale: no notes named {name} yet (or set note_name)")
-    history = ctx.history()
-    if history.boundary and not allow_shallow:
+    history = ctx.history(options.allow_partial)
+    if history.boundary and not options.allow_shallow:
         raise UsageError(
             "shallow clone: history is cut, so every note would look fresh; fetch "
             "full history (actions/checkout 'fetch-depth: 0', or 'git fetch "

@@ -586,9 +586,9 @@ def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None
     cache_dir = context.build(repo, config.load(repo)).cache_dir
     assert cache_dir is not None
     assert cache_dir.resolve() == (repo / ".git" / "icm").resolve()
-    readme = (ROOT / "README.md").read_text()
+    guide = (ROOT / "docs" / "integrations.md").read_text()
     for name in action["inputs"]:
-        assert f"{name}: " in readme.split("```yaml", 1)[1]
+        assert f"{name}: " in guide.split("```yaml", 1)[1]
     write(repo, {"AGENTS.md": "# H\n[x](gone.md)\n"})
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
                f"{os.environ['PATH']}", ICM_ROOT=str(repo), ICM_ARGS="--strict -q",

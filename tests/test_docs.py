@@ -1,6 +1,7 @@
 """Keep documents honest: README quickstart vs .ci/run, commands vs the CLI."""
 
 import re
+import textwrap
 from pathlib import Path
 
 from icm.cli import app
@@ -58,3 +59,19 @@ def test_readme_and_hook_manifest_count_every_check() -> None:
     described = manifest.split("id: icm-check\n", 1)[1].split("\n- id:", 1)[0]
     for check in engine.ALL:
         assert check.NAME in described, check.NAME
+
+
+def test_readme_workflows_keep_the_actions_trust_rules() -> None:
+    """Every workflow the README shows pins its actions by commit, checks
+    out without persisting credentials and runs Python isolated: the rules
+    ``action.yml`` keeps (``tests/test_action.py``), since readers copy
+    these."""
+    from tests.test_action import problems, yaml
+
+    text = (ROOT / "README.md").read_text()
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?)```", text,
+                                                     re.S)]
+    workflows = [b for b in blocks if "jobs" in (yaml.safe_load(b) or {})]
+    assert workflows and all("uses:" in b for b in workflows)
+    for block in workflows:
+        assert problems(block, placeholder="OWNER/icm@COMMIT") == [], block

@@ -3,6 +3,7 @@ table vs the CLI, the key table vs the config schema, links that resolve."""
 
 import json
 import re
+import textwrap
 from pathlib import Path
 from typing import Dict, List
 
@@ -129,3 +130,19 @@ def test_every_relative_link_of_the_documents_resolves(icm) -> None:
     assert report["data"]["links"] > 0
     broken = [f["text"] for f in report["findings"] if f["path"] in docs]
     assert broken == []
+
+
+def test_readme_workflows_keep_the_actions_trust_rules() -> None:
+    """Every workflow the documents show pins its actions by commit, checks
+    out without persisting credentials and runs Python isolated: the rules
+    ``action.yml`` keeps (``tests/test_action.py``), since readers copy
+    these."""
+    from tests.test_action import problems, yaml
+
+    text = "\n".join(documents().values())
+    blocks = [textwrap.dedent(b) for b in re.findall(r"```yaml\n(.*?)```", text,
+                                                     re.S)]
+    workflows = [b for b in blocks if "jobs" in (yaml.safe_load(b) or {})]
+    assert workflows and all("uses:" in b for b in workflows)
+    for block in workflows:
+        assert problems(block, placeholder="OWNER/icm@COMMIT") == [], block

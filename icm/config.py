@@ -78,16 +78,16 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "journal_dir": ("path", None),
     "queue_dir": ("path", None),
     "slots": ("list", None),
-    "journal_exempt": ("list", None),
+    "journal_exempt": ("paths", None),
     "budget": ("int", None),
-    "boot": ("list", None),
-    "exclude": ("list", None),
-    "links_ignore": ("list", None),
+    "boot": ("globs", None),
+    "exclude": ("globs", None),
+    "links_ignore": ("destinations", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
     "max_file_bytes": ("int", None),
     "queue_refs": ("list", None),
-    "agents_dirs": ("list", None),
+    "agents_dirs": ("globs", None),
     "handoff_dir": ("path", None),
     "handoff_budget": ("int", None),
     "verify_slot": ("string", None),
@@ -97,12 +97,17 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_min_words": ("int", None),
     "dupes_similarity": ("fraction", None),
     "dupes_copies": ("enum", ("warning", "error")),
-    "dupes_ignore": ("list", None),
+    "dupes_ignore": ("globs", None),
     "positions_file": ("path", None),
     "reinvent_similarity": ("fraction", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}
+# Kinds naming files or folders of the root: ``paths.confine`` holds every
+# value inside it, or the config is refused. ``destinations`` (links_ignore)
+# are link text, never opened: ignoring ``../sibling/**`` links is a use.
+PATH_KINDS = ("path", "name", "paths", "globs", "skip")
+PATH_KEYS = tuple(k for k, (kind, _) in _SCHEMA.items() if kind in PATH_KINDS)
 # Keys naming a folder icm lists or writes into: a file there is a mistake.
 FOLDER_KEYS = ("journal_dir", "queue_dir", "handoff_dir")
 
@@ -346,7 +351,7 @@ def _check_value(
         if kind == "name" and ("/" in value or "\\" in value):
             raise bad("a file name without a folder", right_type=True)
         try:
-            norm = paths.clean(value)
+            norm = paths.confine(value)
         except paths.Refused as exc:
             raise bad("a path outside the git directory" if "git" in exc.reason
                       else "a path inside the repository", right_type=True) from None
@@ -359,20 +364,16 @@ def _check_value(
         return value
     if kind == "skip":
         return _skip_list(value, bad, name, where)
-    if kind == "list":
+    if kind in ("list", "paths", "globs", "destinations"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")
         if key == "slots":
             _check_slots(value, bad, location(name, where))
-        if key == "boot":
+        if kind == "paths":  # compared with the file set: the normal form
+            return tuple(_confined(key, v, location(name, where)) for v in value)
+        if kind == "globs":  # matched as written (normpath would fold ``**/..``)
             for glob in value:
-                try:
-                    paths.clean(glob)
-                except paths.Refused:
-                    raise UsageError(
-                        f"{location(name, where)}: key '{key}' must hold paths "
-                        f"inside the repository, outside .git, not {glob!r}"
-                    ) from None
+                _confined(key, glob, location(name, where), glob=True)
         return tuple(value)
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
@@ -411,10 +412,24 @@ def _skip_list(value: Any, bad: Any, name: str, where: str
         if not isinstance(path, str) or not isinstance(reason, str) \
                 or not path.strip() or not reason.strip():
             raise bad("paths with a non-empty reason each")
-        if path.startswith("/") or ".." in path.split("/"):
-            raise bad("paths inside the repository")
-        out.append((path.strip("/"), reason.strip()))
+        out.append((_confined("verify_skip", path, location(name, where)),
+                    reason.strip()))
     return tuple(out)
+
+
+def _confined(key: str, value: str, at: str, glob: bool = False) -> str:
+    """One path (or glob) of a list-valued key in its normal form; UsageError
+    naming the key when it leaves the root, names ``.git`` or (a path, not a
+    glob) the root itself."""
+    try:
+        norm = paths.confine(value)
+    except paths.Refused:
+        pass
+    else:
+        if norm or glob:
+            return norm
+    raise UsageError(f"{at}: key '{key}' must hold paths inside the repository, "
+                     f"outside .git, not {value!r}")
 
 
 def _describe(value: Any) -> str:

@@ -112,8 +112,8 @@ def test_unknown_command_is_usage_error(icm) -> None:
      "icm: icm.toml: key 'verify_skip' must be paths with a non-empty reason "
      "each, got a table\n"),
     ("icm.toml", "[verify_skip]\n'../a.md' = 'x'\n",
-     "icm: icm.toml: key 'verify_skip' must be paths inside the repository, got "
-     "a table\n"),
+     "icm: icm.toml: key 'verify_skip' must hold paths inside the repository, "
+     "outside .git, not '../a.md'\n"),
     ("icm.toml", "verify_timeout = 0\n",
      "icm: icm.toml: key 'verify_timeout' must be a positive integer, got 0\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = 1\nhandbook = \n",

@@ -9,7 +9,7 @@ import pytest
 
 from icm import markdown
 from icm.checks.links import resolve
-from tests.conftest import git, write
+from tests.conftest import commit, git, write
 
 HB = "# Handbook\n\n- [src](src/context.md)\n"
 
@@ -513,3 +513,124 @@ def test_nesting_beyond_the_limit_is_reported_not_silent(repo: Path, icm, text: 
         f"deep.md: nested deeper than 100 levels at line {line}; links inside are "
         "not checked\nbroken link: ok.md -> gone.md\n"
         "links: 2 problems (missing file 1, too deeply nested 1)\n"), "")
+
+
+# -- issue 22, item 5: a destination no file can have is a finding ----------------
+
+LONG = "a" * 5000
+
+
+def test_destinations_no_file_can_have_are_findings(repo: Path, icm) -> None:
+    """``%00`` decoded to a NUL reached ``os.stat``: ``internal error``, exit
+    2, every other finding hidden. A NUL or a name over NAME_MAX is
+    ``bad-path`` on that link; ``%FF`` is a name Linux keeps (found when the
+    file is there, missing otherwise)."""
+    write(repo, {"AGENTS.md": f"# H\n\n[n](a%00b.md) [f](c%ffd.md) [l]({LONG}.md)\n"
+                              "[e](c%ffe.md) [x](x.md#%00) [p](a/%00/b.md)\n"
+                              "[g](gone.md)\n", "x.md": "# X\n"})
+    (repo / os.fsdecode(b"c\xffe.md")).write_bytes(b"here\n")
+    assert run(icm, repo) == (1, (
+        "broken link: AGENTS.md -> a%00b.md (a file name cannot hold a NUL byte)\n"
+        "broken link: AGENTS.md -> c%ffd.md\n"
+        f"broken link: AGENTS.md -> {LONG}.md (a file name cannot be longer than "
+        "255 bytes)\n"
+        "broken link: AGENTS.md -> x.md#%00 (no heading or anchor #\\x00 in x.md)\n"
+        "broken link: AGENTS.md -> a/%00/b.md (a file name cannot hold a NUL "
+        "byte)\n"
+        "broken link: AGENTS.md -> gone.md\n"
+        "links: 6 problems (missing file 2, missing anchor 1, impossible path "
+        "3)\n"), "")
+
+
+def test_an_impossible_destination_hides_nothing_in_any_format(repo: Path,
+                                                               icm) -> None:
+    """The crash emptied the SARIF file: now every finding is in each format,
+    the link's as ``links/bad-path``; bootmap refuses an import of an
+    over-long name without asking the disk."""
+    commit(repo, {"AGENTS.md": f"# H\n\n[n](a%00b.md) [g](gone.md)\n\n@{LONG}.md\n"
+                               f"[p](b/{'c/' * 2100}d.md)\n",
+                  "icm.toml": "budget = 100000\n"},
+           "2026-10-01T12:00:00+00:00")
+    code, out, err = icm("check", "--format", "sarif", "--root", str(repo))
+    assert (code, err) == (1, "")
+    assert [(r["ruleId"], r["locations"][0]["physicalLocation"].get(
+        "region", {}).get("startLine", 0), r["message"]["text"].replace(LONG, "L")
+        .replace("c/" * 2100, "C")) for r in json.loads(out)["runs"][0]["results"]
+    ] == [
+        ("links/bad-path", 3, "broken link: AGENTS.md -> a%00b.md (a file name "
+         "cannot hold a NUL byte) (fix: fix the destination's percent-encoding "
+         "or length)"),
+        ("links/missing-file", 3, "broken link: AGENTS.md -> gone.md (fix: fix "
+         "the path or restore the file)"),
+        ("links/bad-path", 6, "broken link: AGENTS.md -> b/Cd.md (a path cannot "
+         "be longer than 4096 bytes) (fix: fix the destination's "
+         "percent-encoding or length)"),
+        ("stale/no-notes", 0, "stale: no notes named context.md yet (or set "
+         "note_name)"),
+        ("bootmap/no-notes", 0, "bootmap: no notes named context.md yet (or set "
+         "note_name)"),
+        ("bootmap/bad-import", 5, "broken import: AGENTS.md -> @L.md (a file name "
+         "cannot be longer than 255 bytes) (fix: import files inside the "
+         "repository only)"),
+    ]
+    code, out, err = icm("check", "--format", "github", "--root", str(repo))
+    assert (code, err) == (1, "")
+    assert [line.split("::")[1] for line in out.splitlines()
+            if line.startswith("::error")] == [
+        f"error file=AGENTS.md,line={n},title=icm {rule}" for n, rule in (
+            (3, "links/bad-path"), (3, "links/missing-file"),
+            (6, "links/bad-path"), (5, "bootmap/bad-import"))]
+
+
+try:
+    from hypothesis import given
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    given = None
+
+if given is not None:
+    # Pieces of a destination: any text a UTF-8 file holds (a NUL byte makes
+    # the file unreadable, another case), any percent-encoded bytes, and the
+    # characters that shape a path or a link.
+    _PIECE = st.one_of(
+        st.text(st.characters(exclude_characters="\0", exclude_categories=("Cs",)),
+                max_size=6),
+        st.binary(min_size=1, max_size=4).map(
+            lambda b: "".join(f"%{c:02X}" for c in b)),
+        st.sampled_from(["/", "..", ".", "#", "?", "%", "%0", "\\", " ", "<", ">",
+                         "(", ")", "a" * 300, "b/" * 2100, "%00", "%ff"]))
+    _FORMAT = st.sampled_from(["text", "json", "github", "sarif"])
+
+    @given(st.lists(_PIECE, max_size=8).map("".join), st.booleans(), _FORMAT)
+    def test_no_destination_crashes_a_check(dest: str, angled: bool,
+                                            fmt: str) -> None:
+        """Whatever a destination holds (in a link, an import, a
+        Superseded-by), ``icm check`` ends 0 or 1 and the finding written
+        before it is still reported."""
+        import contextlib
+        import io
+        import shutil
+        import tempfile
+
+        from icm.cli import main
+
+        written = f"<{dest}>" if angled else dest
+        base = Path(tempfile.mkdtemp())
+        try:
+            write(base, {
+                "AGENTS.md": f"# H\n\n[g](gone.md)\n\n[x]({written})\n\n@{dest}\n",
+                "journal/2026-01-01_a.md": "# A\n\n[g](gone.md)\n\nSuperseded-by: "
+                                           f"[x]({written})\n"})
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["check", "--format", fmt, "--root", str(base)])
+        finally:
+            shutil.rmtree(base)
+        assert code == 1, err.getvalue()
+        assert "internal error" not in err.getvalue()
+        text = out.getvalue()
+        if fmt in ("json", "sarif"):
+            json.loads(text)
+        for source in ("AGENTS.md", "journal/2026-01-01_a.md"):
+            shown = source if fmt != "github" else source
+            assert f"broken link: {shown} -> gone.md" in text, (fmt, text[:500])

@@ -100,9 +100,9 @@ def test_summary_line_wording() -> None:
         "1 warning)")
 
 
-def test_readme_github_example_is_what_icm_prints(repo: Path, icm) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    (example,) = [line.strip().rstrip(".").strip("`") for line in readme.splitlines()
+def test_documented_github_example_is_what_icm_prints(repo: Path, icm) -> None:
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "output.md").read_text()
+    (example,) = [line.strip().rstrip(".").strip("`") for line in guide.splitlines()
                   if line.strip().startswith("`::error file=")]
     write(repo, {"journal/2026-10-29_x.md": entry("Invariant")})
     code, out, _ = icm("check-journal", "--root", str(repo), "--format", "github")

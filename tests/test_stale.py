@@ -191,7 +191,7 @@ def test_a_merges_own_change_is_seen_by_first_parent_history(repo: Path,
                                                              icm) -> None:
     """A conflict resolution (code changed in the merge commit itself): the
     default first-parent history sees it; "all" lists nothing for a merge
-    (its combined diff cost 60% of the pass), as the README says."""
+    (its combined diff cost 60% of the pass), as docs/configuration.md says."""
     merge_changing_code(repo, {"src/context.md": "b"}, "2026-10-04T12:00:00+00:00")
     assert stale(icm, repo)[:2] == (
         1, "src/context.md: STALE - code in src moved 1 day after the note\n")

@@ -542,8 +542,8 @@ def test_verify_hook_is_opt_in_and_separate() -> None:
              clientlib.load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))}
     assert hooks["icm-verify"]["entry"] == "icm verify"
     assert "verify" not in hooks["icm-check"]["entry"]
-    readme = (ROOT / "README.md").read_text()
-    assert "never part of `icm check`" in readme
+    guide = (ROOT / "docs" / "verify.md").read_text()
+    assert "never part of `icm check`" in guide
 
 
 # -- the example repository --------------------------------------------------------

@@ -32,6 +32,7 @@ from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report, Severity
+from icm.paths import unnameable
 from icm.registry import BootmapOptions
 
 NAME = "bootmap"
@@ -122,7 +123,11 @@ def _is_file(ctx: Context, rel: str) -> bool:
 
 
 def _refused(ctx: Context, rel: str) -> str:
-    """Why an import may not be followed ("" when it may)."""
+    """Why an import may not be followed ("" when it may); a name no file
+    can have is refused before the disk is asked."""
+    impossible = unnameable(rel)
+    if impossible:
+        return impossible
     try:
         ctx.real(rel)
     except Unreadable as exc:

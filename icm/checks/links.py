@@ -54,6 +54,7 @@ from icm.context import (
     usable_cores,
 )
 from icm.finding import Finding, Report, Severity
+from icm.paths import unnameable
 from icm.registry import LinksOptions
 
 NAME = "links"
@@ -66,6 +67,7 @@ KIND_LABELS = {
     "missing-file": "missing file",
     "missing-anchor": "missing anchor",
     "outside-root": "outside the root",
+    "bad-path": "impossible path",
     "case-mismatch": "case mismatch",
     "unindexed-note": "unindexed note",
     "missing-handbook": "missing handbook",
@@ -502,6 +504,7 @@ def _finding(path: str, line: int, rank: int, text: str, code: str,
         "missing-file": "fix the path or restore the file",
         "missing-anchor": "link to an existing heading (GitHub slug) or add one",
         "outside-root": "link inside the repository, or use a full URL",
+        "bad-path": "fix the destination's percent-encoding or length",
         "case-mismatch": "match the file name's letter case exactly",
         "unindexed-note": "run 'icm check-links --fix' or link the note from "
                           "the handbook",
@@ -519,6 +522,12 @@ def _verdict(source: str, target: Target, tree: Tree,
              anchors_of: Callable[[str], Optional[FrozenSet[str]]]) -> Tuple[str, str]:
     if target.problem == "outside-root":
         return "outside-root", "outside the repository root"
+    if target.path not in tree.files and target.path not in tree.dirs:
+        # Decoded, a destination can be a name no file has (``%00``): the
+        # disk is never asked, and the finding says why.
+        impossible = unnameable(target.path)
+        if impossible:
+            return "bad-path", impossible
     kind = tree.kind(target.path)
     if not kind:
         other = tree.other_case(target.path)

@@ -139,7 +139,7 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
         for line in map(text_line, head):
             out.write(line + "\n")
         for f in findings:
-            line = text_line(f.message)
+            line = text_line(f.line_text)
             if color:
                 tint = {Severity.ERROR: _RED, Severity.WARNING: _YELLOW}.get(f.severity)
                 line = f"{tint}{line}{_RESET}" if tint else line
@@ -152,6 +152,24 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
             out.write(line + "\n")
 
 
+def finding_json(f: Finding) -> Dict[str, Any]:
+    """One finding in the json document (its keys are documented)."""
+    doc = {
+        "check": f.check,
+        "code": f.code,
+        "severity": f.severity.value,
+        "path": f.path,
+        "line": f.line or None,
+        "col": f.col or None,
+        "message": f.message,
+        "text": f.text,
+        "fix": f.fix or None,
+    }
+    for key, value in f.extra.items():
+        doc.setdefault(key, value)
+    return doc
+
+
 def as_document(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
     """The json document: stable keys, documented in the README."""
     checks = []
@@ -162,7 +180,7 @@ def as_document(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
         checks.append({
             "check": report.check,
             "ok": not report.failed,
-            "findings": [f.as_dict() for f in report.findings],
+            "findings": [finding_json(f) for f in report.findings],
             "lines": [*report.head, *report.tail],
             "data": report.data,
         })

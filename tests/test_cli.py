@@ -25,7 +25,8 @@ def test_json_document(repo: Path, icm) -> None:
     assert check["check"] == "journal" and check["ok"] is False
     assert check["findings"] == [{
         "check": "journal", "code": "missing-slot", "severity": "error",
-        "path": J, "line": None, "message": "missing slot 'Invariant'",
+        "path": J, "line": None, "col": None,
+        "message": "missing slot 'Invariant'",
         "text": f"{J}: missing slot 'Invariant'",
         "fix": "add a '## Invariant' section",
     }]

@@ -312,7 +312,7 @@ def test_supersede_graph_output_is_linear() -> None:
     found = supersede_findings(ring, set(paths), frozenset(paths))
     assert [(f.path, f.line, f.code) for f in found] == [
         (paths[0], 3, "superseded-by-cycle")]
-    assert found[0].message.count("journal/") == 502
+    assert found[0].line_text.count("journal/") == 502
     # Two cycles and a self-loop: each cycle once, rotated to its smallest path.
     assert cycles({"a": "b", "b": "a", "c": "c", "d": "f", "e": "d",
                    "f": "e", "g": "e"}) == [["a", "b"], ["d", "f", "e"]]

@@ -175,7 +175,7 @@ def test_fifty_megabytes_of_output_in_flat_memory(repo: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 4 * 1024 * 1024, peak  # the output is 100 MB in all
-    messages = [f.message for f in result.findings]
+    messages = [f.line_text for f in result.findings]
     assert messages[0] == \
         "journal/2026-01-01_a.md: BROKEN - verify command exited 1: final"
     assert messages[1] == ("journal/2026-01-02_b.md: BROKEN - verify command "
@@ -398,7 +398,8 @@ def test_dry_run_escapes_each_line_of_repository_text(repo: Path, icm) -> None:
     assert first["text"] == (f"journal/2026-01-01_a.md: would run in {where}:\n"
                              "    echo \\x1b[2J\\u202e\\x85\n"
                              "    ::error file=AGENTS.md::forged")
-    assert second["message"] == f"would run in {where}:\n    true"
+    assert second["message"] == f"would run in {where}:"
+    assert second["text"].endswith(f"would run in {where}:\n    true")
 
 
 def test_entries_by_path_name_or_date_prefix(repo: Path, icm, pinned: None) -> None:

@@ -38,11 +38,38 @@ from urllib.parse import unquote
 from icm.config import Config
 from icm.context import Context, Unreadable
 from icm.escape import inert
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.registry import NoOptions
 from icm.slug import is_slug
 
 NAME = "journal"
+RULES = Rules(NAME, {
+    "missing-slot": Rule("a configured slot is not a level-2 heading of the entry"),
+    "empty-slot": Rule("a slot's heading has nothing a reader sees under it"),
+    "duplicate-slot": Rule("a slot's heading appears more than once"),
+    "placeholder": Rule("a slot holds only a placeholder (looks good, TBD, ...)"),
+    "no-command": Rule("the Verify command slot holds no code to run"),
+    "bad-name": Rule("the entry's file name does not match YYYY-MM-DD_slug.md"),
+    "superseded-by-missing": Rule("a Superseded-by line names no journal entry",
+                                  fix="name an existing journal entry"),
+    "superseded-by-self": Rule("an entry's Superseded-by line names itself"),
+    "superseded-by-cycle": Rule("Superseded-by lines form a cycle",
+                                fix="the newest entry of the cycle is not "
+                                "superseded: remove its Superseded-by line"),
+    "superseded-fork": Rule("an entry is superseded by two entries",
+                            Severity.WARNING, "keep the Superseded-by line of "
+                            "the entry that replaced it"),
+    "exempt-complete": Rule("an entry on journal_exempt is now complete",
+                            fix="delete this path from journal_exempt"),
+    "exempt-missing": Rule("an entry on journal_exempt does not exist",
+                           fix="delete this path from journal_exempt"),
+    "unreadable": Rule("the entry cannot be read as UTF-8 text",
+                       fix="save the file as UTF-8"),
+    "skipped": Rule("the entry is over max_file_bytes and was not parsed",
+                    Severity.WARNING, "raise max_file_bytes, or exclude the file"),
+    "no-folder": Rule("journal_dir names a folder that does not exist yet",
+                      Severity.INFO),
+})
 ENTRY_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})_(.+)\.md\Z", re.DOTALL)
 PATTERN = "YYYY-MM-DD_slug.md"
 
@@ -57,12 +84,6 @@ def entries(ctx: Context) -> List[str]:
         and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
         and f != ctx.config.positions_file  # compiled from entries, not one
     ]
-
-
-def _finding(path: str, message: str, code: str, line: int = 0, rank: int = 0,
-             fix: str = "", severity: Severity = Severity.ERROR) -> Finding:
-    return Finding(path=path, line=line, rank=rank, message=f"{path}: {message}",
-                   check=NAME, code=code, detail=message, fix=fix, severity=severity)
 
 
 def valid_name(filename: str) -> bool:
@@ -317,29 +338,25 @@ def supersede_findings(links: Dict[str, Tuple[Tuple[str, int], ...]],
     for path, lines in sorted(links.items()):
         targets = list(dict.fromkeys(t for t, _ in lines))
         if len(targets) > 1:
-            found.append(_finding(
-                path, f"superseded by {len(targets)} entries: "
+            found.append(RULES(
+                "superseded-fork", path, f"superseded by {len(targets)} entries: "
                 f"{', '.join(_shown(t) for t in targets)} (a fork: keep one)",
-                "superseded-fork", line=lines[1][1], severity=Severity.WARNING,
-                fix="keep the Superseded-by line of the entry that replaced it"))
+                line=lines[1][1]))
         target, line = lines[0] if lines else ("", 0)
         if not lines:
             continue
         if target == path:
-            found.append(_finding(path, "Superseded-by points at itself",
-                                  "superseded-by-self", line=line))
+            found.append(RULES("superseded-by-self", path,
+                               "Superseded-by points at itself", line=line))
         elif target not in present:
             what = "is not a journal entry" if target in files else "does not exist"
-            found.append(_finding(
-                path, f"Superseded-by points at {_shown(target)}, which {what}",
-                "superseded-by-missing", line=line,
-                fix="name an existing journal entry"))
+            found.append(RULES("superseded-by-missing", path, "Superseded-by "
+                               f"points at {_shown(target)}, which {what}",
+                               line=line))
     for cycle in cycles(first):
-        found.append(_finding(
-            cycle[0], "Superseded-by cycle: " + " -> ".join(
-                _shown(c) for c in [*cycle, cycle[0]]), "superseded-by-cycle",
-            line=links[cycle[0]][0][1], fix="the newest entry of the cycle is "
-            "not superseded: remove its Superseded-by line"))
+        found.append(RULES(
+            "superseded-by-cycle", cycle[0], "Superseded-by cycle: " + " -> ".join(
+                _shown(c) for c in [*cycle, cycle[0]]), line=links[cycle[0]][0][1]))
     return found
 
 
@@ -374,25 +391,22 @@ def run(ctx: Context, options: NoOptions) -> Report:
     for path in sorted(present):
         filename = path.rsplit("/", 1)[-1]
         if not valid_name(filename):
-            found.append(_finding(
-                path, f"name does not match {PATTERN}", "bad-name", rank=-1,
-                fix=f"rename to {PATTERN}, e.g. {ctx.now:%Y-%m-%d}_my-change.md"))
+            found.append(RULES("bad-name", path, f"name does not match {PATTERN}",
+                               rank=-1, fix=f"rename to {PATTERN}, e.g. "
+                               f"{ctx.now:%Y-%m-%d}_my-change.md"))
         try:
             text = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(_finding(path, f"cannot read: {exc.reason}",
-                                  "skipped" if exc.skipped else "unreadable",
-                                  severity=Severity.WARNING if exc.skipped
-                                  else Severity.ERROR))
+            found.append(RULES("skipped" if exc.skipped else "unreadable", path,
+                               f"cannot read: {exc.reason}"))
             continue
         verify = verify_slot(cfg)
         entry = parse_entry(text, path, cfg.slots, verify)
         problems = _problems(entry, cfg.slots, cfg.placeholders, verify)
         if path in exempt:
             if not problems:
-                found.append(_finding(
-                    path, "exempt but complete, remove it from journal_exempt",
-                    "exempt-complete", fix="delete this path from journal_exempt"))
+                found.append(RULES("exempt-complete", path, "exempt but complete, "
+                                   "remove it from journal_exempt"))
             continue
         links[path] = entry.supersede_lines
         for index, slot, kind, line in problems:
@@ -402,25 +416,19 @@ def run(ctx: Context, options: NoOptions) -> Report:
                 times = "twice" if len(at) == 2 else f"{len(at)} times"
                 shown = f"{times} (lines {', '.join(map(str, at))})"
             message, fix = _message(kind, slot, shown)
-            found.append(_finding(path, message, f"{kind}-slot"
-                                  if kind in ("missing", "empty", "duplicate")
-                                  else kind,
-                                  line=line, rank=index, fix=fix))
+            code = f"{kind}-slot" if kind in ("missing", "empty", "duplicate") \
+                else kind
+            found.append(RULES(code, path, message, line=line, rank=index, fix=fix))
     for path in sorted(exempt - present):
-        found.append(_finding(
-            path, "exempt but missing, remove it from journal_exempt",
-            "exempt-missing", fix="delete this path from journal_exempt"))
+        found.append(RULES("exempt-missing", path, "exempt but missing, remove "
+                           "it from journal_exempt"))
     found += supersede_findings(links, present, ctx.file_set)
     # A configured folder that is not there may be a fresh project or a
     # misspelt name: "journal ok" would hide the second.
     missing = ctx.missing_folder("journal_dir")
     if missing:
-        text = f"journal: no folder {cfg.journal_dir} yet (journal_dir)"
-        found.append(Finding(path=".", message=text, check=NAME, code="no-folder",
-                             severity=Severity.INFO, detail=text))
-    findings = tuple(sorted(found))
-    failed = any(f.severity is Severity.ERROR for f in findings)
-    tail = () if failed or missing else ("journal ok",)
-    return Report(NAME, findings, tail=tail, data={"entries": len(present)})
+        found.append(RULES("no-folder", ".", f"journal: no folder "
+                           f"{cfg.journal_dir} yet (journal_dir)"))
+    return Report.of(NAME, found, ok=not missing, data={"entries": len(present)})
 
 

@@ -28,13 +28,31 @@ from typing import Dict, List, Optional, Tuple
 
 from icm.context import Against, Context, Unreadable
 from icm.escape import inert
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.lines import fenced, split, to_lf
 from icm.registry import QueueOptions
 from icm.similarity import similarity
 from icm.slug import is_slug
 
 NAME = "queue"
+RULES = Rules(NAME, {
+    "bad-name": Rule("a queue item's file name does not match NN_slug.md",
+                     fix="rename to a two-digit number, an underscore and a "
+                     "slug, or use 'icm new-queue'"),
+    "duplicate-number": Rule("two queue items share a number",
+                             fix="renumber all but one with 'git mv' to the "
+                             "next free number"),
+    "number-collision": Rule("an item added here has a number the base branch "
+                             "also used"),
+    "finished-elsewhere": Rule("an item changed here was finished on the base "
+                               "branch"),
+    "same-work": Rule("an item added here looks like one added on the base "
+                      "branch", Severity.WARNING),
+    "claimed-elsewhere": Rule("an item is claimed by another writer on the base "
+                              "branch", Severity.WARNING),
+    "no-folder": Rule("queue_dir names a folder that does not exist yet",
+                      Severity.INFO),
+})
 ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
 # Both see lines by ``icm.lines`` (CLAIM one split line at a time, CARRIED
 # through ``to_lf``): ``^`` and ``$`` see only LF, so a CRLF or CR-only
@@ -76,11 +94,8 @@ def run(ctx: Context, options: QueueOptions) -> Report:
         name = path.rsplit("/", 1)[-1]
         m = match(name)
         if not m:
-            findings.append(Finding(
-                path=path, message=f"{path}: name does not match {PATTERN}",
-                check=NAME, code="bad-name", detail=f"name does not match {PATTERN}",
-                fix="rename to a two-digit number, an underscore and a slug, or use "
-                    "'icm new-queue'"))
+            findings.append(RULES("bad-name", path,
+                                  f"name does not match {PATTERN}"))
             continue
         by_number[int(m.group(1))].append(path)
     for _number, paths in sorted(by_number.items()):
@@ -89,23 +104,16 @@ def run(ctx: Context, options: QueueOptions) -> Report:
         paths.sort()
         times = "twice" if len(paths) == 2 else f"{len(paths)} times"
         label = paths[0].rsplit("/", 1)[-1].split("_", 1)[0]
-        findings.append(Finding(
-            path=paths[0], message=f"{ctx.config.queue_dir}: number {label} is used "
-            f"{times}: {', '.join(paths)}", check=NAME, code="duplicate-number",
-            detail=f"number {label} is used {times}",
-            fix="renumber all but one with 'git mv' to the next free number"))
+        findings.append(RULES(
+            "duplicate-number", paths[0], f"{ctx.config.queue_dir}: number {label} "
+            f"is used {times}: {', '.join(paths)}", located=True))
     findings += _against(ctx, ctx.against(options.against))
     missing = ctx.missing_folder("queue_dir")  # as the journal's: a typo shows
     if missing:
-        text = f"queue: no folder {ctx.config.queue_dir} yet (queue_dir)"
-        findings.append(Finding(path=".", message=text, check=NAME,
-                                code="no-folder", severity=Severity.INFO,
-                                detail=text))
-    findings.sort()
-    failed = any(f.severity is Severity.ERROR for f in findings)
-    return Report(NAME, tuple(findings),
-                  tail=() if failed or missing else ("queue ok",),
-                  data={"items": sum(len(v) for v in by_number.values())})
+        findings.append(RULES("no-folder", ".", f"queue: no folder "
+                              f"{ctx.config.queue_dir} yet (queue_dir)"))
+    return Report.of(NAME, findings, ok=not missing,
+                     data={"items": sum(len(v) for v in by_number.values())})
 
 
 def gist(text: str) -> str:
@@ -161,9 +169,8 @@ def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
     found: List[Finding] = []
 
     def add(path: str, detail: str, code: str, fix: str,
-            severity: Severity = Severity.ERROR) -> None:
-        found.append(Finding(path=path, message=f"{path}: {detail}", check=NAME,
-                             code=code, detail=detail, fix=fix, severity=severity))
+            severity: Optional[Severity] = None) -> None:
+        found.append(RULES(code, path, detail, fix=fix, severity=severity))
 
     by_number: Dict[int, List[str]] = defaultdict(list)
     for path in theirs:

@@ -48,10 +48,23 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from icm.context import MARKDOWN_SUFFIXES, UNDATED, Context, compile_globs
 from icm.errors import UsageError
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.registry import StaleOptions
 
 NAME = "stale"
+RULES = Rules(NAME, {
+    "stale": Rule("a note's folder has code that changed after the note",
+                  fix="reread the note against the code and correct it; git "
+                  "records only a changed note, so if it is still true, say "
+                  "what you checked"),
+    "unknown": Rule("staleness cannot be judged (never committed, no date, "
+                    "shallow): a warning, an error with --strict",
+                    Severity.WARNING, "commit the note"),
+    "ok": Rule("the note is not older than its code", Severity.INFO),
+    "no-notes": Rule("no notes named note_name yet", Severity.INFO),
+    "not-applicable": Rule("not a git repository: staleness not checked",
+                           Severity.INFO),
+})
 
 
 def describe(seconds: int) -> str:
@@ -100,8 +113,7 @@ def code_by_note(ctx: Context, paths: Iterable[str]) -> Dict[str, List[str]]:
 
 def _info(code: str, text: str) -> Report:
     """A run that judged nothing says why, as one info line."""
-    return Report(NAME, (Finding(path=".", message=text, check=NAME, code=code,
-                                 severity=Severity.INFO, detail=text),),
+    return Report(NAME, (RULES(code, ".", text),),
                   data={"stale": 0, "unknown": 0, "ok": 0})
 
 
@@ -168,11 +180,5 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO
         counts[code_name] += 1
-        fix = {"stale": "reread the note against the code and correct it; git "
-                        "records only a changed note, so if it is still true, "
-                        "say what you checked",
-               "unknown": "commit the note"}.get(code_name, "")
-        findings.append(Finding(
-            path=note, message=f"{note}: {verdict}{dirty}", check=NAME,
-            code=code_name, severity=sev, detail=f"{verdict}{dirty}", fix=fix))
+        findings.append(RULES(code_name, note, f"{verdict}{dirty}", severity=sev))
     return Report(NAME, tuple(sorted(findings)), data=counts)

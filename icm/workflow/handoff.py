@@ -201,7 +201,7 @@ def _check_results(ctx: Context) -> Tuple[List[Tuple[str, str]], Dict[str, str]]
                 parts.append(f"{warnings} warning" + ("s" if warnings != 1 else ""))
             rows.append((spec.name, ", ".join(parts)))
         if spec.name == stale_check.NAME:
-            verdicts = {f.path: f.detail for f in report.findings}
+            verdicts = {f.path: f.message for f in report.findings}
     return rows, verdicts
 
 

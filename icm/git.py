@@ -17,7 +17,7 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterator, List, NewType, Optional, Sequence, Tuple
 
 from icm.errors import UsageError
 
@@ -200,7 +200,28 @@ _NO_CONVERSION = frozenset({"rev-parse", "ls-files", "log", "config", "symbolic-
                             "merge-base", "rev-list", "ls-tree", "cat-file"})
 
 
-def run(args: Sequence[str], cwd: Path, check: bool = True,
+# A git command line built by ``command``: ``run`` takes no other, so no text
+# icm did not write can reach git where it would be read as an option.
+Argv = NewType("Argv", List[str])
+
+
+def command(name: str, *options: str, revs: Sequence[str] = (),
+            paths: Optional[Sequence[str]] = None) -> Argv:
+    """``git NAME`` with icm's own ``options``, then ``--end-of-options`` and
+    ``revs`` (revisions, ranges, config keys: any text icm did not write),
+    then ``--`` and ``paths`` when given (``[]`` too: nothing after ``--`` is
+    a revision). A ref named ``--output=/x`` is a ref, never an option: git
+    (2.24+) reads nothing after ``--end-of-options`` as one, and every
+    subcommand icm runs takes it after its own flags (``rev-parse`` too)."""
+    argv = [name, *options]
+    if revs:
+        argv += ["--end-of-options", *revs]
+    if paths is not None:
+        argv += ["--", *paths]
+    return Argv(argv)
+
+
+def run(args: Argv, cwd: Path, check: bool = True,
         stdin: Optional[bytes] = None) -> Tuple[int, bytes, str]:
     """Run git with fixed options; raise UsageError on failure when ``check``."""
     exe = executable()
@@ -224,7 +245,7 @@ def _rev_parse(cwd: Path, *what: str) -> Optional[List[str]]:
     tree."""
     if not available():
         return None
-    code, out, err = run(["rev-parse", *what], cwd, check=False)
+    code, out, err = run(command("rev-parse", *what), cwd, check=False)
     if code != 0:
         if "dubious ownership" in err:
             raise UsageError(_explain(err, cwd))
@@ -264,8 +285,8 @@ def list_files(root: Path
     skip-worktree files (tag ``S``) come back on their own. Paths come back
     relative to ``root`` because git runs there.
     """
-    _, out, err = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
-                     "--exclude-standard"], root)
+    _, out, err = run(command("ls-files", "-z", "-t", "--cached", "--deleted",
+                              "--others", "--exclude-standard"), root)
     tracked: List[str] = []
     untracked: List[str] = []
     sparse: List[str] = []
@@ -301,9 +322,9 @@ def added_paths(root: Path, folder: str) -> List[str]:
     """Every path under ``folder`` that a commit on any ref ever added,
     root-relative: one ``git log --all`` pass, renames seen as additions.
     Empty in a repository without commits."""
-    _, out, _ = run(["log", "--all", "--no-renames", "--diff-filter=A",
-                     "--name-only", "-z", "--format=", "--relative", "--", folder],
-                    root)
+    _, out, _ = run(command("log", "--all", "--no-renames", "--diff-filter=A",
+                            "--name-only", "-z", "--format=", "--relative",
+                            paths=[folder]), root)
     return [p.lstrip(b"\n").decode("utf-8", "surrogateescape")
             for p in out.split(b"\0") if p.strip(b"\n")]
 
@@ -315,11 +336,12 @@ def stage_move(root: Path, old: str, new: str) -> None:
     and both changes go into the index in one ``update-index`` write, so the
     index never holds half a move.
     """
-    _, out, _ = run(["hash-object", "-w", "--no-filters", "--", new], root)
+    _, out, _ = run(command("hash-object", "-w", "--no-filters", paths=[new]),
+                    root)
     oid = out.decode("ascii").strip()
     zero = "0" * len(oid)
     entries = f"0 {zero}\t{old}\x00100644 {oid}\t{new}\x00"
-    run(["update-index", "-z", "--index-info"], root,
+    run(command("update-index", "-z", "--index-info"), root,
         stdin=entries.encode("utf-8", "surrogateescape"))
 
 
@@ -436,7 +458,7 @@ def at_top_level(root: Path) -> bool:
     """Whether ``root`` is its work tree's top level, in git's own words
     (an empty ``--show-prefix``): symlinked or differently spelled paths
     cannot mislead it."""
-    code, out, _ = run(["rev-parse", "--show-prefix"], root, check=False)
+    code, out, _ = run(command("rev-parse", "--show-prefix"), root, check=False)
     return code == 0 and not out.strip(b"\n")
 
 
@@ -548,11 +570,11 @@ def _status(root: Path, untracked: bool) -> List[Tuple[str, str]]:
     under ``root``; renames as delete plus add. ``git status`` with optional
     locks off refreshes stat data in memory only, where ``git diff`` would
     rewrite the index (and run its hooks)."""
-    _, prefix, _ = run(["rev-parse", "--show-prefix"], root)
+    _, prefix, _ = run(command("rev-parse", "--show-prefix"), root)
     strip = len(prefix.rstrip(b"\n"))
-    _, out, _ = run(["status", "--porcelain=v1", "-z", "--no-renames",
-                     f"--untracked-files={'all' if untracked else 'no'}",
-                     WORKTREE_SUBMODULES, "--", "."], root)
+    _, out, _ = run(command("status", "--porcelain=v1", "-z", "--no-renames",
+                            f"--untracked-files={'all' if untracked else 'no'}",
+                            WORKTREE_SUBMODULES, paths=["."]), root)
     return [(item[:2].decode("ascii", "replace"),
              item[3 + strip:].decode("utf-8", "surrogateescape"))
             for item in out.split(b"\0") if len(item) > 3]
@@ -577,41 +599,42 @@ def _text(out: bytes) -> str:
 
 def head_commit(root: Path) -> Optional[str]:
     """HEAD's full hash, or None in a repository with no commits."""
-    code, out, _ = run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], root,
+    code, out, _ = run(command("rev-parse", "-q", "--verify", "HEAD^{commit}"), root,
                        check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def branch_name(root: Path) -> Optional[str]:
     """The checked-out branch's short name, or None on a detached HEAD."""
-    code, out, _ = run(["symbolic-ref", "-q", "--short", "HEAD"], root, check=False)
+    code, out, _ = run(command("symbolic-ref", "-q", "--short", "HEAD"), root,
+                       check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def config_value(root: Path, key: str) -> Optional[str]:
-    code, out, _ = run(["config", "--get", key], root, check=False)
+    code, out, _ = run(command("config", "--get", revs=[key]), root, check=False)
     return _text(out) if code == 0 else None
 
 
 def commit_of(root: Path, ref: str) -> Optional[str]:
-    """The commit ``ref`` names, or None when it names none. ``ref`` is never
-    read as an option (``--end-of-options``)."""
-    code, out, _ = run(["rev-parse", "-q", "--verify", "--end-of-options",
-                        f"{ref}^{{commit}}"], root, check=False)
+    """The commit ``ref`` names, or None when it names none."""
+    code, out, _ = run(command("rev-parse", "-q", "--verify",
+                               revs=[f"{ref}^{{commit}}"]), root, check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def upstream(root: Path) -> Optional[str]:
     """The current branch's upstream (``origin/main``), if it has one."""
-    code, out, _ = run(["rev-parse", "-q", "--abbrev-ref", "--symbolic-full-name",
-                        "@{upstream}"], root, check=False)
+    code, out, _ = run(command("rev-parse", "-q", "--abbrev-ref",
+                               "--symbolic-full-name", "@{upstream}"), root,
+                       check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def origin_default(root: Path) -> Optional[str]:
     """``origin``'s default branch (``origin/HEAD``'s target), if known."""
-    code, out, _ = run(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"],
-                       root, check=False)
+    code, out, _ = run(command("symbolic-ref", "-q", "--short",
+                               "refs/remotes/origin/HEAD"), root, check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
@@ -630,7 +653,7 @@ def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
 
 
 def merge_base(root: Path, a: str, b: str) -> Optional[str]:
-    code, out, _ = run(["merge-base", a, b], root, check=False)
+    code, out, _ = run(command("merge-base", revs=[a, b]), root, check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
@@ -638,8 +661,8 @@ def ahead_behind(root: Path, base: str, head: str) -> Tuple[int, int]:
     """Commits on ``head`` not on ``base``, and on ``base`` not on ``head``,
     that touch ``root`` (as ``count_commits``: a handoff made in a monorepo's
     project said "2 ahead" beside "1 commit since the merge base")."""
-    _, out, _ = run(["rev-list", "--left-right", "--count", f"{base}...{head}",
-                     "--", "."], root)
+    _, out, _ = run(command("rev-list", "--left-right", "--count",
+                            revs=[f"{base}...{head}"], paths=["."]), root)
     behind, ahead = (int(n) for n in _text(out).split())
     return ahead, behind
 
@@ -647,12 +670,14 @@ def ahead_behind(root: Path, base: str, head: str) -> Tuple[int, int]:
 def count_commits(root: Path, since: str, head: str = "HEAD") -> int:
     """Commits in ``since..head`` that touch ``root`` (a subfolder of a larger
     repository counts its own commits, not its neighbours')."""
-    _, out, _ = run(["rev-list", "--count", f"{since}..{head}", "--", "."], root)
+    _, out, _ = run(command("rev-list", "--count", revs=[f"{since}..{head}"],
+                            paths=["."]), root)
     return int(_text(out) or 0)
 
 
 def is_ancestor(root: Path, a: str, b: str) -> bool:
-    code, _, _ = run(["merge-base", "--is-ancestor", a, b], root, check=False)
+    code, _, _ = run(command("merge-base", "--is-ancestor", revs=[a, b]), root,
+                     check=False)
     return code == 0
 
 
@@ -660,7 +685,7 @@ def signature_state(root: Path, commit: str) -> str:
     """'signed' when the commit object carries a signature header, else
     'unsigned'. Read from the raw object: verifying it would start gpg, and
     icm runs no program but git."""
-    _, out, _ = run(["cat-file", "commit", commit], root)
+    _, out, _ = run(command("cat-file", revs=["commit", commit]), root)
     header = out.split(b"\n\n", 1)[0]
     signed = any(line.startswith((b"gpgsig ", b"gpgsig-sha256 "))
                  for line in header.split(b"\n"))
@@ -670,8 +695,8 @@ def signature_state(root: Path, commit: str) -> str:
 def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]]:
     """(hash, subject) of the newest ``limit`` commits of ``rev_range`` that
     touch ``root``; bytes that are not UTF-8 kept (surrogateescape)."""
-    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%s%x1e", rev_range,
-                     "--", "."], root)
+    _, out, _ = run(command("log", f"-n{limit}", "--format=%H%x1f%s%x1e",
+                            revs=[rev_range], paths=["."]), root)
     rows = []
     for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
         rec = rec.strip("\n")
@@ -686,8 +711,8 @@ def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
     ``rev`` that touch ``root``; bytes that are not UTF-8 kept."""
     if limit <= 0:
         return []
-    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%B%x1e", rev, "--", "."],
-                    root)
+    _, out, _ = run(command("log", f"-n{limit}", "--format=%H%x1f%B%x1e",
+                            revs=[rev], paths=["."]), root)
     rows = []
     for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
         rec = rec.lstrip("\n")
@@ -703,9 +728,8 @@ def diff_status(root: Path, a: str, b: str, folders: Sequence[str]
     commits, renames as delete plus add, limited to ``folders`` (all when
     empty)."""
     args = ["diff", "--no-renames", "--no-ext-diff", "--no-textconv",
-            "--ignore-submodules=none", "--name-status", "-z", "--relative", a, b,
-            "--"]
-    _, out, _ = run([*args, *(folders or ["."])], root)
+            "--ignore-submodules=none", "--name-status", "-z", "--relative"]
+    _, out, _ = run(command(*args, revs=[a, b], paths=folders or ["."]), root)
     parts = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0")]
     return [(parts[i][:1], parts[i + 1]) for i in range(0, len(parts) - 1, 2)
             if parts[i]]
@@ -723,8 +747,8 @@ def worktree_status(root: Path) -> List[Tuple[str, str]]:
 def tree_entries(root: Path, rev: str, folders: Sequence[str]) -> Dict[str, str]:
     """root-relative path -> blob id of the files under ``folders`` in
     ``rev``'s tree, read without checking anything out (one ``ls-tree``)."""
-    _, out, _ = run(["ls-tree", "-r", "-z", "--end-of-options", rev, "--",
-                     *folders], root)
+    _, out, _ = run(command("ls-tree", "-r", "-z", revs=[rev], paths=folders),
+                    root)
     found: Dict[str, str] = {}
     for item in out.split(b"\0"):
         meta, _, name = item.partition(b"\t")
@@ -780,9 +804,10 @@ def changed_since(root: Path, rev: str) -> FrozenSet[str]:
     (committed since, staged or not; both names of a rename), one call."""
     if rev.startswith("-"):
         raise UsageError(f"--since {rev}: not a revision")
-    code, out, err = run(["diff", "--name-only", "-z", "--no-renames", "--relative",
-                          "--no-ext-diff", "--no-textconv", WORKTREE_SUBMODULES,
-                          rev, "--", "."], root, check=False)
+    code, out, err = run(command("diff", "--name-only", "-z", "--no-renames",
+                                 "--relative", "--no-ext-diff", "--no-textconv",
+                                 WORKTREE_SUBMODULES, revs=[rev], paths=["."]),
+                         root, check=False)
     if code != 0:
         raise UsageError(f"--since {rev}: {_explain(err, root)}")
     return frozenset(p.decode("utf-8", "surrogateescape")

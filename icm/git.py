@@ -692,18 +692,24 @@ def signature_state(root: Path, commit: str) -> str:
     return "signed" if signed else "unsigned"
 
 
+def _records(out: bytes) -> Iterator[Tuple[str, str]]:
+    """(hash, text) of each record of ``git log -z --format=%H%n...``. A NUL
+    ends a record, and no message can hold one (git prints a message up to
+    its first NUL), so no message can start, end or hide a record: split
+    at ``\x1e``, one made a second ``## Size`` field and a fake commit."""
+    for rec in out.split(b"\0"):
+        sha, newline, text = rec.partition(b"\n")
+        if newline:
+            yield (sha.decode("ascii", "replace"),
+                   text.decode("utf-8", "surrogateescape"))
+
+
 def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]]:
     """(hash, subject) of the newest ``limit`` commits of ``rev_range`` that
     touch ``root``; bytes that are not UTF-8 kept (surrogateescape)."""
-    _, out, _ = run(command("log", f"-n{limit}", "--format=%H%x1f%s%x1e",
+    _, out, _ = run(command("log", f"-n{limit}", "-z", "--format=%H%n%s",
                             revs=[rev_range], paths=["."]), root)
-    rows = []
-    for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
-        rec = rec.strip("\n")
-        if rec:
-            sha, _, subject = rec.partition("\x1f")
-            rows.append((sha, subject))
-    return rows
+    return list(_records(out))
 
 
 def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
@@ -711,15 +717,9 @@ def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
     ``rev`` that touch ``root``; bytes that are not UTF-8 kept."""
     if limit <= 0:
         return []
-    _, out, _ = run(command("log", f"-n{limit}", "--format=%H%x1f%B%x1e",
+    _, out, _ = run(command("log", f"-n{limit}", "-z", "--format=%H%n%B",
                             revs=[rev], paths=["."]), root)
-    rows = []
-    for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
-        rec = rec.lstrip("\n")
-        if rec:
-            sha, _, body = rec.partition("\x1f")
-            rows.append((sha, body.rstrip("\n")))
-    return rows
+    return [(sha, body.rstrip("\n")) for sha, body in _records(out)]
 
 
 def diff_status(root: Path, a: str, b: str, folders: Sequence[str]

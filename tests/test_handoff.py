@@ -8,9 +8,13 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import List
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from icm.workflow.handoff import FIELDS
 from tests.conftest import SLOTS_OK, commit, git, git_env, write
@@ -440,3 +444,75 @@ def test_bytes_that_are_not_utf8_are_shown_escaped(repo: Path, icm,
     assert "```text\nBump \\xfd\n\nbody \\xfe\n```" in out
     size = int(re.search(r"this file\. (\d+) bytes", out).group(1))  # type: ignore
     assert size == len(out.encode("utf-8"))
+
+
+FAKE = "f" * 40
+FORGING_MESSAGES = [  # oldest first
+    # git's old separators, around text that reads as a record of its own
+    f"Forged subject\x1e{FAKE}\x1fFake commit",
+    # text that only looks like a separator, a field, a fence, JSON
+    "Percent %x00 %x1e %x1f\n\n## Size\n```\n{\"commit\": \"" + FAKE + "\"}",
+    "Fence\n\nbody\x1e\n```\n\x1fopens a fence over the real fields",
+    "Second size\n\nbody\x1e\n## Size\n\x1fforged size",
+]
+
+
+def test_commit_messages_cannot_forge_a_record(repo: Path, icm) -> None:
+    """A message holding ``\\x1e``/``\\x1f`` (handoff split git's output on
+    them) added a second ``## Size``, opened a fence that hid two real
+    fields and listed a fake commit in JSON (issue 22); now each commit is
+    one NUL-ended record."""
+    from icm import markdown
+    from icm.workflow.handoff import quotable
+
+    _branch_repo(repo)
+    for message in FORGING_MESSAGES:
+        commit(repo, {"src/a.py": message}, D3, message)
+    write(repo, {"icm.toml": "handoff_budget = 4000\n"})  # no cut
+    args = ("handoff", "--root", str(repo), "--reason", "r", "--question", "q",
+            "--base", "main")
+    code, name, err = icm(*args)
+    assert (code, err) == (0, "")
+    text = (repo / name.strip()).read_text()
+    assert [s.title for s in markdown.sections(text) if s.level == 2] == list(FIELDS)
+    real = git(repo, "rev-list", "main..HEAD").split()
+    assert re.findall(r"^  - ([0-9a-f]{12}) ", text, re.M) == [c[:12] for c in real]
+    assert re.findall(r"^([0-9a-f]{12}):$", text, re.M) == [c[:12] for c in real[:3]]
+    assert icm("check-handoff", "--root", str(repo)) == (0, "handoff ok\n", "")
+    code, out, err = icm(*args, "-o", "-", "--format", "json")
+    doc = json.loads(out)
+    assert [c["commit"] for c in doc["actions"]["commits"]] == real
+    assert [(t["commit"], t["message"]) for t in doc["tail"]] == [
+        (c, quotable(m)) for c, m in zip(real, FORGING_MESSAGES[:0:-1])]
+
+
+def _imported(root: Path, messages: List[bytes]) -> List[str]:
+    """A chain of commits with exactly these messages (``fast-import`` keeps
+    every byte; ``git commit`` cleans a message up), each changing a file;
+    their hashes, newest first."""
+    stream = b"".join(
+        b"commit refs/heads/main\ncommitter t <t@example.com> %d +0000\n"
+        b"data %d\n%s\nM 100644 inline f\ndata 1\n%d\n\n"
+        % (1794139200 + i, len(m), m, i % 10) for i, m in enumerate(messages))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=root, input=stream,
+                   env=git_env(), check=True)
+    return git(root, "rev-list", "main").split()
+
+
+@given(st.lists(st.text(st.characters(blacklist_characters="\x00",
+                                      blacklist_categories=("Cs",))),
+                min_size=1, max_size=3))
+def test_any_message_reads_back_as_one_record(messages: List[str]) -> None:
+    """Whatever a message holds (NUL aside: git ends a message there), each
+    commit is one record with its own hash and its whole message; subjects
+    are git's own ``%s`` of that commit alone."""
+    from icm import git as icm_git
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        git(root, "init", "-q")
+        shas = _imported(root, [m.encode("utf-8") for m in messages])
+        assert icm_git.log_messages(root, "main", 5) == [
+            (sha, m.rstrip("\n")) for sha, m in zip(shas, messages[::-1])]
+        assert icm_git.log_subjects(root, "main", 5) == [
+            (sha, git(root, "log", "-1", "--format=%s", sha)[:-1]) for sha in shas]

@@ -17,7 +17,17 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterator, List, NewType, Optional, Sequence, Tuple
+from typing import (
+    Counter,
+    Dict,
+    FrozenSet,
+    Iterator,
+    List,
+    NewType,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from icm.errors import UsageError
 
@@ -675,10 +685,64 @@ def count_commits(root: Path, since: str, head: str = "HEAD") -> int:
     return int(_text(out) or 0)
 
 
-def is_ancestor(root: Path, a: str, b: str) -> bool:
-    code, _, _ = run(command("merge-base", "--is-ancestor", revs=[a, b]), root,
-                     check=False)
-    return code == 0
+_HASH = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def commit_positions(root: Path, commits: Sequence[str]
+                     ) -> Dict[str, Tuple[bool, int]]:
+    """Where each of ``commits`` (full hashes) stands against HEAD: (is an
+    ancestor of HEAD, commits touching ``root`` that HEAD reaches and it
+    does not, 0 off HEAD's history). Ones the repository lacks, or that
+    name no commit, are left out.
+
+    Four git processes whatever their number (four per commit made 50
+    records on 3,000 commits 4.2 s): HEAD; one ``cat-file --batch-check``;
+    one ``rev-list --parents`` walk of HEAD's graph; one ``rev-list HEAD
+    -- .``, the commits touching the root as ``git log -- .`` shows them.
+    Each commit's bit goes from child to parent in topological order, so a
+    commit's mask says which of ``commits`` reach it; a count is the
+    touching commits whose mask lacks that bit.
+    """
+    wanted = sorted({c for c in commits if _HASH.fullmatch(c)})
+    head = head_commit(root) if wanted else None
+    if head is None:
+        return {}
+    _, out, _ = run(command("cat-file", "--batch-check=%(objectname) %(objecttype)"),
+                    root, stdin="".join(f"{c}^{{commit}}\n" for c in wanted).encode())
+    bits: Dict[bytes, int] = {}  # commit -> the bits of the hashes naming it
+    present = 0
+    for i, line in enumerate(out.splitlines()):
+        oid, _, kind = line.partition(b" ")
+        if kind == b"commit":
+            bits[oid] = bits.get(oid, 0) | 1 << i
+            present |= 1 << i
+    if not present:
+        return {}
+    _, graph, _ = run(command("rev-list", "--topo-order", "--parents",
+                              revs=[head]), root)
+    _, touching, _ = run(command("rev-list", revs=[head], paths=["."]), root)
+    touches = frozenset(touching.split())
+    reached: Counter[int] = Counter()  # mask -> touching commits with it
+    pending: Dict[bytes, int] = {}
+    seen = 0
+    for line in graph.splitlines():
+        oid, *parents = line.split()
+        own = bits.get(oid, 0)
+        seen |= own
+        mask = pending.pop(oid, 0) | own
+        if mask:
+            for parent in parents:
+                pending[parent] = pending.get(parent, 0) | mask
+        if oid in touches:
+            reached[mask] += 1
+    since = [len(touches)] * len(wanted)
+    for mask, n in reached.items():
+        while mask:
+            low = mask & -mask
+            since[low.bit_length() - 1] -= n
+            mask ^= low
+    return {c: (True, since[i]) if seen >> i & 1 else (False, 0)
+            for i, c in enumerate(wanted) if present >> i & 1}
 
 
 def signature_state(root: Path, commit: str) -> str:

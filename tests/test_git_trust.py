@@ -474,8 +474,6 @@ def _calls(repo: Path, x: str):
                                     g.ahead_behind(repo, "HEAD", r)), "plain"),
         "count_commits": (lambda r: (g.count_commits(repo, r),
                                      g.count_commits(repo, "HEAD~2", r)), "plain"),
-        "is_ancestor": (lambda r: (g.is_ancestor(repo, r, "HEAD"),
-                                   g.is_ancestor(repo, "HEAD", r)), "plain"),
         "signature_state": (lambda r: g.signature_state(repo, r), "plain"),
         "log_subjects": (lambda r: (g.log_subjects(repo, f"{r}..HEAD", 5),
                                     g.log_subjects(repo, r, 5)), "plain"),
@@ -495,9 +493,11 @@ def _calls(repo: Path, x: str):
         "tree_entries folders": (lambda _: sorted(g.tree_entries(repo, "HEAD", [x])),
                                  [f"{x}/f.md"]),
         # Text icm never passes as an argument: config keys are icm's own,
-        # blob ids go to cat-file's standard input.
+        # blob ids and commits go to cat-file's standard input (commits only
+        # when they are hashes).
         "config_value": (lambda _: g.config_value(repo, x), None),
         "read_blobs": (lambda _: g.read_blobs(repo, [x]), {}),
+        "commit_positions": (lambda _: g.commit_positions(repo, [x]), {}),
         "stage_move": (lambda _: _moved(repo, x), ["D", f"{x}/f.md", "A", f"{x}/g.md"]),
     }
 

@@ -76,16 +76,12 @@ class Context:
         history: History = self._memo["history"]
         return history
 
-    def commit_position(self, commit: str) -> Optional[Tuple[bool, int]]:
-        """Where ``commit`` stands against HEAD: (is an ancestor of HEAD,
-        commits on HEAD since it); None when the repository lacks it."""
-        if not self.in_git or git.commit_of(self.root, commit) is None:
-            return None
-        head = git.head_commit(self.root)
-        if head is None:
-            return None
-        return (git.is_ancestor(self.root, commit, head),
-                git.count_commits(self.root, commit, head))
+    def commit_positions(self, commits: Iterable[str]
+                         ) -> Dict[str, Tuple[bool, int]]:
+        """Where each of ``commits`` stands against HEAD: (is an ancestor of
+        HEAD, commits on HEAD since it); one the repository lacks is left
+        out. One pass whatever their number (``git.commit_positions``)."""
+        return git.commit_positions(self.root, list(commits)) if self.in_git else {}
 
     def against(self, ref: Optional[str]) -> Optional["Against"]:
         """The queue and journal folders of ``ref`` (default: the ref this

@@ -181,9 +181,11 @@ def _checks(names: Sequence[str], root: Optional[Path], fmt: str, debug: bool,
 
 # Every check command takes the shared options, so ICM_FLAGS is safe for every
 # make target; one that does not apply to that check is accepted and ignored.
-AgainstOpt = typer.Option(None, "--against", metavar="REF", help="queue: compare "
-                          "with REF before merging (default: ICM_BASE, "
-                          "GITHUB_BASE_REF, the upstream, origin/HEAD).")
+AgainstOpt = typer.Option(None, "--against", "--base", metavar="REF", help="The "
+                          "branch this one merges into. queue: compare with REF "
+                          "(default: ICM_BASE, GITHUB_BASE_REF, the upstream, "
+                          "origin/HEAD); stale: judge this branch's commits on "
+                          "top of REF (default: ICM_BASE).")
 
 
 @app.command("check")
@@ -263,13 +265,14 @@ def check_stale(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
                 allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
                 committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
                 verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
+                jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
+                debug: bool = DebugOpt) -> None:
     """Flag notes older than the code in their folder.
 
     A note is stale when its folder's code changed after it: in a commit, or
     staged or in the work tree (--committed: in history only)."""
     _one("stale", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
+         committed, budget, verbose, tokenizer, jobs, debug, against=against)
 
 
 @app.command("bootmap")

@@ -68,11 +68,12 @@ class Context:
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def history(self) -> "History":
-        """Git history facts, read once per run (one ``git log`` pass)."""
+        """Git history facts, read once per run (one ``git log`` pass; with
+        a ``branch_base``, the branch's own commits on top of the base's)."""
         if "history" not in self._memo:
             self._memo["history"] = read_history(
                 self.root, self.config.stale_history,
-                bool(self.options.get("allow_partial")))
+                bool(self.options.get("allow_partial")), branch_base(self))
         history: History = self._memo["history"]
         return history
 
@@ -193,9 +194,30 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
                    git.config_value(ctx.root, "user.name") or "")
 
 
-def read_history(root: Path, mode: str, allow_partial: bool = False) -> History:
+def branch_base(ctx: Context) -> Optional[str]:
+    """The commit this branch will merge into, when it is named: the option
+    (``--base``, ``--against``), else ``ICM_BASE``; None when neither is
+    set (or outside git). Not ``git.default_base``'s guesses: an upstream is
+    where a branch is pushed, not merged, and a guess must not change the
+    verdict of every local run. A name that finds no commit is an error,
+    never a quiet fall back to HEAD's history, which would pass in CI what
+    fails after "Rebase and merge"."""
+    option = ctx.options.get("against")
+    ref = str(option) if option else os.environ.get("ICM_BASE", "")
+    if not ref or not ctx.in_git:
+        return None
+    commit = git.commit_of(ctx.root, ref)
+    if commit is None:
+        raise UsageError(f"--base/--against {ref}: names no commit" if option
+                         else f"ICM_BASE {ref}: names no commit (fetch it, or "
+                         "unset ICM_BASE)")
+    return commit
+
+
+def read_history(root: Path, mode: str, allow_partial: bool = False,
+                 base: Optional[str] = None) -> History:
     # Start the long pass first; the other facts are gathered while it runs.
-    pending = git.HistoryPass(root, mode, allow_partial)
+    pending = git.HistoryPass(root, mode, allow_partial, base)
     try:
         repo = git.Repository(root)  # raises UsageError outside git
         try:

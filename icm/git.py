@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 from typing import (
+    IO,
     Counter,
     Dict,
     FrozenSet,
@@ -446,9 +447,14 @@ HISTORY_ARGS = {
 }
 
 
-def history_command(mode: str, at_top: bool) -> List[str]:
-    """The one ``git log`` pass, run from the root; ``at_top``: the root is
-    the work tree's top level.
+HISTORY_FORMAT = "--format=%x00/%H %ct"  # what ``_parse_history`` reads
+
+
+def history_command(mode: str, at_top: bool, start: Optional[str] = None
+                    ) -> Argv:
+    """The one ``git log`` pass, run from the root, of HEAD's history or
+    ``start``'s (a commit, never an option: ``--end-of-options``); ``at_top``:
+    the root is the work tree's top level.
 
     At the top level it takes no pathspec: ``-- .`` matches everything there
     yet makes git diff every commit twice (once to prune the walk, once to
@@ -459,9 +465,25 @@ def history_command(mode: str, at_top: bool) -> List[str]:
     that kept the first parent's tree.
     """
     where = [] if at_top else [*(["--full-history"] if mode == "all" else []),
-                               "--relative", "--", "."]
-    return ["log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
-            *DIFF_SAFETY, "--format=%x00/%H %ct", *where]
+                               "--relative"]
+    return command("log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
+                   *DIFF_SAFETY, HISTORY_FORMAT, *where,
+                   revs=[start] if start else [], paths=None if at_top else ["."])
+
+
+def own_commits_command(base: str, at_top: bool) -> Argv:
+    """The commits HEAD adds to ``base`` (a commit), in the pass's form:
+    newest first in topological order (children before parents, so read
+    backwards it is the order "Rebase and merge" replays them), merges left
+    out as a rebase leaves them (a merge of the base into the branch would
+    date the base's work at the merge; the merge ref's own commit folds the
+    whole pull request). ``--full-history`` under a pathspec: a merge that
+    kept one side's tree must not hide the other side's commits.
+    """
+    where = [] if at_top else ["--full-history", "--relative"]
+    return command("log", "--topo-order", "--no-merges", "--no-renames",
+                   "--name-only", "-z", *DIFF_SAFETY, HISTORY_FORMAT, *where,
+                   revs=["HEAD", f"^{base}"], paths=None if at_top else ["."])
 
 
 def at_top_level(root: Path) -> bool:
@@ -480,6 +502,10 @@ UNDATED = -1
 class HistoryPass:
     """The one ``git log`` pass, started at once and parsed on ``result()``,
     so the other git facts are gathered while it runs on the other core.
+    With a ``base`` (a commit id) it is two passes at once, one git process
+    per fact: the commits HEAD adds to the base (``own_commits_command``),
+    then the base's history, read as one log in that order, as the base
+    will read after "Rebase and merge".
 
     git writes into an anonymous temporary file, not a pipe: its stdio
     flushes a pipe in 4 KiB writes, and the context switches made the pass a
@@ -492,19 +518,23 @@ class HistoryPass:
     configuration read meanwhile says "partial".
     """
 
-    def __init__(self, root: Path, mode: str, allow_partial: bool = False) -> None:
+    def __init__(self, root: Path, mode: str, allow_partial: bool = False,
+                 base: Optional[str] = None) -> None:
         exe = executable()
         if exe is None:
             raise UsageError("git is not installed or not on PATH")
         self.root = root
-        command = history_command(mode, at_top_level(root))
-        self.out = tempfile.TemporaryFile()
-        self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
-            [exe, *BASE, *command], cwd=str(root),
-            env=environment(), stdout=self.out, stderr=self.err,
-            stdin=subprocess.DEVNULL)
+        at_top = at_top_level(root)
+        commands = [history_command(mode, at_top)] if base is None else [
+            own_commits_command(base, at_top), history_command(mode, at_top, base)]
+        self.runs: List[Tuple["subprocess.Popen[bytes]", IO[bytes], IO[bytes]]] = []
         try:
+            for command in commands:
+                out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+                self.runs.append((subprocess.Popen(
+                    [exe, *BASE, *command], cwd=str(root),
+                    env=environment(), stdout=out, stderr=err,
+                    stdin=subprocess.DEVNULL), out, err))
             partial = setup(root).partial
         except BaseException:
             self.discard()
@@ -515,13 +545,14 @@ class HistoryPass:
 
     def discard(self) -> None:
         """Stop the pass (its answer is not wanted) and free its files."""
-        self.proc.kill()
-        self.proc.wait()
-        self.out.close()
-        self.err.close()
+        for proc, out, err in self.runs:
+            proc.kill()  # nothing, once git has been waited for
+            proc.wait()
+            out.close()
+            err.close()
 
     def result(self, chunk: int = 1 << 20) -> Dict[bytes, Tuple[int, bytes, int]]:
-        """For every path under the root in HEAD's history, (committer time,
+        """For every path under the root in the history, (committer time,
         commit, place) of the newest commit touching it: the place is the
         commit's rank in the log, newest 0 then -1, -2 (only commits that
         touch something count), so "newer" never trusts a clock; the time
@@ -529,17 +560,29 @@ class HistoryPass:
         relative to the root, exactly as git wrote them (``-z``: no
         quoting)."""
         try:
-            if self.proc.wait() != 0:
-                self.err.seek(0)
-                text = self.err.read().decode("utf-8", "replace")
-                if "lazy fetching disabled" in text:
-                    raise UsageError(PARTIAL_MISSING)
-                raise UsageError(_explain(text, self.root))
-            self.out.seek(0)
-            return _parse_history(iter(lambda: self.out.read(chunk), b""))
+            for proc, _, err in self.runs:
+                if proc.wait() != 0:
+                    err.seek(0)
+                    text = err.read().decode("utf-8", "replace")
+                    if "lazy fetching disabled" in text:
+                        raise UsageError(PARTIAL_MISSING)
+                    raise UsageError(_explain(text, self.root))
+            return _parse_history(_blocks([out for _, out, _ in self.runs], chunk))
         finally:
-            self.out.close()
-            self.err.close()
+            self.discard()  # a pass still running when the other failed ends
+
+
+def _blocks(files: Sequence[IO[bytes]], chunk: int) -> Iterator[bytes]:
+    """The files' bytes in blocks, as one log: a NUL after each ends its last
+    token, so the places run on from one file into the next."""
+    for fh in files:
+        fh.seek(0)
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                break
+            yield block
+        yield b"\0"
 
 
 def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes, int]]:

@@ -448,7 +448,8 @@ def test_sparse_checkout_files_outside_the_cone(repo: Path, icm) -> None:
 OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "limit",
                   "cap", "chunk", "check", "stdin", "filters", "partial"}
 # The mechanism itself, and a parser that runs nothing.
-NOT_A_CALL = {"command", "run", "unopened"}
+NOT_A_CALL = {"command", "run", "unopened", "history_command",
+              "own_commits_command"}  # argv builders, over ``command``
 
 EVIL = ["--output={outside}/written", "-o", "-c", "--all", "--exec={program}",
         "--upload-pack={program}"]
@@ -499,6 +500,10 @@ def _calls(repo: Path, x: str):
         "read_blobs": (lambda _: g.read_blobs(repo, [x]), {}),
         "commit_positions": (lambda _: g.commit_positions(repo, [x]), {}),
         "stage_move": (lambda _: _moved(repo, x), ["D", f"{x}/f.md", "A", f"{x}/g.md"]),
+        # The base as the stale check passes it: resolved to a commit first.
+        "HistoryPass.__init__": (lambda r: sorted(g.HistoryPass(
+            repo, "first-parent", base=g.commit_of(repo, r)).result().items()),
+            "plain"),
     }
 
 

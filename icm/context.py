@@ -70,25 +70,23 @@ class Context:
     git_installed: bool = True  # with in_git False: git is there, the root is not
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def history(self, allow_partial: bool = False) -> "History":
-        """Git history facts, read once per run (one ``git log`` pass);
+    def history(self, allow_partial: bool = False,
+                base: Optional[str] = None) -> "History":
+        """Git history facts, read once per run (one ``git log`` pass; with
+        ``base``, a commit, the branch's own commits on top of the base's);
         ``allow_partial``: in a partial clone, never fetch a missing object."""
         if "history" not in self._memo:
             self._memo["history"] = read_history(
-                self.root, self.config.stale_history, allow_partial)
+                self.root, self.config.stale_history, allow_partial, base)
         history: History = self._memo["history"]
         return history
 
-    def commit_position(self, commit: str) -> Optional[Tuple[bool, int]]:
-        """Where ``commit`` stands against HEAD: (is an ancestor of HEAD,
-        commits on HEAD since it); None when the repository lacks it."""
-        if not self.in_git or git.commit_of(self.root, commit) is None:
-            return None
-        head = git.head_commit(self.root)
-        if head is None:
-            return None
-        return (git.is_ancestor(self.root, commit, head),
-                git.count_commits(self.root, commit, head))
+    def commit_positions(self, commits: Iterable[str]
+                         ) -> Dict[str, Tuple[bool, int]]:
+        """Where each of ``commits`` stands against HEAD: (is an ancestor of
+        HEAD, commits on HEAD since it); one the repository lacks is left
+        out. One pass whatever their number (``git.commit_positions``)."""
+        return git.commit_positions(self.root, list(commits)) if self.in_git else {}
 
     def against(self, ref: Optional[str]) -> Optional["Against"]:
         """The queue and journal folders of ``ref`` (default: the ref this
@@ -200,9 +198,29 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
                    git.config_value(ctx.root, "user.name") or "")
 
 
-def read_history(root: Path, mode: str, allow_partial: bool = False) -> History:
+def branch_base(ctx: Context, option: Optional[str]) -> Optional[str]:
+    """The commit this branch will merge into, when it is named: the option
+    (``--base``, ``--against``), else ``ICM_BASE``; None when neither is
+    set (or outside git). Not ``git.default_base``'s guesses: an upstream is
+    where a branch is pushed, not merged, and a guess must not change the
+    verdict of every local run. A name that finds no commit is an error,
+    never a quiet fall back to HEAD's history, which would pass in CI what
+    fails after "Rebase and merge"."""
+    ref = option or os.environ.get("ICM_BASE", "")
+    if not ref or not ctx.in_git:
+        return None
+    commit = git.commit_of(ctx.root, ref)
+    if commit is None:
+        raise UsageError(f"--base/--against {ref}: names no commit" if option
+                         else f"ICM_BASE {ref}: names no commit (fetch it, or "
+                         "unset ICM_BASE)")
+    return commit
+
+
+def read_history(root: Path, mode: str, allow_partial: bool = False,
+                 base: Optional[str] = None) -> History:
     # Start the long pass first; the other facts are gathered while it runs.
-    pending = git.HistoryPass(root, mode, allow_partial)
+    pending = git.HistoryPass(root, mode, allow_partial, base)
     try:
         repo = git.Repository(root)  # raises UsageError outside git
         try:

@@ -108,6 +108,10 @@ class StaleOptions:
                                "missing objects are never fetched.")
     committed: bool = flag("--committed", help="Judge committed history only, "
                            "not staged or work-tree changes.")
+    against: Optional[str] = value(
+        "--against", "--base", help="The branch this one merges into: judge "
+        "this branch's commits one by one on top of REF, as after 'Rebase and "
+        "merge' (default: ICM_BASE).", metavar="REF", parse=_ref)
     # Set by the engine, not an option: run with other checks, a root
     # outside git is one info line instead of exit 2.
     history_optional: bool = False
@@ -129,8 +133,9 @@ class BootmapOptions:
 @dataclass(frozen=True)
 class QueueOptions:
     against: Optional[str] = value(
-        "--against", help="Compare with REF before merging (default: ICM_BASE, "
-        "GITHUB_BASE_REF, the upstream, origin/HEAD).", metavar="REF", parse=_ref)
+        "--against", "--base", help="The branch this one merges into: compare "
+        "the queue with REF before merging (default: ICM_BASE, GITHUB_BASE_REF, "
+        "the upstream, origin/HEAD).", metavar="REF", parse=_ref)
 
 
 @dataclass(frozen=True)

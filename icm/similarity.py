@@ -14,8 +14,9 @@ Similarity (``similarity``) is the larger of two measures over skeletons:
 the Jaccard index of their content-word sets (robust to reordered words)
 and the containment of the shorter statement's word bigrams in the longer
 one's (a sentence copied out of a long paragraph, a paragraph split in
-two). ``differences`` aligns two statements and names what differs in
-material or polarity: ``[Difference("number", "64 KiB", "1 MiB")]``.
+two). ``differences`` aligns two statements (difflib's alignment while it
+stays under ``ALIGN_STEPS``, a patience alignment past them) and names what
+differs in material or polarity: ``[Difference("number", "64 KiB", "1 MiB")]``.
 
 Candidates come from an inverted index of skeleton bigrams: only bigrams
 that two to ``cap`` statements hold get a posting list (one held once
@@ -33,7 +34,8 @@ API::
     index = Index(stmts)
     for m in index.pairs(0.75, accept):             # m.a earlier than m.b
         m.a, m.b, m.score, m.differences, m.diverged, m.line_a, m.line_b
-    index.nearest("some new text", 0.75)            # best first
+    index.nearest("some new text", 0.75)            # best first, aligned
+    index.like("some new text", 0.5, min_shared=0)  # [(position, score)]
 
 Every function is pure and linear or capped in its input.
 """
@@ -44,10 +46,12 @@ import contextlib
 import gc
 import re
 import sys
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from difflib import Match as Block
 from difflib import SequenceMatcher
-from itertools import chain
+from itertools import accumulate, chain
 from typing import (
     Callable,
     Dict,
@@ -67,6 +71,10 @@ MAX_TOKENS = 2000  # tokens of one statement that are compared (a cap, not a rul
 SPAN_CHARS = 60  # longest excerpt a difference quotes
 UNIT_CHARS = 5  # a short word after a number is quoted with it (KiB, ms, times)
 EDIT_TOKENS = 4  # longest edit, per side, read as a changed value or polarity
+# difflib's alignment is cubic at worst ('a b c' against 'a c b', 1,000 words:
+# 5 s); these steps (about 20 ms) are far more than any prose pair takes.
+ALIGN_STEPS = 200_000
+ANCHOR_DEPTH = 8  # passes of the patience alignment that takes over past them
 
 NUMBER, CODE, PATH, WORD = "number", "code", "path", "word"
 MATERIAL = (NUMBER, CODE, PATH)
@@ -88,15 +96,22 @@ not no never always we you they he she i me my our your their them us
 # spans, paths and URLs become a marker of the same length (offsets stay
 # valid); HTML and link destinations become spaces.
 # Every repetition is bounded, so an unclosed backtick or comment costs a
-# bounded look-ahead, never a scan to the end of the text (quadratic).
+# bounded look-ahead, never a scan to the end of the text (quadratic). A code
+# span opens with a whole run of backticks, as in CommonMark: tried from
+# inside a run, each of its lengths at each of its places, 20,000 backticks
+# took 17 s. A path may start after ``:`` or ``+`` (never with one), so the
+# look-ahead for its ``/`` or ``.`` (within a file name's 255 characters) and
+# a URL's scheme (32) are bounded too: unbounded, each ``:`` of
+# ``'a:' * 20000`` re-read the rest (1 s; 4 s at twice the size).
+_CODE = r"(?<!`)(`+)(?!`).{1,1000}?"
 _MATERIAL = re.compile(
-    r"(?P<code>(`+).{1,1000}?\2)"
+    rf"(?P<code>{_CODE}\2)"
     r"|(?P<skip><!--.{0,1000}?-->|</?[A-Za-z][^<>\n]{0,500}>"
     r"|\]\([^()\s]{0,1000}(?:\([^()\s]{0,500}\)[^()\s]{0,500})?"
     r"(?:\s+\"[^\"\n]{0,500}\")?\)"
     r"|\]\[[^\]\n]{0,500}\])"
-    r"|(?<![\w.@/~-])(?=[\w.@~/:+-]*[/.][\w~.*])"
-    r"(?P<path>[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]`]+"
+    r"|(?<![\w.@/~-])(?=[\w.@~/-])(?=[\w.@~/:+-]{0,255}[/.][\w~.*])"
+    r"(?P<path>[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s<>()\[\]`]+"
     r"|(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@*-]*"
     r"|[\w@-]*\w[\w@-]\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/]))",
     re.DOTALL,
@@ -189,7 +204,7 @@ def statements(text: str, path: str = "",
 
 
 def _without_code(text: str) -> str:
-    return re.sub(r"(`+).{1,1000}?\1", "", text, flags=re.DOTALL)
+    return re.sub(rf"{_CODE}\1", "", text, flags=re.DOTALL)
 
 
 # -- normalisation -------------------------------------------------------------
@@ -328,8 +343,7 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens
                  ) -> Tuple[Tuple[Difference, ...], int, int]:
     """(differences, offset in ``a``, offset in ``b``): the offsets are those
     of the first difference, or of the aligned part when there is none."""
-    matcher = SequenceMatcher(None, ta.values, tb.values, autojunk=False)
-    ops = matcher.get_opcodes()
+    ops = _opcodes(ta.values, tb.values)
     found: List[Difference] = []
     first = next((op for op in ops if op[0] == "equal"), None)
     off_a = ta.starts[first[1]] if first else 0
@@ -367,6 +381,120 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens
         if at is None:
             at = (_start(ta, i1, i2), _start(tb, j1, j2))
     return (tuple(found), *(at or (off_a, off_b)))
+
+
+class _Costly(Exception):
+    """difflib would pass ``ALIGN_STEPS``."""
+
+
+class _Bounded(SequenceMatcher[str]):
+    """difflib's matcher, stopped before its steps pass ``steps``: each
+    search is charged, before it runs, the most its loops can take (every
+    occurrence in ``b`` of every token of its range of ``a``)."""
+
+    def __init__(self, a: Sequence[str], b: Sequence[str], steps: int) -> None:
+        super().__init__(None, a, b, autojunk=False)
+        count = Counter(b)
+        self._upto = list(accumulate((count[t] for t in a), initial=0))
+        self._left, self._size_b = steps, len(b)
+
+    def find_longest_match(self, alo: int = 0, ahi: Optional[int] = None,
+                           blo: int = 0, bhi: Optional[int] = None) -> Block:
+        ahi = len(self._upto) - 1 if ahi is None else ahi
+        bhi = self._size_b if bhi is None else bhi
+        self._left -= (2 * (ahi - alo) + bhi - blo
+                       + self._upto[ahi] - self._upto[alo])
+        if self._left < 0:
+            raise _Costly
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _opcodes(a: Sequence[str], b: Sequence[str], steps: int = ALIGN_STEPS
+             ) -> Sequence[Tuple[str, int, int, int, int]]:
+    """difflib's opcodes (``autojunk=False``) where it is cheap, which is
+    every pair of prose; past ``steps``, a patience alignment's."""
+    try:
+        return _Bounded(a, b, steps).get_opcodes()
+    except _Costly:
+        pass
+    blocks: List[Tuple[int, int, int]] = []
+    _anchor(a, b, 0, len(a), 0, len(b), blocks, ANCHOR_DEPTH)
+    ops: List[Tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj, size in [*_joined(blocks), (len(a), len(b), 0)]:
+        tag = ("replace" if i < ai and j < bj else "delete" if i < ai
+               else "insert" if j < bj else "")
+        if tag:
+            ops.append((tag, i, ai, j, bj))
+        i, j = ai + size, bj + size
+        if size:
+            ops.append(("equal", ai, i, bj, j))
+    return ops
+
+
+def _anchor(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int,
+            bhi: int, out: List[Tuple[int, int, int]], depth: int) -> None:
+    """Matching blocks of ``a[alo:ahi]`` and ``b[blo:bhi]``, in order: the
+    common start and end, then the longest chain of tokens each side holds
+    once (patience diff), each gap between them in turn, ``depth`` passes
+    deep. A gap with no such token is left unmatched (a rewritten passage).
+    Each pass is linear, so the whole is ``depth`` times the tokens."""
+    start = alo
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo, blo = alo + 1, blo + 1
+    if alo > start:
+        out.append((start, blo - (alo - start), alo - start))
+    end = 0
+    while alo < ahi - end and blo < bhi - end and a[ahi - end - 1] == b[bhi - end - 1]:
+        end += 1
+    ahi, bhi = ahi - end, bhi - end
+    if depth and alo < ahi and blo < bhi:
+        in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+        at_b = {t: j for j, t in enumerate(b[blo:bhi], blo)
+                if in_b[t] == 1 and in_a[t] == 1}
+        chain = _increasing([(i, at_b[t]) for i, t in enumerate(a[alo:ahi], alo)
+                             if t in at_b])
+        if chain:
+            for i, j in chain:
+                _anchor(a, b, alo, i, blo, j, out, depth - 1)
+                out.append((i, j, 1))
+                alo, blo = i + 1, j + 1
+            _anchor(a, b, alo, ahi, blo, bhi, out, depth - 1)
+    if end:
+        out.append((ahi, bhi, end))
+
+
+def _increasing(pairs: Sequence[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    """The longest run of ``pairs`` (sorted by the first) whose second
+    members increase too, in n log n (patience sorting)."""
+    tails: List[int] = []  # smallest second member ending a run of each length
+    ends: List[int] = []  # the pair that ends it
+    back = [-1] * len(pairs)
+    for n, (_i, j) in enumerate(pairs):
+        k = bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            ends.append(n)
+        else:
+            tails[k], ends[k] = j, n
+        back[n] = ends[k - 1] if k else -1
+    found = []
+    n = ends[-1] if ends else -1
+    while n >= 0:
+        found.append(pairs[n])
+        n = back[n]
+    return found[::-1]
+
+
+def _joined(blocks: Iterable[Tuple[int, int, int]]) -> List[Tuple[int, int, int]]:
+    """Adjacent blocks as one, as difflib gives them."""
+    out: List[Tuple[int, int, int]] = []
+    for i, j, size in blocks:
+        if out and out[-1][0] + out[-1][2] == i and out[-1][1] + out[-1][2] == j:
+            out[-1] = (out[-1][0], out[-1][1], out[-1][2] + size)
+        else:
+            out.append((i, j, size))
+    return out
 
 
 def _narrow(toks: Tokens, i1: int, i2: int) -> Tuple[int, int]:
@@ -475,6 +603,7 @@ class Index:
             for key in bigrams & shared:
                 self._postings[key].append(i)
         self._lookup: Optional[Dict[int, List[int]]] = None
+        self._by_word: Optional[Dict[str, List[int]]] = None
 
     def __len__(self) -> int:
         return len(self.statements)
@@ -506,38 +635,70 @@ class Index:
 
     def nearest(self, text: str, threshold: float, limit: int = 5,
                 min_shared: int = MIN_SHARED) -> List[Match]:
-        """Indexed statements like ``text`` (as statement ``a``), best first;
-        a candidate shares ``min_shared`` bigrams with it (1: a paraphrase
-        that keeps one pair of words, as the re-invention warning needs)."""
+        """Indexed statements like ``text`` (as statement ``a``), best first,
+        as ``like`` finds them, aligned."""
         query = Statement("", 1, text)
+        toks = tokens(text)
+        out = []
+        for j, score in self.like(text, threshold, min_shared)[:limit]:
+            b = self.statements[j]
+            diffs, off_a, off_b = _differences(text, toks, b.text, self._token(j))
+            out.append(Match(query, b, score, diffs, _line(query, off_a),
+                             _line(b, off_b)))
+        return out
+
+    def like(self, text: str, threshold: float, min_shared: int = MIN_SHARED
+             ) -> List[Tuple[int, float]]:
+        """(position, score) of the indexed statements like ``text``, best
+        first. A candidate has its skeleton or shares ``min_shared`` bigrams
+        with it (1: a paraphrase that keeps one pair of words, as the
+        re-invention warning needs; 0: any bigram or content word, which
+        finds what ``similarity`` scores above 0 wherever no posting list is
+        over the cap). An empty skeleton is like nothing, as ``similarity``
+        has it."""
         skel = skeleton(text)[0]
+        if not skel:
+            return []
         words, bigrams = _content(skel), _bigrams(skel)
         shared: Dict[int, int] = {}
         lookup = self._full_postings()
-        for key in bigrams - _STOP_PAIRS:
+        for key in bigrams if min_shared < 1 else bigrams - _STOP_PAIRS:
             posting = lookup.get(key, ())
             if len(posting) <= self.cap:
                 for j in posting:
                     shared[j] = shared.get(j, 0) + 1
+        near = set(shared) | set(self._groups.get(skel, ()))
+        if min_shared < 1:
+            by_word = self._word_postings()
+            for word in words:
+                posting = by_word.get(word, ())
+                if len(posting) <= self.cap:
+                    near.update(posting)
         scored = []
-        for j in set(shared) | set(self._groups.get(skel, ())):
+        for j in near:
             exact = self._skeletons[j] == skel
             score = 1.0 if exact else _score(words, bigrams, self._content(j),
                                              self._bigrams[j])
             if score >= threshold and (exact or shared.get(j, 0) >= min_shared):
                 scored.append((-score, j))
         scored.sort()
-        toks = tokens(text)
-        out = []
-        for neg, j in scored[:limit]:
-            b = self.statements[j]
-            diffs, off_a, off_b = _differences(text, toks, b.text, self._token(j))
-            out.append(Match(query, b, -neg, diffs, _line(query, off_a),
-                             _line(b, off_b)))
-        return out
+        return [(j, -neg) for neg, j in scored]
+
+    def _word_postings(self) -> Dict[str, List[int]]:
+        """Every content word's statements (capped), built on the first
+        ``like`` that asks for them."""
+        if self._by_word is None:
+            found: Dict[str, List[int]] = defaultdict(list)
+            for i in range(len(self.statements)):
+                for word in self._content(i):
+                    posting = found[word]
+                    if len(posting) <= self.cap:
+                        posting.append(i)
+            self._by_word = dict(found)
+        return self._by_word
 
     def _full_postings(self) -> Dict[int, List[int]]:
-        """Every bigram's statements (capped), built on the first ``nearest``:
+        """Every bigram's statements (capped), built on the first ``like``:
         a query may share a bigram that only one statement holds."""
         if self._lookup is None:
             lookup: Dict[int, List[int]] = defaultdict(list)

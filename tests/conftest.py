@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, Optional, Tuple, Union
+from types import FrameType
+from typing import Callable, Dict, Iterable, Optional, Tuple, Union
 
 import pytest
 
@@ -105,6 +106,34 @@ def entry(*skip: str, extra: str = "") -> str:
 
 def lines(text: str) -> Iterable[str]:
     return text.splitlines()
+
+
+class TooMuchWork(AssertionError):
+    pass
+
+
+def python_lines(call: Callable[[], object], limit: int = 10 ** 8) -> int:
+    """How many Python lines ``call`` runs: a count of work that no load on
+    the machine changes (tests never time). Past ``limit`` it stops ``call``
+    with ``TooMuchWork``, so the old quadratic code fails at once, never
+    hangs."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Callable[..., object]:
+        nonlocal count
+        if event == "line":
+            count += 1
+            if count > limit:
+                raise TooMuchWork(f"over {limit} lines")
+        return trace
+
+    before = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(before)
+    return count
 
 
 def _hypothesis_not_rewritten() -> None:

@@ -412,7 +412,8 @@ Usage: icm check-queue [OPTIONS]
   With --against REF (or a known base), also against REF before merging.
 
 Options:
-  --against REF                   Compare with REF before merging (default:
+  --against, --base REF           The branch this one merges into: compare the
+                                  queue with REF before merging (default:
                                   ICM_BASE, GITHUB_BASE_REF, the upstream,
                                   origin/HEAD).
   --root DIR                      Repository root (default: found from the

@@ -3,11 +3,15 @@ that decide between them."""
 
 import json
 import shutil
+from functools import partial
 from pathlib import Path
+from typing import List
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tests.conftest import write
+from tests.conftest import python_lines, write
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -391,3 +395,143 @@ def test_a_negation_put_before_the_rule_is_diverged(
                  "b/context.md": f"# b\n\n{copy}\n"})
     assert dupes(icm, repo) == (1, (
         f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
+
+
+# -- cost: every stage linear or capped (issue 22, item 9) ---------------------
+
+SHAPES = {  # every word matches everywhere: difflib's worst (cubic) alignments
+    "'a b c' vs 'a c b'": lambda n: ("a b c " * (n // 3), "a c b " * (n // 3)),
+    "'a' vs 'a b'": lambda n: ("a " * n, "a b " * (n // 2)),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_aligning_two_statements_is_linear(shape: str) -> None:
+    """1,000 words of 'a b c' against 'a c b' took difflib 6 s, 2,000 words
+    46 s: past ``ALIGN_STEPS`` the patience alignment takes over, and the
+    work (Python lines run) doubles with the words. The most a pair may
+    run is fixed here, not derived from the budget, so raising the budget
+    fails too (difflib inside it runs about 5 lines a step)."""
+    from icm import similarity
+
+    limit = 1_600_000
+    work = {}
+    for words in (500, 1000, 2000):
+        a, b = SHAPES[shape](words)
+        work[words] = python_lines(partial(similarity.differences, a, b), limit)
+        assert similarity.differences(a, b) == ()
+    assert work[2000] <= 2.5 * work[1000]
+
+
+def test_a_long_copy_past_the_budget_still_diverges(repo: Path, icm) -> None:
+    """What the patience alignment finds: the common start and end, then
+    words each side holds once. The value between them is named."""
+    body = ("Readers " + "a b c " * 300 + "stop at {} and " + "b c a " * 300
+            + "report it.")
+    write(repo, {"a/context.md": f"# a\n\n{body.format('64 KiB')}\n",
+                 "b/context.md": f"# b\n\n{body.format('1 MiB')}\n"})
+    assert dupes(icm, repo) == (1, (
+        "diverged rule: b/context.md:3 and a/context.md:3 disagree: "
+        "'1 MiB' vs '64 KiB'\n"), "")
+
+
+def _prose() -> List[str]:
+    """This repository's own notes and journal, as tokens: prose to test
+    against (no third-party text is kept here)."""
+    from icm import similarity
+
+    paths = sorted([*ROOT.glob("journal/2026-*.md"), *ROOT.glob("**/context.md")])
+    return [word for p in paths if ".venv" not in p.parts
+            for word in similarity.tokens(p.read_text(encoding="utf-8")).values]
+
+
+def test_prose_up_to_the_token_cap_is_aligned_by_difflib() -> None:
+    """The budget is far above prose: a copy of ``MAX_TOKENS`` words with
+    values changed and clauses moved gets difflib's own alignment, so no
+    answer on real notes changed."""
+    import random
+    from difflib import SequenceMatcher
+
+    from icm import similarity
+
+    words, rnd, size = _prose(), random.Random(7), similarity.MAX_TOKENS
+    assert len(words) > 4 * size
+    for _ in range(6):
+        at = rnd.randrange(len(words) - size)
+        a = words[at:at + size]
+        b = list(a)
+        for _ in range(8):
+            b[rnd.randrange(size)] = str(rnd.randrange(100))
+        for _ in range(3):
+            k = rnd.randrange(size - 20)
+            b[k:k + 20] = b[k + 10:k + 20] + b[k:k + 10]
+        assert similarity._opcodes(a, b) == SequenceMatcher(
+            None, a, b, autojunk=False).get_opcodes()
+
+
+_token_lists = st.lists(st.sampled_from("abcde"), max_size=40)
+
+
+@given(_token_lists, _token_lists)
+def test_alignments_tile_both_statements(a: List[str], b: List[str]) -> None:
+    """Within the budget the opcodes are difflib's; past it (no steps at
+    all), the patience alignment's cover both sides in order and pair only
+    equal tokens."""
+    from difflib import SequenceMatcher
+
+    from icm import similarity
+
+    assert similarity._opcodes(a, b) == SequenceMatcher(
+        None, a, b, autojunk=False).get_opcodes()
+    ops = similarity._opcodes(a, b, steps=0)
+    i = j = 0
+    for tag, i1, i2, j1, j2 in ops:
+        assert (i1, j1) == (i, j) and tag in ("equal", "replace", "delete", "insert")
+        assert (tag == "equal") == (a[i1:i2] == b[j1:j2] and i2 > i1)
+        assert (i2 > i1 or tag == "insert") and (j2 > j1 or tag == "delete")
+        i, j = i2, j2
+    assert (i, j) == (len(a), len(b))
+    if a == b and a:
+        assert ops == [("equal", 0, len(a), 0, len(b))]
+
+
+@pytest.mark.parametrize("text,kinds", [
+    ("Use ```mermaid fences here", ["word"] * 4),  # no closing run of three
+    ("Quote ``a` like that", ["word"] * 4),
+    ("Quote ``a ` b`` and `c`", ["word", "code", "word", "code"]),
+    ("see " + "x" * 300 + ".md", ["word"] * 3),  # no file name is that long
+    ("see " + "x" * 200 + ".md", ["word", "path"]),
+])
+def test_code_spans_open_with_a_whole_run(text: str, kinds: List[str]) -> None:
+    """A code span opens with a whole run of backticks and closes with a run
+    as long (CommonMark); a path's ``.`` or ``/`` comes within 255
+    characters. Trying every run from inside and every look-ahead to the
+    end was quadratic (20,000 backticks: 17 s)."""
+    from icm import similarity
+
+    assert list(similarity.tokens(text).kinds) == kinds
+
+
+# -- the candidate index as the queue asks it (issue 22, item 10) --------------
+
+_gists = st.lists(st.sampled_from(
+    ["parse", "dates", "export", "the", "to", "of", "stderr", "summary",
+     "`x`", "src/a.py", "64", "not", "rows"]), max_size=8).map(" ".join)
+
+
+@given(st.lists(_gists, max_size=12), _gists, st.sampled_from([0.25, 0.5, 0.75]))
+def test_like_finds_what_similarity_scores(indexed: List[str], query: str,
+                                           threshold: float) -> None:
+    """Below the posting cap, ``like(..., min_shared=0)`` is every pair
+    scoring at the threshold, as comparing each pair found them."""
+    from icm import similarity
+
+    index = similarity.Index(similarity.Statement(str(n), 1, t)
+                             for n, t in enumerate(indexed))
+    want = sorted(((-similarity.similarity(query, t), n) for n, t in
+                   enumerate(indexed)
+                   if similarity.similarity(query, t) >= threshold
+                   or similarity.skeleton(query)[0] == similarity.skeleton(t)[0]
+                   != ()))
+    assert index.like(query, threshold, min_shared=0) == [
+        (n, -neg) for neg, n in want]

@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
-from tests.conftest import commit, git, write
+from tests.conftest import commit, git, python_lines, write
 
 D1 = "2026-11-01T12:00:00+00:00"
 D2 = "2026-11-02T12:00:00+00:00"
@@ -340,3 +341,95 @@ def test_renumber_rewrites_the_items_links_to_itself(repo: Path, icm) -> None:
         "was changed\n")
     assert sorted(p.name for p in (repo / "queue").iterdir()) == [
         "06_old.md", "09_x.md"]
+
+
+# -- same work twice, at scale (issue 22, item 10) -----------------------------
+
+WORDS = [f"{c}{v}{d}" for c in "bcdfghklmnprstvz" for v in "aeiou" for d in "bdgkmnt"]
+
+
+def _sides(repo: Path, per_side: int) -> None:
+    """``per_side`` items added on main and on feat, each a title and a
+    sentence of its own words; feat's first rewords main's first."""
+    import random
+
+    rnd = random.Random(per_side)
+    theirs = [rnd.sample(WORDS, 24) for _ in range(per_side)]
+    mine = [theirs[0][:21] + rnd.sample(WORDS, 3)] + [
+        rnd.sample(WORDS, 24) for _ in range(per_side - 1)]
+
+    def item(words: list) -> str:
+        return f"# {' '.join(words[:4])}\n\n{' '.join(words[4:])}.\n"
+
+    _start(repo)
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {f"queue/{2 * n + 10}_mine-{n}.md": item(w)
+                  for n, w in enumerate(mine)}, D2, "mine")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {f"queue/{2 * n + 11}_theirs-{n}.md": item(w)
+                  for n, w in enumerate(theirs)}, D2, "theirs")
+    git(repo, "checkout", "-q", "feat")
+
+
+def test_same_work_costs_linear_work(tmp_path: Path, monkeypatch) -> None:
+    """Scoring every pair of added items, each gist re-read per pair, was
+    quadratic (200 items a side: 5.7 s). Each gist is now tokenised once and
+    candidates come from the index, so twice the items is about twice the
+    work (Python lines run: no clock)."""
+    from icm import config, context
+    from icm.checks import queue
+    from icm.registry import QueueOptions
+
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    def check(root: Path, found: list) -> None:
+        ctx = context.build(root, config.load(root))
+        found[:] = [f.line_text for f in queue.run(
+            ctx, QueueOptions(against="main")).findings]
+
+    work = {}
+    for per_side in (20, 40):
+        root, found = tmp_path / str(per_side), []
+        root.mkdir()
+        git(root, "init", "-q")
+        _sides(root, per_side)
+        work[per_side] = python_lines(partial(check, root, found), limit=10 ** 6)
+        assert found == ["queue/10_mine-0.md: looks like queue/11_theirs-0.md on "
+                         "main (same work twice?)"]
+    assert work[40] <= 2.2 * work[20]
+
+
+def test_same_work_in_other_words_order(repo: Path, icm) -> None:
+    """Jaccard alone: the same words, no pair of them in the same order,
+    so no shared bigram; the index's word postings still find it."""
+    _start(repo)
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_summary.md": "# Summary to stderr\n"}, D2, "mine")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"queue/08_stderr.md": "# Stderr: the summary\n"}, D2, "theirs")
+    git(repo, "checkout", "-q", "feat")
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
+        "queue/07_summary.md: looks like queue/08_stderr.md on main "
+        "(same work twice?)\nqueue ok\n"), "")
+
+
+def test_same_work_among_boilerplate_items(repo: Path, icm) -> None:
+    """Words held by more of the ref's items than the posting cap are
+    boilerplate, not evidence; the words only the two items share still
+    find them. (Scoring every pair flagged all 30 "Fix the parser for X".)"""
+    _start(repo)
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_dates.md": (
+        "# Fix the parser for ISO dates\n\nThe parser drops ISO dates in "
+        "the export.\n")}, D2, "mine")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {f"queue/{n}_fix-{n}.md": (
+        f"# Fix the parser for {WORDS[n]}\n\nThe parser drops {WORDS[n]} "
+        f"{WORDS[n + 1]} in the export.\n") for n in range(10, 40)}, D2, "fixes")
+    commit(repo, {"queue/40_iso.md": (
+        "# Fix the parser for ISO dates\n\nISO dates are dropped by the "
+        "parser in the export.\n")}, D3, "iso")
+    git(repo, "checkout", "-q", "feat")
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
+        "queue/07_dates.md: looks like queue/40_iso.md on main "
+        "(same work twice?)\nqueue ok\n"), "")

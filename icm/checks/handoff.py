@@ -20,7 +20,7 @@ Said, not failed::
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Tuple
 
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report, Rule, Rules, Severity
@@ -53,6 +53,7 @@ def run(ctx: Context, options: NoOptions) -> Report:
 
     found: List[Finding] = []
     paths = sorted(records(ctx))
+    made_at: List[Tuple[str, str]] = []  # (record, the commit its marker names)
     for path in paths:
         try:
             text = ctx.read_markdown(path)
@@ -77,8 +78,12 @@ def run(ctx: Context, options: NoOptions) -> Report:
             found.append(RULES("no-marker", path, "no 'icm:handoff' marker "
                                "naming the commit it was made at"))
             continue
-        commit = marks[0].group(1)
-        position = ctx.commit_position(commit)
+        made_at.append((path, marks[0].group(1)))
+    # One pass over the history for every record (one per record took 50
+    # records 4.2 s on 3,000 commits).
+    positions = ctx.commit_positions(commit for _path, commit in made_at)
+    for path, commit in made_at:
+        position = positions.get(commit)
         if position is None:
             found.append(RULES("unknown-commit", path, f"made at {commit[:7]}, "
                                "which this repository does not have"))

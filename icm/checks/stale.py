@@ -14,6 +14,20 @@ the log's order, never the committer clock: a note fixed in a child commit
 whose date is skewed earlier is fresh. The days in the message are
 committer times.
 
+Against a base (``--base REF``, or ``ICM_BASE``; the GitHub Action sets
+``ICM_BASE`` on pull requests), the history is the one the base will have
+after "Rebase and merge": the base's, then the commits the branch adds
+(``base..HEAD``, merges left out), each in its own place. On GitHub's merge
+ref (``refs/pull/N/merge``, what a pull request's job checks out) HEAD's
+first-parent history folds the whole pull request into its merge commit, so
+a note changed in the first commit and its code in a later one was a tie,
+``ok`` in CI and STALE on main after a rebase merge. The strategies: a merge
+commit and a squash each fold the pull request into one commit on the base
+(a note it changes anywhere ties with its code: ok); a rebase keeps every
+commit, so their order decides. Judged per commit the verdict is the
+strictest of the three: ok there is ok after any of them. Without a base,
+HEAD's own history (the merge ref's fold, in CI).
+
 Pending changes come first: a path whose index or work tree differs from
 HEAD (modified, added, deleted, either side of a rename) changed *now*,
 after every commit. A changed note is ``ok (pending)``, its code changed
@@ -30,10 +44,12 @@ any changed note, so a new folder's first commit passes a ``--strict``
 hook. A deciding commit with
 a missing or malformed committer date is ``unknown`` too.
 
-Bad::
+Bad (the third: a pull request that changed the note, then its code,
+judged with ``ICM_BASE``)::
 
     src/context.md: STALE - code in src moved 8 days after the note
     src/context.md: STALE - code in src changed (uncommitted) after the note
+    src/context.md: STALE - code in src moved 2 hours after the note
 
 Good::
 
@@ -46,7 +62,13 @@ from __future__ import annotations
 import posixpath
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from icm.context import MARKDOWN_SUFFIXES, UNDATED, Context, compile_globs
+from icm.context import (
+    MARKDOWN_SUFFIXES,
+    UNDATED,
+    Context,
+    branch_base,
+    compile_globs,
+)
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.registry import StaleOptions
@@ -123,12 +145,11 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         if options.history_optional and ctx.git_installed:
             return _info("not-applicable",
                          "stale: not a git repository; staleness not checked")
-        # raises the reason: no repository, or no git
-        ctx.history(options.allow_partial)
+        ctx.history(options.allow_partial)  # raises why: no repository, no git
     if not ctx.notes():
         name = ctx.config.note_name
         return _info("no-notes", f"stale: no notes named {name} yet (or set note_name)")
-    history = ctx.history(options.allow_partial)
+    history = ctx.history(options.allow_partial, branch_base(ctx, options.against))
     if history.boundary and not options.allow_shallow:
         raise UsageError(
             "shallow clone: history is cut, so every note would look fresh; fetch "

@@ -107,7 +107,7 @@ def _supersede(cycle: bool) -> Callable[[int], Callable[[], object]]:
 def _sentence(text_of: Callable[[int], str]
               ) -> Callable[[int], Callable[[], object]]:
     def build(size: int) -> Callable[[], object]:
-        from icm import positions
+        from icm.model import positions
 
         text = text_of(size)
         return lambda: positions.sentence(text)

@@ -547,8 +547,8 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
     def body() -> int:
         import json
 
-        from icm import positions as mod
         from icm.escape import inert_lines, text_line
+        from icm.model import positions as mod
         from icm.report import plain
 
         values.choice("--format", fmt, ("text", "json"))

@@ -245,8 +245,8 @@ def test_superseded_by_must_name_an_entry(repo: Path, icm) -> None:
 
 
 def test_parse_entry_is_one_function_for_every_reader() -> None:
-    from icm.checks.journal import parse_entry
     from icm.config import DEFAULT_SLOTS
+    from icm.model.journal import parse_entry
 
     parsed = parse_entry(_entry(head="Superseded-by: <journal/2026-01-03_new.md>\n"),
                          "journal/2026-01-01_a.md", DEFAULT_SLOTS, "Verify command")

@@ -480,8 +480,8 @@ def test_github_annotates_the_verify_line(repo: Path, icm, pinned: None) -> None
 # -- extraction ----------------------------------------------------------------------
 
 def command_of(body: str) -> Optional[str]:
-    from icm.checks.journal import parse_entry
     from icm.config import DEFAULT_SLOTS
+    from icm.model.journal import parse_entry
 
     return parse_entry(entry(body), "journal/x.md", DEFAULT_SLOTS,
                        "Verify command").command

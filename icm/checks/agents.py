@@ -34,6 +34,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model.agents import OPTIONAL, REQUIRED
 from icm.registry import AgentsOptions
 
 NAME = "agents"
@@ -83,8 +84,6 @@ RULES = Rules(NAME, {
     "unindexed-episode": Rule("an episode in chats/ is not linked from CHATS.md",
                               fix="add a link to it in CHATS.md"),
 })
-REQUIRED = ("AGENT.md", "POSITIONS.md")
-OPTIONAL = ("PROGRESSION.md", "TOOLS.md", "ASSETS.md", "CHATS.md")
 SECTIONS = ("current", "superseded", "open")
 _FIELD = re.compile(r"\s*(status|confidence|source|evidence|id|why)\s*:\s*(.*?)\s*\Z",
                     re.I)

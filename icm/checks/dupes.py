@@ -31,9 +31,9 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
-from icm.checks import journal
 from icm.context import Context, Unreadable, compile_globs, decode
 from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model import journal
 from icm.registry import NoOptions
 
 NAME = "dupes"

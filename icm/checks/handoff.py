@@ -24,6 +24,7 @@ from typing import List, Tuple
 
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model.handoff import FIELDS, MARKER, records
 from icm.registry import NoOptions
 
 NAME = "handoff"
@@ -49,7 +50,6 @@ RULES = Rules(NAME, {
 
 def run(ctx: Context, options: NoOptions) -> Report:
     from icm import markdown
-    from icm.workflow.handoff import FIELDS, MARKER, records
 
     found: List[Finding] = []
     paths = sorted(records(ctx))

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from icm import positions
 from icm.context import Context, Unreadable
 from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model import positions
 from icm.registry import NoOptions
 
 NAME = "positions"

@@ -22,17 +22,16 @@ Good: ``queue/07_auto-detect-delimiter.md`` and ``queue/08_summary-to-stderr.md`
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional
 
 from icm.context import Against, Context, Unreadable
 from icm.escape import inert
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.lines import fenced, split, to_lf
+from icm.lines import to_lf
+from icm.model.queue import CARRIED, PATTERN, claim_of, gist, items, match, number
 from icm.registry import QueueOptions
 from icm.similarity import Index, Statement
-from icm.slug import is_slug
 
 NAME = "queue"
 RULES = Rules(NAME, {
@@ -53,40 +52,11 @@ RULES = Rules(NAME, {
     "no-folder": Rule("queue_dir names a folder that does not exist yet",
                       Severity.INFO),
 })
-ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
-# Both see lines by ``icm.lines`` (CLAIM one split line at a time, CARRIED
-# through ``to_lf``): ``^`` and ``$`` see only LF, so a CRLF or CR-only
-# item's claim was invisible (and taken over without --force).
-CLAIM = re.compile(r"^Claimed-by: *(?P<who>.+?) on (?P<branch>\S+), "
-                   r"(?P<day>\d{4}-\d{2}-\d{2}) *$", re.M)
-CARRIED = re.compile(r"^Carried over from `([^`\n]+)`", re.M)
 # Two items whose gists score this much (icm.similarity) look like the same
 # work: measured on item pairs in tests/test_two_writers.py; a warning only.
 # The ref's gists are indexed once (``Index.like``, any shared word): scoring
 # every pair, each gist re-read per pair, took 200 items a side 5.7 s.
 SAME_WORK = 0.5
-PATTERN = "NN_slug.md"
-
-
-def items(ctx: Context) -> List[str]:
-    """Files directly in the queue folder, placeholders and README aside."""
-    prefix = ctx.config.queue_dir.rstrip("/") + "/"
-    return [f for f in ctx.files if f.startswith(prefix)
-            and "/" not in f[len(prefix):]
-            and not f[len(prefix):].startswith(".")
-            and f[len(prefix):] != "README.md"]
-
-
-def match(name: str, strict: bool = True) -> "Optional[re.Match[str]]":
-    """The ``NN_slug.md`` parse of a file name: number and slug, or None.
-    Not ``strict``: any slug, for a number a badly named item still uses."""
-    m = ITEM_NAME.match(name)
-    return m if m and (is_slug(m.group(2)) or not strict) else None
-
-
-def number(path: str, strict: bool = True) -> int:
-    m = match(path.rsplit("/", 1)[-1], strict)
-    return int(m.group(1)) if m else -1
 
 
 def run(ctx: Context, options: QueueOptions) -> Report:
@@ -116,39 +86,6 @@ def run(ctx: Context, options: QueueOptions) -> Report:
                               f"{ctx.config.queue_dir} yet (queue_dir)"))
     return Report.of(NAME, findings, ok=not missing,
                      data={"items": sum(len(v) for v in by_number.values())})
-
-
-def gist(text: str) -> str:
-    """An item's title and first paragraph: what two writers would each
-    write first about the same work (claim lines left out)."""
-    title, para, started = "", [], False
-    for line, _end in split(text):
-        stripped = line.strip()
-        if not title and stripped.startswith("# "):
-            title = stripped[2:]
-        elif stripped and not CLAIM.match(stripped):
-            para.append(stripped)
-            started = True
-        elif started:
-            break
-    return f"{title}. {' '.join(para)}"
-
-
-def claim_at(rows: List[str]) -> int:
-    """Index of the claim line among an item's lines (``lines.split``), or
-    -1: the first ``CLAIM`` line outside fenced code. A claim shown in a
-    fence is an example, not a writer (and not for a writer to edit)."""
-    flags = fenced(rows)[0]
-    return next((i for i, row in enumerate(rows)
-                 if not flags[i] and CLAIM.match(row)), -1)
-
-
-def claim_of(text: str) -> Optional[Tuple[str, str, str]]:
-    """(who, branch, date) of an item's ``Claimed-by:`` line, if any."""
-    rows = [row for row, _end in split(text)]
-    at = claim_at(rows)
-    m = CLAIM.match(rows[at]) if at >= 0 else None
-    return (m.group("who"), m.group("branch"), m.group("day")) if m else None
 
 
 def _in(folder: str, path: str) -> bool:

@@ -16,10 +16,10 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from icm import git, lines
 from icm.checks import links
-from icm.checks.queue import claim_at, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.escape import inert
+from icm.model.queue import claim_at, claim_of
 from icm.workflow.files import create_new, entry, replace_atomic, target
 from icm.workflow.journal import find_item
 from icm.workflow.queue import locked, used_numbers

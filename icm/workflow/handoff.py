@@ -20,21 +20,18 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from icm import engine, git, registry
-from icm.checks import journal as journal_check
-from icm.checks import queue as queue_check
-from icm.checks import stale as stale_check
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.escape import inert, printable
 from icm.finding import Severity
+from icm.model import journal as journal_check
+from icm.model import queue as queue_check
+from icm.model.handoff import RECORD_NAME, records
+from icm.model.notes import code_by_note
 from icm.workflow.files import create_new, ensure_folder, template
 
 AUTHOR_CAP = 2000  # characters of reason or question kept
 TAIL_CAP = 800  # characters of one verbatim commit message kept
-FIELDS = ("Reason", "Open question", "Identity and state", "Confirmed facts",
-          "Actions taken", "Negative results", "Open work", "Verbatim tail",
-          "Where the rest lives", "Size")
-MARKER = re.compile(r"<!-- icm:handoff 1 made-at ([0-9a-f]{40,64}) -->")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _BREAK = re.compile("\r\n?|[\u2028\u2029]")  # line breaks other than \n
 
@@ -200,7 +197,7 @@ def _check_results(ctx: Context) -> Tuple[List[Tuple[str, str]], Dict[str, str]]
             if warnings:
                 parts.append(f"{warnings} warning" + ("s" if warnings != 1 else ""))
             rows.append((spec.name, ", ".join(parts)))
-        if spec.name == stale_check.NAME:
+        if spec.name == "stale":
             verdicts = {f.path: f.message for f in report.findings}
     return rows, verdicts
 
@@ -211,7 +208,7 @@ def _notes_touched(ctx: Context, paths: Sequence[str],
     staleness verdict of the run above."""
     changed = set(paths)
     try:
-        owned = stale_check.code_by_note(ctx, ctx.tracked)
+        owned = code_by_note(ctx, ctx.tracked)
     except UsageError:
         return []
     rows = []
@@ -518,17 +515,6 @@ def write(ctx: Context, s: State, text: str) -> str:
                 raise
             return f"{folder_rel}/{name}"
     raise UsageError(f"{folder_rel}/: 999 records for {stem}; remove old ones")
-
-
-RECORD_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})_(.+)\.md\Z")
-
-
-def records(ctx: Context) -> List[str]:
-    """Record files directly in ``handoff_dir`` (README.md aside)."""
-    prefix = ctx.config.handoff_dir.rstrip("/") + "/"
-    return [f for f in ctx.files if f.startswith(prefix)
-            and "/" not in f[len(prefix):] and f.endswith(".md")
-            and f[len(prefix):] != "README.md"]
 
 
 def newest(ctx: Context) -> str:

@@ -14,12 +14,12 @@ import unicodedata
 from datetime import date
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from icm.checks.journal import entries, parse_entry, valid_name, verify_slot
-from icm.checks.queue import items, number
 from icm.config import DEFAULT_SLOTS
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending, fenced, join, split, to_lf
+from icm.model.journal import entries, parse_entry, valid_name, verify_slot
+from icm.model.queue import items, number
 from icm.workflow.files import (
     create_new,
     ensure_folder,
@@ -158,7 +158,7 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None,
 def _finish(ctx: Context, source: str, day: Optional[date],
             force: bool) -> List[str]:
     from icm import git
-    from icm.checks.queue import claim_of
+    from icm.model.queue import claim_of
     from icm.workflow.claims import me, without_claim
 
     try:

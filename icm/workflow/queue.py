@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, List, Sequence, Set, Tuple
 
-from icm.checks.queue import number
 from icm.context import Context
 from icm.errors import UsageError
+from icm.model.queue import number
 from icm.slug import slugify
 from icm.workflow.files import create_new, ensure_folder, fill, template
 from icm.workflow.journal import carried_numbers

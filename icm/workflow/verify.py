@@ -50,11 +50,11 @@ from typing import (
 )
 
 from icm import cache as cache_mod
-from icm.checks import journal
 from icm.context import Context, Unreadable, usable_cores
 from icm.errors import UsageError
 from icm.escape import inert
 from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model import journal
 
 NAME = "verify"
 RULES = Rules(NAME, {

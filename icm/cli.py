@@ -384,38 +384,15 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
     Only --reason and --question are author text; everything else is read
     from git, the journal, the queue and the checks."""
     def body() -> int:
-        import json
-
-        from icm.escape import inert_lines, text_line
-        from icm.report import plain
         from icm.workflow import handoff as mod
-        from icm.workflow.files import create_new
 
         values.choice("--format", fmt, ("text", "json"))
         lines = values.number("--tail", tail, 0)
         if lines is None or lines > 4:
             raise UsageError(f"--tail must be {values.ACCEPTS['--tail']} (not "
                              f"{values.quote(tail)})")
-        ctx = _context(root)
-        if show:  # a file in the repository: anyone may have written it
-            return _print(inert_lines(mod.newest(ctx)))
-        if reason is None or question is None:
-            raise UsageError("handoff needs --reason and --question: they are the "
-                             "only fields an author writes")
-        state = mod.gather(ctx, reason, question, base, lines)
-        budget = ctx.config.handoff_budget
-        if fmt == "json":
-            text = json.dumps(plain(mod.as_json(state, budget)), indent=2,
-                              ensure_ascii=False) + "\n"
-        else:
-            text = mod.render(state, budget)[0]
-        if output == "-" or (output is None and fmt == "json"):
-            return _print(text if fmt == "json" else inert_lines(text))
-        if output is not None:
-            rel = mod.out_rel(ctx, output)
-            create_new(ctx, rel, text.encode("utf-8"))
-            return _print(text_line(rel) + "\n")
-        return _print(text_line(mod.write(ctx, state, text)) + "\n")
+        return _print(mod.command(_context(root), reason, question, base, lines,
+                                  output, fmt, show))
 
     raise typer.Exit(_guard(debug, body))
 

@@ -13,6 +13,7 @@ never cut to fit.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
@@ -22,12 +23,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from icm import engine, git, registry
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.escape import inert, printable
+from icm.escape import inert, inert_lines, printable, text_line
 from icm.finding import Severity
 from icm.model import journal as journal_check
 from icm.model import queue as queue_check
 from icm.model.handoff import RECORD_NAME, records
 from icm.model.notes import code_by_note
+from icm.report import plain
 from icm.workflow.files import create_new, ensure_folder, template
 
 AUTHOR_CAP = 2000  # characters of reason or question kept
@@ -557,3 +559,29 @@ def out_rel(ctx: Context, output: str) -> str:
         raise UsageError(f"-o {output}: outside the repository; icm writes only "
                          "inside the root")
     return rel.replace(os.sep, "/")
+
+
+def command(ctx: Context, reason: Optional[str], question: Optional[str],
+            base: Optional[str], tail: int, output: Optional[str], fmt: str,
+            show: bool) -> str:
+    """What ``icm handoff`` prints: the record (``-o -``, json, ``--show``)
+    or the path it was written to. Repository text leaves inert."""
+    if show:  # a file in the repository: anyone may have written it
+        return inert_lines(newest(ctx))
+    if reason is None or question is None:
+        raise UsageError("handoff needs --reason and --question: they are the "
+                         "only fields an author writes")
+    state = gather(ctx, reason, question, base, tail)
+    budget = ctx.config.handoff_budget
+    if fmt == "json":
+        text = json.dumps(plain(as_json(state, budget)), indent=2,
+                          ensure_ascii=False) + "\n"
+    else:
+        text = render(state, budget)[0]
+    if output == "-" or (output is None and fmt == "json"):
+        return text if fmt == "json" else inert_lines(text)
+    if output is not None:
+        rel = out_rel(ctx, output)
+        create_new(ctx, rel, text.encode("utf-8"))
+        return text_line(rel) + "\n"
+    return text_line(write(ctx, state, text)) + "\n"

@@ -91,7 +91,7 @@ FP_CLASSES = ("scope words", "alternation", "relative path", "parallel template"
 EXACT_MIN_WORDS = 4
 # share of a rejected option's content words found in the proposal, chosen
 # on the tuning part (best F1 there; see docs/benchmarks.md)
-NAIVE_THRESHOLD = 0.5
+NAIVE_THRESHOLD = 0.25
 _STOP = frozenset("""
 a an the and or but if then so of to in on at by for with from as into is are
 was were be been it its this that these those which who what when where how do
@@ -590,6 +590,7 @@ class Case:
     label: int
     kind: str  # reproposal, distractor, revived
     proposal: str
+    target: Any  # index of the rejected option, "decision" (superseded), None
 
 
 def load_reinvent(path: Path) -> Tuple[List[Record], List[Case]]:
@@ -597,8 +598,8 @@ def load_reinvent(path: Path) -> Tuple[List[Record], List[Case]]:
     records = [Record(r["id"], r["repo"], r["decision"], list(r["rejected"]),
                       r.get("superseded_by"), r.get("revives"))
                for r in doc["records"]]
-    cases = [Case(c["id"], c["record"], int(c["label"]), c["kind"], c["proposal"])
-             for c in doc["cases"]]
+    cases = [Case(c["id"], c["record"], int(c["label"]), c["kind"], c["proposal"],
+                  c.get("target")) for c in doc["cases"]]
     known = {r.id for r in records}
     for c in cases:
         if c.record not in known:
@@ -646,9 +647,11 @@ def words(text: str) -> Set[str]:
 
 def naive_warnings(records: Sequence[Record], cases: Sequence[Case],
                    threshold: float) -> List[Tuple[str, str]]:
-    """(case id, record id) of the word-overlap finder's warnings: the option
-    with the largest share of its content words in the proposal."""
+    """(case id, record id) of the word-overlap finder's warnings: the dead
+    design (a rejected option, a superseded decision) with the largest
+    share of its content words in the proposal."""
     options = [(r.id, words(o)) for r in records for o in r.rejected]
+    options += [(r.id, words(r.decision)) for r in records if r.superseded_by]
     out = []
     for c in cases:
         said = words(c.proposal)
@@ -671,9 +674,12 @@ class WarnTally:
     entry_warnings: int = 0
 
 
-def score_warnings(cases: Sequence[Case], warned: Sequence[Tuple[str, str]],
-                   tally: WarnTally) -> None:
+def score_warnings(records: Sequence[Record], cases: Sequence[Case],
+                   warned: Sequence[Tuple[str, str]], tally: WarnTally) -> None:
+    """A warning is true when it names the record whose design the case
+    re-proposes (for a superseded decision, that record or its successor)."""
     by_id = {c.id: c for c in cases}
+    successor = {r.id: r.superseded_by for r in records if r.superseded_by}
     tally.cases += len(cases)
     tally.positives += sum(c.label for c in cases)
     tally.revived += sum(c.kind == "revived" for c in cases)
@@ -681,7 +687,8 @@ def score_warnings(cases: Sequence[Case], warned: Sequence[Tuple[str, str]],
     for case_id, record in warned:
         c = by_id[case_id]
         tally.warnings += 1
-        if c.label == 1 and record == c.record:
+        if c.label == 1 and (record == c.record or (
+                c.target == "decision" and record == successor.get(c.record))):
             tally.true += 1
             tally.found.add(c.id)
         if c.kind == "revived":
@@ -699,7 +706,8 @@ def reinvent_part(checkouts: Path, split: Dict[str, Any], part: str,
     for entry in split["reinvent"]:
         if entry["part"] != part:
             continue
-        checkout(checkouts, entry["repo"], entry["commit"])  # pinned, as labelled
+        if entry["repo"] != "icm":  # this repository's own journal
+            checkout(checkouts, entry["repo"], entry["commit"])  # as labelled
         mine = [r for r in records if r.repo == entry["repo"]]
         ids = {r.id for r in mine}
         todo = [c for c in cases if c.record in ids]
@@ -720,8 +728,9 @@ def reinvent_part(checkouts: Path, split: Dict[str, Any], part: str,
                     warned.append((owner[f["path"]], target))
                 else:
                     tallies["icm"].entry_warnings += 1
-        score_warnings(todo, warned, tallies["icm"])
-        score_warnings(todo, naive_warnings(mine, todo, naive), tallies["naive"])
+        score_warnings(mine, todo, warned, tallies["icm"])
+        score_warnings(mine, todo, naive_warnings(mine, todo, naive),
+                       tallies["naive"])
     return tallies
 
 

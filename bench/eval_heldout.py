@@ -13,7 +13,7 @@ tool's; it leaves a bare copy in /work/.mirror)::
     python - <<'EOF'
     import json, subprocess
     s = json.load(open("bench/labels/split.json"))
-    for e in s["notes"] + s["reinvent"]:
+    for e in s["notes"] + [r for r in s["reinvent"] if r["repo"] != "icm"]:
         d = "/tmp/heldout/" + e["repo"].replace("/", "+")
         m = "/work/.mirror/" + e["repo"].replace("/", "+") + "/repo"
         subprocess.run(["git", "clone", "-q", "--no-checkout", m, d])
@@ -21,6 +21,9 @@ tool's; it leaves a bare copy in /work/.mirror)::
     EOF
     python bench/eval_heldout.py $D                # the tuning part
     python bench/eval_heldout.py $D --part test    # once, for the figures
+
+The split (with each repository's commit) and the labels are in
+``bench/labels``; the ``icm`` record source is this repository's journal.
 
 Nothing of theirs is written here: for each note repository the notes in
 scope (``split.json``: files named ``note_name`` under ``scope``, minus
@@ -42,24 +45,33 @@ line spans and the labeller's own paraphrase, never the notes' text. A
 **cluster** is one rule with all its homes (``lines`` spans); homes with
 the same ``form`` are copies, different forms restate the rule, different
 ``value``s disagree (the cluster's ``differs`` names the class: number,
-version, path, code span, negation). A reported pair of two homes of one
-cluster is true; of two statements in no common cluster it is false, with
-the class its ``findings`` label names (what today's detector reported,
-judged by hand) or ``unlabelled`` (counted false: label it on the tuning
-part, never on the test part). Scores:
+version, path, code span, negation, or wording for a disagreement only
+words carry, "all state changes" against "flow state changes"). A
+**parallel** group holds statements alike in form that are each about
+their own subject (every package's own lint command): any two of them are
+different rules, of the group's class. A reported pair of two homes of one
+cluster is true; any other pair is false, with the class its ``findings``
+label (today's detector's output, judged by hand) or its parallel group
+names, else ``unlabelled`` (counted false: label it on the tuning part,
+never on the test part). A note that is a symlink to another note is one
+file (its locations count as the other's; a pair of the same line is a
+false "symlinked note"); the workspace keeps the symlink, as the checkout
+has it. Scores:
 
-- copies: precision of ``duplicate-rule`` findings; recall over copy
-  groups (homes of one cluster with one form and value): a group of k
-  homes needs k - 1 links, found = k - its connected parts;
+- copies: precision of ``duplicate-rule`` findings (true when the pair is
+  one rule, restated or copied); recall over copy groups (homes of one
+  cluster with one form and value): a group of k homes needs k - 1 links,
+  found = k - its connected parts;
 - diverged: precision of ``diverged-rule`` findings (and of those that are
   errors), by the kind the detector names; recall of disagreeing clusters
   by class (found when one diverged finding joins two homes that differ);
 - restated rules: recall of clusters with two or more forms (found when
   any finding joins two of its homes), and of every cluster;
 - re-invention: a warning on a queue item is true when the case re-proposes
-  a rejected option (label 1) and the warning names that record; precision
-  over warnings on queue items, recall over label-1 cases; revived designs
-  (rejected, later adopted) are label 0: they are current.
+  a rejected option or a superseded decision (label 1) and the warning
+  names that record (or, for a superseded decision, its successor);
+  precision over warnings on queue items, recall over label-1 cases;
+  revived designs (rejected, later adopted) are label 0: they are current.
 
 Baselines in the same tables: exact sentence (the same sentence, 4 words
 or more, whitespace and list markers aside, in two files) and, for the
@@ -248,11 +260,31 @@ def note_paths(where: Path, entry: Dict[str, Any]) -> List[str]:
     return sorted(found)
 
 
-def make_repo(ws: Path, files: Dict[str, bytes], config: str) -> None:
+def aliases(where: Path, paths: Sequence[str]) -> Dict[str, str]:
+    """Notes that are symlinks to another note in ``paths``: one file, two
+    names (langfuse's handbook is a link to ``.agents/AGENTS.md``)."""
+    found = {}
+    for p in paths:
+        if (where / p).is_symlink():
+            real = os.path.relpath(os.path.realpath(where / p),
+                                   os.path.realpath(where))
+            if real in paths and real != p:
+                found[p] = real.replace(os.sep, "/")
+    return found
+
+
+def make_repo(ws: Path, files: Dict[str, bytes], config: str,
+              links: Optional[Dict[str, str]] = None) -> None:
+    """A git repository of ``files``; ``links`` (path -> path) become
+    relative symlinks, as in the checkout, so the detector meets them."""
     for rel, data in files.items():
         target = ws / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        if links and rel in links:
+            os.symlink(os.path.relpath(links[rel], os.path.dirname(rel) or "."),
+                       target)
+        else:
+            target.write_bytes(data)
     (ws / "icm.toml").write_text(config, encoding="utf-8")
     git(ws, "init", "-q")
     git(ws, "add", "-A")
@@ -418,10 +450,24 @@ class Tally:
     unlabelled: List[str] = field(default_factory=list)
 
 
-def score(labels: RepoLabels, found: Sequence[Reported], tally: Tally) -> None:
+def score(labels: RepoLabels, found: Sequence[Reported], tally: Tally,
+          alias: Optional[Dict[str, str]] = None) -> None:
+    """Add one repository's findings to ``tally``; a location in a symlinked
+    note counts as the same line of the note it links to."""
+    alias = alias or {}
     links: List[Tuple[Cluster, Home, Home, bool]] = []  # (cluster, x, y, diverged)
     for f in found:
-        for a, b in f.pairs():
+        for (pa, la), (pb, lb) in f.pairs():
+            a, b = (alias.get(pa, pa), la), (alias.get(pb, pb), lb)
+            if a == b:  # one file under two names
+                kind = f.kinds[0] if f.kinds else "?"
+                if f.diverged:
+                    tally.diverged[kind] += 1
+                    tally.errors += f.severity == "error"
+                else:
+                    tally.copies += 1
+                tally.false_classes[(f.code, "symlinked note")] += 1
+                continue
             rel = relation(labels, a, b)
             if f.diverged:
                 kind = f.kinds[0] if f.kinds else "?"
@@ -514,7 +560,10 @@ def check_labels(labels: RepoLabels, notes: Sequence[str], ws: Path) -> List[str
 
 def dupes_part(checkouts: Path, split: Dict[str, Any], part: str,
                icm: Sequence[str], draft: str
-               ) -> Tuple[Dict[str, Tally], List[Tuple[str, int, int, int]]]:
+               ) -> Tuple[Dict[str, Tally], List[Dict[str, Any]]]:
+    """Score today's detector and the baseline on every note repository of
+    ``part`` (or print the draft of one); return the tallies and per-repository
+    label counts."""
     tallies = {"icm": Tally(), "exact": Tally()}
     sizes = []
     for entry in split["notes"]:
@@ -527,24 +576,32 @@ def dupes_part(checkouts: Path, split: Dict[str, Any], part: str,
                   RepoLabels(entry["repo"], entry["commit"], [], [], []))
         with tempfile.TemporaryDirectory(prefix="heldout-") as tmp:
             ws = Path(tmp)
+            links = aliases(where, notes)
             make_repo(ws, {p: (where / p).read_bytes() for p in notes},
                       f'handbook = "{entry["handbook"]}"\n'
-                      f'note_name = "{entry["note_name"]}"\n')
+                      f'note_name = "{entry["note_name"]}"\n', links)
             for problem in check_labels(labels, notes, ws):
                 print(f"label problem: {problem}", file=sys.stderr)
             found = reported(run_icm(icm, ws, "check-dupes"))
             if entry["repo"] == draft:
-                print_draft(labels, found, ws)
+                print_draft(labels, found, ws, links)
                 continue
-            score(labels, found, tallies["icm"])
+            score(labels, found, tallies["icm"], links)
             score(labels, exact_sentences(ws, notes, entry["handbook"]),
-                  tallies["exact"])
-        sizes.append((entry["repo"], len(notes), len(labels.clusters),
-                      len(labels.judged)))
+                  tallies["exact"], links)
+        sizes.append({
+            "repo": entry["repo"], "files": len(notes),
+            "clusters": len(labels.clusters),
+            "restated": sum(c.restated for c in labels.clusters),
+            "drifts": sum(c.disagreeing for c in labels.clusters),
+            "homes": sum(len(c.homes) for c in labels.clusters),
+            "parallel": len(labels.parallel), "judged": len(labels.judged),
+            "found": len(found)})
     return tallies, sizes
 
 
-def print_draft(labels: RepoLabels, found: Sequence[Reported], ws: Path) -> None:
+def print_draft(labels: RepoLabels, found: Sequence[Reported], ws: Path,
+                alias: Dict[str, str]) -> None:
     """Label skeletons for findings no label covers (spans: the statement
     holding the line, as icm splits it; check them by hand)."""
     sys.path.insert(0, str(ROOT))
@@ -562,8 +619,10 @@ def print_draft(labels: RepoLabels, found: Sequence[Reported], ws: Path) -> None
 
     out = []
     for f in found:
-        for a, b in f.pairs():
-            if relation(labels, a, b) or fp_class(labels, a, b) != "unlabelled":
+        for (pa, la), (pb, lb) in f.pairs():
+            a, b = (alias.get(pa, pa), la), (alias.get(pb, pb), lb)
+            if a == b or relation(labels, a, b) or (
+                    fp_class(labels, a, b) != "unlabelled"):
                 continue
             out.append({"a": span(*a), "b": span(*b), "code": f.code,
                         "verdict": None, "class": "", "why": ""})
@@ -625,7 +684,7 @@ def journal_files(records: Sequence[Record]) -> Dict[str, str]:
             head += f"Superseded-by: {names[r.superseded_by]}\n\n"
         if r.revives:
             head += f"Revives: {names[r.revives]}\n\n"
-        rejected = "\n".join(f"- {o}" for o in r.rejected) or "None."
+        rejected = "\n".join(f"- {o}" for o in r.rejected)  # may be empty
         files[names[r.id]] = (
             f"{head}## Decision\n{r.decision}\n\n## Rejected alternative\n"
             f"{rejected}\n\n## Invariant\nThe decision holds.\n\n"
@@ -741,14 +800,17 @@ def ratio(hit: int, total: int) -> str:
     return f"{hit / total:.2f} ({hit}/{total})" if total else "n/a"
 
 
-def render(part: str, dupes: Dict[str, Tally],
-           sizes: Sequence[Tuple[str, int, int, int]],
-           warn: Dict[str, WarnTally], show: bool) -> str:
-    out = [f"### {part} part: {', '.join(r for r, *_ in sizes)}", ""]
-    out += ["| repository | files | clusters | judged findings |",
-            "|---|---:|---:|---:|"]
-    out += [f"| {r} | {n} | {c} | {j} |" for r, n, c, j in sizes]
+def render(part: str, dupes: Dict[str, Tally], sizes: Sequence[Dict[str, Any]],
+           warn: Dict[str, WarnTally], naive: float, show: bool) -> str:
     names = {"icm": "today's `check-dupes`", "exact": "exact sentence"}
+    out = [f"### {part} part", "",
+           "| repository | files | clusters (restated, drifts) | homes | "
+           "parallel groups | judged findings | today's findings |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for z in sizes:
+        out.append(f"| {z['repo']} | {z['files']} | {z['clusters']} "
+                   f"({z['restated']}, {z['drifts']}) | {z['homes']} | "
+                   f"{z['parallel']} | {z['judged']} | {z['found']} |")
     out += ["", "| detector | copies P | copies R | diverged P | diverged errors P "
             "| diverged R | restated-rule clusters R | all clusters R |",
             "|---|---|---|---|---|---|---|---|"]
@@ -762,13 +824,15 @@ def render(part: str, dupes: Dict[str, Tally],
                    f"{ratio(t.restated_found, t.restated)} | "
                    f"{ratio(t.rules_found, t.rules)} |")
     t = dupes["icm"]
-    out += ["", "Diverged copies by class (today's `check-dupes`): recall over "
-            "labelled drifts, precision over findings by the kind they name.", "",
-            "| class | drifts R | | reported kind | diverged P |",
+    out += ["", "Diverged copies by class, today's `check-dupes` (recall over the "
+            "labelled drifts of each class; precision over its diverged findings "
+            "by the kind of difference they name first):", "",
+            "| labelled class | drifts found | | reported kind | diverged P |",
             "|---|---|---|---|---|"]
+    classes = [c for c in CLASSES if t.drift[c]]
     kinds = sorted(t.diverged)
-    for n in range(max(len(CLASSES), len(kinds))):
-        cls = CLASSES[n] if n < len(CLASSES) else ""
+    for n in range(max(len(classes), len(kinds), 1)):
+        cls = classes[n] if n < len(classes) else ""
         left = ratio(t.drift_found[cls], t.drift[cls]) if cls else ""
         kind = kinds[n] if n < len(kinds) else ""
         right = ratio(t.diverged_true[kind], t.diverged[kind]) if kind else ""
@@ -778,18 +842,18 @@ def render(part: str, dupes: Dict[str, Tally],
     for key, tt in dupes.items():
         for (code, cls), n in sorted(tt.false_classes.items()):
             out.append(f"| {names[key]} | {code} | {cls} | {n} |")
-    out += ["", f"Findings between homes of generator templates (today's): "
-            f"{t.template_findings}."]
+    out += ["", f"Pairs reported between homes of generated templates "
+            f"(today's): {t.template_findings}."]
     wnames = {"icm": "today's re-invention warning",
-              "naive": f"word overlap >= {NAIVE_THRESHOLD}"}
+              "naive": f"word overlap >= {naive}"}
     out += ["", "| finder | cases (re-proposals) | warnings | P | R | revived "
             "designs warned |", "|---|---|---|---|---|---|"]
     for key, w in warn.items():
         out.append(f"| {wnames[key]} | {w.cases} ({w.positives}) | {w.warnings} | "
                    f"{ratio(w.true, w.warnings)} | {ratio(len(w.found), w.positives)}"
                    f" | {ratio(w.revived_warned, w.revived)} |")
-    out += ["", f"Warnings on generated journal entries (not scored): "
-            f"{warn['icm'].entry_warnings}."]
+    out += ["", f"Warnings on the generated journal entries themselves (not "
+            f"scored): {warn['icm'].entry_warnings}."]
     if show:
         out += ["", "Unlabelled findings:"] + [f"- {u}" for key in dupes
                                                 for u in dupes[key].unlabelled]
@@ -808,6 +872,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--draft", default="", metavar="OWNER/NAME",
                     help="print label skeletons for one repository's findings")
     args = ap.parse_args(argv)
+    if args.part == "test" and not args.draft:
+        print("eval_heldout: the test part reports; never tune on it",
+              file=sys.stderr)
     split = json.loads((LABELS / "split.json").read_text(encoding="utf-8"))
     try:
         dupes, sizes = dupes_part(args.checkouts, split, args.part, args.icm,
@@ -818,7 +885,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Refused as exc:
         print(f"eval_heldout: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(render(args.part, dupes, sizes, warn, args.show))
+    sys.stdout.write(render(args.part, dupes, sizes, warn, args.naive, args.show))
     return 0
 
 

@@ -188,21 +188,21 @@ def test_new_journal_unknown_item_lists_the_queue(repo: Path, icm) -> None:
 def test_new_journal_failing_removal_changes_nothing(repo: Path, icm,
                                                      monkeypatch) -> None:
     write(repo, {"queue/07_a.md": QUEUE_ITEM})
-    real_unlink = os.unlink
+    real_rename = os.rename
 
     def refuse(path, *a, **k):
         if str(path).endswith("07_a.md"):
             raise PermissionError(13, "Permission denied")
-        return real_unlink(path, *a, **k)
+        return real_rename(path, *a, **k)
 
-    monkeypatch.setattr(os, "unlink", refuse)
+    monkeypatch.setattr(os, "rename", refuse)
     code, out, err = icm("new-journal", "07", "--date", "2026-11-29",
                          "--root", str(repo))
     assert (code, out) == (2, "")
     assert err == "icm: cannot remove queue/07_a.md: Permission denied; nothing " \
                   "was changed\n"
     assert (repo / "queue/07_a.md").exists()
-    assert os.listdir(repo / "journal") == []
+    assert not (repo / "journal").exists()  # the folder made for it went too
 
 
 def test_new_entry_fails_the_gate_until_written(repo: Path, icm) -> None:

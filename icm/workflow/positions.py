@@ -19,18 +19,24 @@ from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
-from icm.workflow.files import create_new, ensure_folder, replace_atomic
+from icm.workflow.files import Changes, all_or_nothing, queue_locked
 
 TITLE = "# Positions"
 
 
 def write(ctx: Context) -> List[str]:
-    """Write the block; return one line saying what happened."""
+    """Write the block; return one line saying what happened. Under the queue
+    lock: renumber rewrites the file's links to items."""
     target = ctx.config.positions_file
     if not target:
         raise UsageError("--write needs positions_file in the config (for example "
                          "positions_file = \"journal/POSITIONS.md\")")
     body = positions.block_text(positions.build(ctx), target)
+    with queue_locked(ctx), all_or_nothing(ctx) as changes:
+        return _write(ctx, changes, target, body)
+
+
+def _write(ctx: Context, changes: Changes, target: str, body: str) -> List[str]:
     try:
         raw = ctx.read_bytes(target)
         text = ctx.read_text(target)
@@ -39,9 +45,9 @@ def write(ctx: Context) -> List[str]:
             raise UsageError(f"{target}: cannot read: {exc.reason}") from None
         folder = posixpath.dirname(target)
         if folder:
-            ensure_folder(ctx, folder)
+            changes.folder(folder)
         block = "\n".join([positions.BLOCK_OPEN, body + positions.BLOCK_CLOSE])
-        create_new(ctx, target, f"{TITLE}\n\n{block}\n".encode("utf-8"))
+        changes.create(target, f"{TITLE}\n\n{block}\n".encode("utf-8"))
         return [f"created {target}"]
     newline = line_ending(text)
     block = newline.join([positions.BLOCK_OPEN, *body.split("\n")[:-1],
@@ -69,5 +75,5 @@ def write(ctx: Context) -> List[str]:
     if new_text == text:
         return [f"{target}: positions block is up to date"]
     bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
-    replace_atomic(ctx, target, bom + new_text.encode("utf-8"))
+    changes.replace(target, bom + new_text.encode("utf-8"))
     return [f"updated {target}"]

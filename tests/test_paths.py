@@ -594,8 +594,7 @@ RAW_ALLOWED = {
     "config.py": {"open"},  # paths.open_regular's descriptor
     "workflow/files.py": {"tempfile.mkstemp", "os.fdopen", "os.fsync", "os.chmod",
                           "os.unlink", "os.link", "os.open", "os.stat", "os.replace",
-                          "os.access", ".stat", ".mkdir", "os.close", ".rmdir",
-                          "os.rename"},  # a removed file kept aside until commit
+                          "os.access", ".stat", ".mkdir", "os.close", ".rmdir"},
     "workflow/queue.py": {"os.listdir"},  # ensure_folder's
     "workflow/init.py": {"os.stat"},  # on files.target() results
     "checks/links.py": {"os.listdir", "os.access",  # of Context.real results

@@ -332,14 +332,14 @@ def test_disk_full_halfway(repo: Path, icm, monkeypatch) -> None:
 def test_new_journal_interrupted_changes_nothing(repo: Path, icm,
                                                  monkeypatch) -> None:
     write(repo, QUEUE)
-    real_rename = os.rename
+    real_replace = os.replace
 
     def interrupted(path, *a, **k):
         if str(path).endswith("07_a.md"):
             raise KeyboardInterrupt
-        return real_rename(path, *a, **k)
+        return real_replace(path, *a, **k)
 
-    monkeypatch.setattr(os, "rename", interrupted)
+    monkeypatch.setattr(os, "replace", interrupted)
     code, out, err = icm("new-journal", "07", "--date", "2026-11-29",
                          "--root", str(repo))
     assert (code, err) == (130, "icm: interrupted\n")

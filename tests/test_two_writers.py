@@ -176,6 +176,32 @@ def test_renumber_failure_changes_nothing(repo: Path, icm, monkeypatch) -> None:
     assert [p.name for p in repo.rglob(".icm-*")] == []
 
 
+def test_a_put_back_that_fails_says_where_the_old_text_is(repo: Path, icm,
+                                                           monkeypatch) -> None:
+    """The undo itself fails: one line says what failed and where the old
+    text is kept; that file is never deleted."""
+    _start(repo)
+    commit(repo, {"queue/07_x.md": "# X\n", "a.md": "[a](queue/07_x.md)\n",
+                  "b.md": "[b](queue/07_x.md)\n"}, D2, "links")
+    real = os.replace
+
+    def failing(src, dst, *args, **kwargs):
+        if str(dst).endswith("b.md") or str(dst).endswith("a.md") \
+                and os.path.basename(src).startswith(".icm-") \
+                and (repo / "a.md").read_text() != "[a](queue/07_x.md)\n":
+            raise OSError(5, "Input/output error")
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", failing)
+    code, out, err = icm("renumber", "07", "--root", str(repo))
+    kept = [p for p in repo.glob(".icm-*")]
+    assert len(kept) == 1 and kept[0].read_text() == "[a](queue/07_x.md)\n"
+    assert (code, out, err) == (2, "", (
+        "icm: cannot write b.md: Input/output error; then putting back failed, "
+        f"check by hand: a.md (Input/output error; its old text is in "
+        f"{kept[0].name})\n"))
+
+
 def test_no_remote_no_upstream_is_todays_behaviour(repo: Path, icm) -> None:
     _start(repo)
     assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")

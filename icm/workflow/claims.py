@@ -22,7 +22,7 @@ from icm.checks.queue import claim_at, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.escape import inert
-from icm.workflow.files import all_or_nothing, queue_locked
+from icm.workflow.files import all_or_nothing, queue_locked, replace_atomic
 from icm.workflow.queue import find_item, item_bytes, still_there, used_numbers
 
 # Unicode spaces git allows in a branch name (U+00A0): the claim's branch is
@@ -141,7 +141,7 @@ def claim(ctx: Context, item: str, force: bool = False) -> str:
     found = find_item(ctx, item)
     name, branch = _writer(ctx)
     was = item_bytes(ctx, found)
-    with queue_locked(ctx) as folder, all_or_nothing(ctx) as changes:
+    with queue_locked(ctx) as folder:
         path = still_there(ctx, found, folder, was)
         text = _read(ctx, path)
         held = claim_of(text)
@@ -150,7 +150,7 @@ def claim(ctx: Context, item: str, force: bool = False) -> str:
                              f"{held[2]}; pass --force to take it over")
         line = f"Claimed-by: {name} on {branch}, {ctx.now.astimezone():%Y-%m-%d}"
         new = _bom(ctx, path) + with_claim(text, line)
-        changes.replace(path, new.encode("utf-8"))
+        replace_atomic(ctx, path, new.encode("utf-8"))
     return f"{path}: {line}"
 
 
@@ -158,7 +158,7 @@ def release(ctx: Context, item: str, force: bool = False) -> str:
     found = find_item(ctx, item)
     name, _branch = _writer(ctx)
     was = item_bytes(ctx, found)
-    with queue_locked(ctx) as folder, all_or_nothing(ctx) as changes:
+    with queue_locked(ctx) as folder:
         path = still_there(ctx, found, folder, was)
         text = _read(ctx, path)
         held = claim_of(text)
@@ -168,7 +168,7 @@ def release(ctx: Context, item: str, force: bool = False) -> str:
             raise UsageError(f"{path}: claimed by {held[0]}, not by you; pass "
                              "--force to release it anyway")
         new = _bom(ctx, path) + without_claim(text)
-        changes.replace(path, new.encode("utf-8"))
+        replace_atomic(ctx, path, new.encode("utf-8"))
     return f"{path}: released"
 
 

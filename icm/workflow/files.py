@@ -168,16 +168,18 @@ class _Step:
 
 
 class Changes:
-    """The file changes of one command, made in ``commit``: first every new
-    text is written to a temporary file beside its target and synced (the
-    slow part, which changes nothing), then each is put in place by a
-    rename, the replaced or removed file kept under a hidden name until
-    all are in (the fast part). A failure or a held signal puts back
-    whatever was put in, by renames. Made only by ``all_or_nothing``."""
+    """The file changes of one command, each path resolved (or refused) as
+    it is named, all made in ``commit``: first the folders, and every new
+    text written to a temporary file beside its target and synced (the
+    slow part, which changes no file), then each put in place by a rename,
+    a replaced or removed file kept under a hidden name until all are in
+    (the fast part). A failure or a held signal puts back whatever was put
+    in, by renames. Made only by ``all_or_nothing``."""
 
     def __init__(self, ctx: Context, held: Held) -> None:
         self.ctx = ctx
         self._held = held
+        self._folders: List[Tuple[str, Path]] = []
         self._steps: List[_Step] = []
         self._undo: List[Tuple[str, Callable[[], None]]] = []
         self._open = True
@@ -188,11 +190,14 @@ class Changes:
         if not self._open:  # pragma: no cover - a programming error
             raise RuntimeError("a change after commit")
 
-    def folder(self, rel: str) -> Path:
-        """``ensure_folder`` at once; the folders it makes go on undo."""
+    def folder(self, rel: str) -> None:
+        """Make the folder ``rel`` if missing (``ensure_folder``), before
+        any file; the folders made go again on undo."""
         self._check()
+        self._folders.append((rel, target(self.ctx, rel)))
+
+    def _make(self, rel: str, path: Path) -> None:
         made = []
-        path = target(self.ctx, rel)
         for folder in [path, *path.parents]:
             if os.path.lexists(folder):
                 break
@@ -200,7 +205,6 @@ class Changes:
         ensure_folder(self.ctx, rel)
         for folder in reversed(made):  # undone the deepest first
             self._undo.append((rel, functools.partial(_rmdir_quietly, folder)))
-        return path
 
     def create(self, rel: str, data: bytes) -> None:
         """Create ``rel`` (hard-linked into place: a name taken, a symlink
@@ -230,6 +234,8 @@ class Changes:
         acted on when the block ends (git's index, which follows the files,
         is then complete too)."""
         self._check()
+        for rel, path in self._folders:
+            self._make(rel, path)
         for step in self._steps:
             self._check()
             self._prepare(step)
@@ -287,15 +293,19 @@ class Changes:
         second hard link for a replace (the name never goes missing), the
         file itself renamed for a remove. Without hard links a replace keeps
         the old bytes instead."""
-        fd, aside = tempfile.mkstemp(dir=str(step.path.parent), prefix=".icm-")
-        os.close(fd)
+        folder = step.path.parent
+        try:
+            fd, aside = tempfile.mkstemp(dir=str(folder), prefix=".icm-")
+            os.close(fd)
+        except OSError as exc:
+            raise UsageError(f"cannot write in {folder}: {exc.strerror}") from None
         step.aside = aside
         try:
             if link:
                 os.unlink(aside)
                 os.link(step.path, aside)
             else:
-                os.rename(step.path, aside)  # over our own empty placeholder
+                os.replace(step.path, aside)  # over our own empty placeholder
         except OSError as exc:
             step.aside = None
             _unlink_quietly(aside)
@@ -316,7 +326,10 @@ class Changes:
                            step.path)
         except OSError as exc:
             step.kept = step.aside is not None  # the old text: never dropped
-            where = f"; its old text is {step.aside}" if step.kept else ""
+            where = ""
+            if step.aside is not None:
+                kept = os.path.relpath(step.aside, os.path.realpath(self.ctx.root))
+                where = f"; its old text is in {kept}"
             raise UsageError(f"{exc.strerror}{where}") from None
 
     def _bytes(self, rel: str) -> bytes:
@@ -338,9 +351,9 @@ class Changes:
                 _unlink_quietly(step.aside)
                 step.aside = None
 
-    def undo(self) -> None:
-        """Put back every change, the last first; UsageError naming what
-        could not be."""
+    def undo(self, why: BaseException) -> None:
+        """Put back every change, the last first (``why``: what stopped
+        them); UsageError naming what could not be."""
         self._finish(aside=False)  # first: a folder to remove must be empty
         failed = []
         while self._undo:
@@ -353,8 +366,10 @@ class Changes:
         self._finish()
         if failed:
             self._held.signals.clear()  # the message must not be lost to one
-            raise UsageError("a change was stopped and could not be undone; "
-                             f"check by hand: {', '.join(failed)}")
+            cause = str(why) if isinstance(why, UsageError) else "interrupted" \
+                if isinstance(why, KeyboardInterrupt) else type(why).__name__
+            raise UsageError(f"{cause}; then putting back failed, check by hand: "
+                             f"{', '.join(failed)}")
 
 
 @contextlib.contextmanager
@@ -370,8 +385,8 @@ def all_or_nothing(ctx: Context) -> Iterator[Changes]:
             yield changes
             if changes._open:
                 changes.commit()
-        except BaseException:
-            changes.undo()
+        except BaseException as exc:
+            changes.undo(exc)
             raise
 
 

@@ -25,7 +25,7 @@ from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
-from icm.workflow.files import all_or_nothing, queue_locked
+from icm.workflow.files import queue_locked, replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
@@ -125,10 +125,10 @@ def _tree_order(item: Tuple[str, str]) -> Tuple[str, ...]:
 def fix(ctx: Context) -> List[str]:
     """Rewrite the index block; return one line per change made. Under the
     queue lock: renumber rewrites the handbook's links to items."""
-    with queue_locked(ctx), all_or_nothing(ctx) as changes:
+    with queue_locked(ctx):
         found = _fixed(ctx)
         if found:
-            changes.replace(ctx.config.handbook, found[1])
+            replace_atomic(ctx, ctx.config.handbook, found[1])
         return found[0] if found else []
 
 

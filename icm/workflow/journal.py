@@ -22,13 +22,7 @@ from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending, fenced, join, split, to_lf
 from icm.workflow.claims import me, without_claim
-from icm.workflow.files import (
-    all_or_nothing,
-    entry,
-    fill,
-    queue_locked,
-    template,
-)
+from icm.workflow.files import all_or_nothing, fill, queue_locked, template
 from icm.workflow.queue import CARRIED, find_item, item_bytes, item_slug, still_there
 
 
@@ -142,7 +136,6 @@ def _finish(ctx: Context, source: str, day: Optional[date],
     rel = f"{ctx.config.journal_dir}/{name}"
     # Every path is resolved before anything changes: a journal folder or a
     # queue folder symlinked out of the root refuses the whole command.
-    entry(ctx, rel), entry(ctx, source)
     with all_or_nothing(ctx) as changes:
         changes.folder(ctx.config.journal_dir)
         changes.create(rel, text.encode("utf-8"))

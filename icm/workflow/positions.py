@@ -19,7 +19,7 @@ from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
-from icm.workflow.files import Changes, all_or_nothing, queue_locked
+from icm.workflow.files import all_or_nothing, queue_locked, replace_atomic
 
 TITLE = "# Positions"
 
@@ -32,11 +32,11 @@ def write(ctx: Context) -> List[str]:
         raise UsageError("--write needs positions_file in the config (for example "
                          "positions_file = \"journal/POSITIONS.md\")")
     body = positions.block_text(positions.build(ctx), target)
-    with queue_locked(ctx), all_or_nothing(ctx) as changes:
-        return _write(ctx, changes, target, body)
+    with queue_locked(ctx):
+        return _write(ctx, target, body)
 
 
-def _write(ctx: Context, changes: Changes, target: str, body: str) -> List[str]:
+def _write(ctx: Context, target: str, body: str) -> List[str]:
     try:
         raw = ctx.read_bytes(target)
         text = ctx.read_text(target)
@@ -44,10 +44,11 @@ def _write(ctx: Context, changes: Changes, target: str, body: str) -> List[str]:
         if not exc.reason.startswith("no such file"):
             raise UsageError(f"{target}: cannot read: {exc.reason}") from None
         folder = posixpath.dirname(target)
-        if folder:
-            changes.folder(folder)
         block = "\n".join([positions.BLOCK_OPEN, body + positions.BLOCK_CLOSE])
-        changes.create(target, f"{TITLE}\n\n{block}\n".encode("utf-8"))
+        with all_or_nothing(ctx) as changes:
+            if folder:
+                changes.folder(folder)
+            changes.create(target, f"{TITLE}\n\n{block}\n".encode("utf-8"))
         return [f"created {target}"]
     newline = line_ending(text)
     block = newline.join([positions.BLOCK_OPEN, *body.split("\n")[:-1],
@@ -75,5 +76,5 @@ def _write(ctx: Context, changes: Changes, target: str, body: str) -> List[str]:
     if new_text == text:
         return [f"{target}: positions block is up to date"]
     bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
-    changes.replace(target, bom + new_text.encode("utf-8"))
+    replace_atomic(ctx, target, bom + new_text.encode("utf-8"))
     return [f"updated {target}"]

@@ -24,7 +24,7 @@ from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.slug import slugify
-from icm.workflow.files import all_or_nothing, fill, queue_locked, template
+from icm.workflow.files import create_new, fill, queue_locked, template
 
 _NUMBER = re.compile(r"\A\d+")
 
@@ -185,7 +185,7 @@ def new_item(ctx: Context, title: str) -> str:
         raise UsageError("the title needs at least one letter or digit (of any "
                          "script) to name the file")
     text = fill(template("queue.md"), {"title": title})
-    with queue_locked(ctx, make=True) as folder, all_or_nothing(ctx) as changes:
+    with queue_locked(ctx, make=True) as folder:
         name = f"{next_number(ctx, folder):02d}_{slug}.md"
-        changes.create(f"{ctx.config.queue_dir}/{name}", text.encode("utf-8"))
+        create_new(ctx, f"{ctx.config.queue_dir}/{name}", text.encode("utf-8"))
     return f"{ctx.config.queue_dir}/{name}"

@@ -707,10 +707,8 @@ RAW_ALLOWED = {
     "config.py": {"open"},  # paths.open_regular's descriptor
     "workflow/files.py": {"tempfile.mkstemp", "os.fdopen", "os.fsync", "os.chmod",
                           "os.unlink", "os.link", "os.open", "os.stat", "os.replace",
-                          "os.access", ".stat", ".mkdir"},
-    "workflow/journal.py": {"os.unlink"},  # on files.entry() results
-    "workflow/claims.py": {"os.unlink"},  # on files.entry() results
-    "workflow/queue.py": {"os.open", "os.listdir", "os.close"},  # ensure_folder's
+                          "os.access", ".stat", ".mkdir", "os.close", ".rmdir"},
+    "workflow/queue.py": {"os.listdir"},  # ensure_folder's
     "workflow/init.py": {"os.stat"},  # on files.target() results
     "checks/links.py": {"os.listdir", "os.access",  # of Context.real results
                         "os.close", "os.fdopen"},  # the fork pool's own pipes

@@ -3,11 +3,15 @@ renumber, and concurrent writers on one machine. Real git, real branches."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
+import time
 from functools import partial
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import commit, git, python_lines, write
 
@@ -153,26 +157,50 @@ def test_renumber_rewrites_links_in_three_files(repo: Path, icm) -> None:
 
 
 def test_renumber_failure_changes_nothing(repo: Path, icm, monkeypatch) -> None:
+    """A file that cannot be put in place after another was: the other goes
+    back, the new item goes, nothing is left beside them."""
     _start(repo)
     commit(repo, {"queue/07_x.md": "# X\n", "a.md": "[a](queue/07_x.md)\n",
                   "b.md": "[b](queue/07_x.md)\n"}, D2, "links")
-    from icm.workflow import claims
+    real = os.replace
 
-    real = claims.replace_atomic
-    calls = []
+    def failing(src, dst, *args, **kwargs):
+        if str(dst).endswith("b.md"):
+            raise OSError(5, "Input/output error")
+        return real(src, dst, *args, **kwargs)
 
-    def failing(ctx: object, rel: str, data: bytes) -> None:
-        calls.append(rel)
-        if rel == "b.md" and len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        real(ctx, rel, data)
-
-    monkeypatch.setattr(claims, "replace_atomic", failing)
-    code, _, err = icm("renumber", "07", "--root", str(repo))
-    assert code == 2 and "No space left on device" in err
+    monkeypatch.setattr(os, "replace", failing)
+    assert icm("renumber", "07", "--root", str(repo)) == (
+        2, "", "icm: cannot write b.md: Input/output error\n")
     assert (repo / "a.md").read_text() == "[a](queue/07_x.md)\n"
-    assert (repo / "queue/07_x.md").exists()
-    assert not (repo / "queue/08_x.md").exists()
+    assert sorted(os.listdir(repo / "queue")) == ["06_old.md", "07_x.md"]
+    assert [p.name for p in repo.rglob(".icm-*")] == []
+
+
+def test_a_put_back_that_fails_says_where_the_old_text_is(repo: Path, icm,
+                                                           monkeypatch) -> None:
+    """The undo itself fails: one line says what failed and where the old
+    text is kept; that file is never deleted."""
+    _start(repo)
+    commit(repo, {"queue/07_x.md": "# X\n", "a.md": "[a](queue/07_x.md)\n",
+                  "b.md": "[b](queue/07_x.md)\n"}, D2, "links")
+    real = os.replace
+
+    def failing(src, dst, *args, **kwargs):
+        if str(dst).endswith("b.md") or str(dst).endswith("a.md") \
+                and os.path.basename(src).startswith(".icm-") \
+                and (repo / "a.md").read_text() != "[a](queue/07_x.md)\n":
+            raise OSError(5, "Input/output error")
+        return real(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", failing)
+    code, out, err = icm("renumber", "07", "--root", str(repo))
+    kept = [p for p in repo.glob(".icm-*")]
+    assert len(kept) == 1 and kept[0].read_text() == "[a](queue/07_x.md)\n"
+    assert (code, out, err) == (2, "", (
+        "icm: cannot write b.md: Input/output error; then putting back failed, "
+        f"check by hand: a.md (Input/output error; its old text is in "
+        f"{kept[0].name})\n"))
 
 
 def test_no_remote_no_upstream_is_todays_behaviour(repo: Path, icm) -> None:
@@ -433,3 +461,158 @@ def test_same_work_among_boilerplate_items(repo: Path, icm) -> None:
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
         "queue/07_dates.md: looks like queue/40_iso.md on main "
         "(same work twice?)\nqueue ok\n"), "")
+
+# -- every writer of a queue item holds the queue lock ------------------------
+
+
+def _waiting(pid: int) -> bool:
+    """Whether ``pid`` waits for a file lock (``/proc/locks``: ``->``)."""
+    with open("/proc/locks") as fh:
+        for line in fh:
+            parts = line.split()
+            if "->" in parts and parts[parts.index("->") + 4] == str(pid):
+                return True
+    return False
+
+
+def _blocked_or_ended(proc: "subprocess.Popen[str]") -> bool:
+    """Wait until ``proc`` waits for a lock (True) or ends (False)."""
+    while proc.poll() is None:
+        if _waiting(proc.pid):
+            return True
+        time.sleep(0.001)
+    return False
+
+
+needs_proc_locks = pytest.mark.skipif(not os.path.exists("/proc/locks"),
+                                      reason="needs Linux's /proc/locks")
+
+ENTRY = ("# A\n\n## Decision\nx.\n\n## Rejected alternative\ny.\n\n"
+         "## Invariant\nz.\n\n## Verify command\n```sh\ntrue\n```\n")
+# Every writer, each on the tree of its own test: what it is given.
+QUEUE_WRITERS = {
+    "claim": ["claim", "07"],
+    "release": ["release", "08"],
+    "renumber": ["renumber", "07"],
+    "new-journal": ["new-journal", "07", "--date", "2026-11-29"],
+    "new-queue": ["new-queue", "Next"],
+    "check-links --fix": ["check-links", "--fix"],
+    "positions --write": ["positions", "--write"],
+}
+
+
+@needs_proc_locks
+@pytest.mark.parametrize("name", sorted(QUEUE_WRITERS))
+def test_every_queue_writer_waits_for_the_queue_lock(repo: Path, name: str) -> None:
+    """claim and release took no lock; the rule is every writer's, so each
+    is started while the test holds the queue folder's lock: each waits for
+    it, then does its work."""
+    import fcntl
+
+    _start(repo)
+    write(repo, {"queue/07_x.md": "# X\n",
+                 "queue/08_y.md": "# Y\n\nClaimed-by: Ada on main, 2026-11-01\n",
+                 "a/context.md": "# A\n", "journal/2026-11-01_a.md": ENTRY,
+                 "pyproject.toml": '[tool.icm]\npositions_file = "POSITIONS.md"\n'})
+    fd = os.open(repo / "queue", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        proc = subprocess.Popen([sys.executable, "-m", "icm", *QUEUE_WRITERS[name],
+                                 "--root", str(repo)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        waited = _blocked_or_ended(proc)
+    finally:
+        os.close(fd)
+    out, err = proc.communicate()
+    assert waited, (name, proc.returncode, out, err)
+    assert (proc.returncode, err) == (0, "")
+
+
+def _forked(argv, env, out: Path) -> int:
+    """Run icm's ``main(argv)`` in a forked child (a real process, without a
+    fresh interpreter's start-up); its pid. ``out`` gets the exit code,
+    stdout and stderr, NUL-separated."""
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 2
+    try:  # the child: never back into pytest
+        from icm.cli import main
+
+        os.environ.update(env)
+        sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
+        code = main(argv)
+        out.write_text(f"{code}\0{sys.stdout.getvalue()}\0{sys.stderr.getvalue()}")
+    finally:
+        os._exit(code)
+
+
+def test_thirty_races_of_two_claims(repo: Path, tmp_path: Path) -> None:
+    """Two writers claim one item at once, 30 times over (30 items, all
+    started together): exactly one is told it holds the item, and it is the
+    one the item names. Without the lock both were, 7 times in 30."""
+    _start(repo)
+    git(repo, "config", "--unset", "user.name")
+    items = range(7, 37)
+    write(repo, {f"queue/{n:02d}_item-{n}.md": f"# Item {n}\n\nBody.\n"
+                 for n in items})
+    configs = {}
+    for who in ("Ada", "Bob"):
+        configs[who] = tmp_path / f"{who}.gitconfig"
+        configs[who].write_text(f"[user]\n\tname = {who}\n")
+    runs = []
+    for n in items:
+        for who in ("Ada", "Bob"):
+            out = tmp_path / f"{n}-{who}"
+            runs.append((n, who, out, _forked(
+                ["claim", str(n), "--root", str(repo)],
+                {"GIT_CONFIG_GLOBAL": str(configs[who])}, out)))
+    won: dict = {}
+    for n, who, out, pid in runs:
+        os.waitpid(pid, 0)
+        code, _stdout, err = out.read_text().split("\0")
+        if code == "0":
+            assert n not in won, f"item {n}: {won.get(n)} and {who} both hold it"
+            won[n] = who
+        else:
+            assert code == "2" and " claimed by " in err, (code, err)
+    assert sorted(won) == list(items)
+    for n, who in won.items():
+        text = (repo / f"queue/{n:02d}_item-{n}.md").read_text()
+        assert f"Claimed-by: {who} on main, " in text
+
+
+@needs_proc_locks
+def test_a_claim_made_during_a_renumber_survives_on_the_new_item(
+        repo: Path, tmp_path: Path) -> None:
+    """renumber is stopped halfway through putting its 300 texts in place;
+    a claim of the old number then waits for the lock (unlocked, it was
+    written to the old file, which renumber then removed), and lands on the
+    renumbered item."""
+    from tests.test_interrupt import (
+        RENUMBER,
+        _links,
+        _renaming,
+        _renumber_repo,
+        _signal_when,
+        _Writer,
+    )
+
+    _renumber_repo(repo)
+    renumber = _Writer([*RENUMBER, str(repo)], tmp_path)
+    first = repo / "docs/d000.md"
+    assert _signal_when(renumber, _renaming(repo),
+                        lambda: "02_x" in first.read_text() or None, None)
+    claim = subprocess.Popen([sys.executable, "-m", "icm", "claim", "01", "--root",
+                              str(repo)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    waited = _blocked_or_ended(claim)
+    renumber.resume()
+    assert renumber.wait()[0] == 0
+    out, err = claim.communicate()
+    assert waited and (claim.returncode, err) == (0, ""), (claim.returncode, err)
+    line = f"Claimed-by: Ada on main, {_today()}"
+    assert out == f"queue/02_x.md: {line}\n"
+    assert sorted(os.listdir(repo / "queue")) == ["02_x.md"]
+    assert (repo / "queue/02_x.md").read_text() == f"# X\n\n{line}\n"
+    assert _links(repo) == {"01": 0, "02": 300}

@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from icm.errors import UsageError
 from icm.workflow.files import fill, template
 from icm.workflow.init import INCLUDE_LINE
 from tests.conftest import commit, git, write
@@ -188,21 +191,21 @@ def test_new_journal_unknown_item_lists_the_queue(repo: Path, icm) -> None:
 def test_new_journal_failing_removal_changes_nothing(repo: Path, icm,
                                                      monkeypatch) -> None:
     write(repo, {"queue/07_a.md": QUEUE_ITEM})
-    real_unlink = os.unlink
+    real_replace = os.replace
 
     def refuse(path, *a, **k):
         if str(path).endswith("07_a.md"):
             raise PermissionError(13, "Permission denied")
-        return real_unlink(path, *a, **k)
+        return real_replace(path, *a, **k)
 
-    monkeypatch.setattr(os, "unlink", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     code, out, err = icm("new-journal", "07", "--date", "2026-11-29",
                          "--root", str(repo))
     assert (code, out) == (2, "")
     assert err == "icm: cannot remove queue/07_a.md: Permission denied; nothing " \
                   "was changed\n"
     assert (repo / "queue/07_a.md").exists()
-    assert os.listdir(repo / "journal") == []
+    assert not (repo / "journal").exists()  # the folder made for it went too
 
 
 def test_new_entry_fails_the_gate_until_written(repo: Path, icm) -> None:
@@ -627,3 +630,83 @@ def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None
     doc = json.loads((repo.parent / "out.sarif").read_text())
     assert doc["runs"][0]["results"][0]["ruleId"] == "links/missing-file"
 
+
+
+# -- all_or_nothing: a failure at any step changes nothing -----------------------
+
+_STEPS = st.lists(st.tuples(st.sampled_from(["create", "sub", "replace", "remove"]),
+                            st.integers(0, 3)),
+                  min_size=1, max_size=5, unique_by=lambda op: op[1])
+
+
+def _tree_of(root: Path) -> dict:
+    found = {}
+    for top, _dirs, files in os.walk(root):
+        rel = os.path.relpath(top, root)
+        found[rel + "/"] = b""
+        found.update({os.path.normpath(os.path.join(rel, n)):
+                      Path(top, n).read_bytes() for n in files})
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=_STEPS, fail_at=st.integers(0, 40))
+def test_changes_failing_at_any_step_change_nothing(steps, fail_at: int) -> None:
+    """Whatever the changes and wherever one system call fails (a temporary
+    file's sync, a link, a rename, the put-back's first try aside), the
+    tree is as it began, or, when nothing failed, as the changes make it."""
+    import errno
+    import tempfile
+    from unittest import mock
+
+    from icm import config, context
+    from icm.workflow.files import all_or_nothing
+
+    root = Path(tempfile.mkdtemp())
+    try:
+        for kind, i in steps:
+            if kind in ("replace", "remove"):
+                (root / f"f{i}").write_bytes(b"old %d" % i)
+        start = _tree_of(root)
+        done = dict(start)
+        for kind, i in steps:
+            rel = f"sub/f{i}" if kind == "sub" else f"f{i}"
+            if kind == "remove":
+                del done[rel]
+            else:
+                done[rel] = b"new %d" % i
+            if kind == "sub":
+                done["sub/"] = b""
+        calls = [0]
+
+        def failing(real):
+            def call(*args, **kwargs):
+                calls[0] += 1
+                if calls[0] == fail_at:
+                    raise OSError(errno.EIO, "Input/output error")
+                return real(*args, **kwargs)
+            return call
+
+        ctx = context.build(root, config.load(root))
+        with mock.patch.object(os, "fsync", failing(os.fsync)), \
+                mock.patch.object(os, "link", failing(os.link)), \
+                mock.patch.object(os, "replace", failing(os.replace)):
+            try:
+                with all_or_nothing(ctx) as changes:
+                    for kind, i in steps:
+                        if kind == "sub":
+                            changes.folder("sub")
+                            changes.create(f"sub/f{i}", b"new %d" % i)
+                        elif kind == "create":
+                            changes.create(f"f{i}", b"new %d" % i)
+                        elif kind == "replace":
+                            changes.replace(f"f{i}", b"new %d" % i)
+                        else:
+                            changes.remove(f"f{i}")
+                failed = False
+            except UsageError as exc:
+                failed = True
+                assert "Input/output error" in str(exc)
+        assert _tree_of(root) == (start if failed else done)
+    finally:
+        shutil.rmtree(root)

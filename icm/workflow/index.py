@@ -25,7 +25,7 @@ from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
-from icm.workflow.files import replace_atomic
+from icm.workflow.files import queue_locked, replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
@@ -123,7 +123,17 @@ def _tree_order(item: Tuple[str, str]) -> Tuple[str, ...]:
 
 
 def fix(ctx: Context) -> List[str]:
-    """Rewrite the index block; return one line per change made."""
+    """Rewrite the index block; return one line per change made. Under the
+    queue lock: renumber rewrites the handbook's links to items."""
+    with queue_locked(ctx):
+        found = _fixed(ctx)
+        if found:
+            replace_atomic(ctx, ctx.config.handbook, found[1])
+        return found[0] if found else []
+
+
+def _fixed(ctx: Context) -> Optional[Tuple[List[str], bytes]]:
+    """The changes to make and the handbook's new bytes, or None."""
     handbook = ctx.config.handbook
     try:
         raw = ctx.read_bytes(handbook)
@@ -167,16 +177,14 @@ def fix(ctx: Context) -> List[str]:
         kept.append((note, entry_line(handbook, note)))
         changes.append(f"added to {handbook} index: {note}")
     if not changes:
-        return []
+        return None
     kept.sort(key=_tree_order)
     block = newline.join([OPEN, *(line for _, line in kept), CLOSE])
     if found:
         new_text = text[:start] + block + text[end:]
     else:
         new_text = _insert(text, tokens, spans, block, newline)
-    data = new_text.encode("utf-8")
-    replace_atomic(ctx, handbook, (b"\xef\xbb\xbf" if bom else b"") + data)
-    return changes
+    return changes, (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
 
 
 def _insert(text: str, tokens: Sequence[Any],

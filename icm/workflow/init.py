@@ -3,7 +3,9 @@
 Everything is checked before anything is created: every path is resolved
 inside the root (``icm.paths``), every folder on the way is a folder, every
 file that exists is a regular file, and the extended ``pyproject.toml`` still
-parses. One refusal stops the command with nothing changed.
+parses. One refusal stops the command with nothing changed; the changes
+are then made all or none (``files.all_or_nothing``: a signal halfway left
+half a scaffold).
 """
 
 from __future__ import annotations
@@ -22,10 +24,9 @@ from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.workflow.files import (
-    create_new,
-    ensure_folder,
+    Changes,
+    all_or_nothing,
     entry,
-    replace_atomic,
     replaceable,
     target,
     template,
@@ -99,7 +100,8 @@ def _add_include(makefile: str, name: str) -> Tuple[str, str]:
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 
 
-Step = Tuple[str, Optional[Callable[[], None]]]  # the line to print, the change
+# The line to print, the change.
+Step = Tuple[str, Optional[Callable[[Changes], None]]]
 
 
 def _refuse(rel: str, why: str) -> UsageError:
@@ -142,11 +144,11 @@ def _new_file(ctx: Context, rel: str, text: str) -> Step:
     if _existing(ctx, rel) is not None:
         return f"left alone {rel} (exists)", None
 
-    def make() -> None:
+    def make(changes: Changes) -> None:
         folder = posixpath.dirname(rel)
         if folder:
-            ensure_folder(ctx, folder)
-        create_new(ctx, rel, text.encode("utf-8"))
+            changes.folder(folder)
+        changes.create(rel, text.encode("utf-8"))
 
     return f"created {rel}", make
 
@@ -165,8 +167,8 @@ def _makefile(ctx: Context) -> Step:
     new_text, line = _add_include(text, name)
     replaceable(ctx, name)  # read-only, or a link out of the root: refuse now
 
-    def extend() -> None:
-        replace_atomic(ctx, name, new_text.encode("utf-8", "surrogateescape"))
+    def extend(changes: Changes) -> None:
+        changes.replace(name, new_text.encode("utf-8", "surrogateescape"))
     return line, extend
 
 
@@ -208,8 +210,8 @@ def _pyproject(ctx: Context, handbook_key: str, away: Optional[Path]
                          "add the table by hand; nothing was changed") from None
     replaceable(ctx, rel)  # read-only, or a link out of the root: refuse now
 
-    def extend() -> None:
-        replace_atomic(ctx, rel, raw + added)
+    def extend(changes: Changes) -> None:
+        changes.replace(rel, raw + added)
 
     return "added [tool.icm] to pyproject.toml" + why, extend
 
@@ -256,7 +258,8 @@ def init(ctx: Context) -> List[str]:
     last = _pyproject(ctx, handbook_key, _found_instead(ctx, makes_marker))
     if last is not None:
         steps.append(last)
-    for _line, change in steps:
-        if change is not None:
-            change()
+    with all_or_nothing(ctx) as changes:
+        for _line, change in steps:
+            if change is not None:
+                change(changes)
     return [line for line, _ in steps]

@@ -1,82 +1,29 @@
 """``icm new-journal ITEM``: turn a queue item into a dated journal entry.
 
 The entry is created complete (the four slots, the item's title and text
-carried in) before the queue item is removed, so an interruption leaves
-either both files or the finished entry, never neither. A tracked item's
-removal is staged together with the new entry, as ``git mv`` would.
+carried in) before the queue item is removed, both in one
+``all_or_nothing``: a signal or a failure leaves the item or the finished
+entry, one of them. SIGKILL between the two leaves both, never neither. A
+tracked item's removal is staged together with the new entry, as ``git mv``
+would.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import unicodedata
 from datetime import date
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from icm import git
 from icm.config import DEFAULT_SLOTS
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending, fenced, join, split, to_lf
-from icm.model.journal import entries, parse_entry, valid_name, verify_slot
-from icm.model.queue import items, number
-from icm.workflow.files import (
-    create_new,
-    ensure_folder,
-    entry,
-    fill,
-    target,
-    template,
-)
-
-# The line that records which queue item an entry finished; new-queue reads
-# it back so the item's number is never given again.
-CARRIED = "Carried over from `{source}`"
-
-
-def carried_numbers(ctx: Context) -> List[int]:
-    """Queue numbers that journal entries say they carried over."""
-    queue = ctx.config.queue_dir.rstrip("/")
-    before = CARRIED.partition("{source}")[0] + queue + "/"
-    pattern = re.compile(re.escape(before.encode()) + rb"([^`/\n]+)`")
-    found: List[int] = []
-    for path in entries(ctx):
-        try:
-            data = ctx.read_bytes(path, ctx.config.max_file_bytes)
-        except Unreadable:
-            continue
-        found.extend(number(m.group(1).decode("utf-8", "replace"), strict=False)
-                     for m in pattern.finditer(data))
-    return found
-
-
-def find_item(ctx: Context, item: str) -> str:
-    """Resolve a number (``07``/``7``), a slug or a path to one queue file."""
-    queue = sorted(items(ctx))
-    wanted = item.strip().replace("\\", "/")
-    matches: List[str] = []
-    if wanted.isdigit():
-        matches = [q for q in queue if number(q) == int(wanted)]
-    elif "/" in wanted or wanted.endswith(".md"):
-        rel = os.path.relpath(os.path.abspath(wanted), ctx.root).replace(os.sep, "/") \
-            if os.path.isabs(wanted) or os.path.exists(wanted) else wanted
-        matches = [q for q in queue if q == rel or q == wanted
-                   or q.rsplit("/", 1)[-1] == wanted]
-    else:
-        # A terminal may type the decomposed form of the name new-queue wrote.
-        forms = {wanted, unicodedata.normalize("NFKC", wanted)}
-        matches = [q for q in queue if _slug(q) in forms]
-    if len(matches) == 1:
-        return matches[0]
-    listing = ", ".join(queue) if queue else "the queue is empty"
-    if not matches:
-        raise UsageError(f"no queue item matches '{item}' ({listing})")
-    raise UsageError(f"'{item}' matches several queue items: {', '.join(matches)}")
-
-
-def _slug(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name[:-3].split("_", 1)[1] if "_" in name else name[:-3]
+from icm.model.journal import parse_entry, valid_name, verify_slot
+from icm.model.queue import claim_of
+from icm.workflow.claims import me, without_claim
+from icm.workflow.files import all_or_nothing, fill, queue_locked, template
+from icm.workflow.queue import CARRIED, find_item, item_bytes, item_slug, still_there
 
 
 def split_title(text: str, fallback: str,
@@ -144,23 +91,16 @@ def new_entry(ctx: Context, item: str, day: Optional[date] = None,
               force: bool = False) -> List[str]:
     """Write the entry; return its path and a line saying what became of the
     queue item."""
-    from icm.workflow.queue import locked
-
     source = find_item(ctx, item)
-    # Under the queue's lock: two runs on one item give one entry and one error.
-    with locked(target(ctx, ctx.config.queue_dir)):
-        if not os.path.lexists(ctx.root / source):
-            raise UsageError(f"{source} is gone: another writer finished or moved "
-                             "it just now")
-        return _finish(ctx, source, day, force)
+    was = item_bytes(ctx, source)
+    # Under the queue's lock: two runs on one item give one entry and one error;
+    # an item renumbered meanwhile is finished at its new name.
+    with queue_locked(ctx) as folder:
+        return _finish(ctx, still_there(ctx, source, folder, was), day, force)
 
 
 def _finish(ctx: Context, source: str, day: Optional[date],
             force: bool) -> List[str]:
-    from icm import git
-    from icm.model.queue import claim_of
-    from icm.workflow.claims import me, without_claim
-
     try:
         text = ctx.read_text(source)
     except Unreadable as exc:
@@ -170,7 +110,7 @@ def _finish(ctx: Context, source: str, day: Optional[date],
     if held and held[0] != me(ctx) and not force:
         raise UsageError(f"{source}: claimed by {held[0]} on {held[1]}, {held[2]}; "
                          "pass --force to finish it anyway")
-    slug = _slug(source)
+    slug = item_slug(source)
     # A claim is about pending work; the finished entry does not carry it.
     title, body = split_title(without_claim(text),
                               slug.replace("-", " ").capitalize(), newline)
@@ -196,21 +136,17 @@ def _finish(ctx: Context, source: str, day: Optional[date],
     rel = f"{ctx.config.journal_dir}/{name}"
     # Every path is resolved before anything changes: a journal folder or a
     # queue folder symlinked out of the root refuses the whole command.
-    target, old = entry(ctx, rel), entry(ctx, source)
-    ensure_folder(ctx, ctx.config.journal_dir)
-    create_new(ctx, rel, text.encode("utf-8"))
-    try:
-        os.unlink(old)
-    except OSError as exc:
-        os.unlink(target)  # undo: nothing has changed
-        raise UsageError(f"cannot remove {source}: {exc.strerror}; nothing "
-                         "was changed") from None
-    if source in ctx.tracked:
+    with all_or_nothing(ctx) as changes:
+        changes.folder(ctx.config.journal_dir)
+        changes.create(rel, text.encode("utf-8"))
+        changes.remove(source)
+        changes.commit()
+        if source not in ctx.tracked:
+            return [rel, f"removed {source}"]
         try:
             git.stage_move(ctx.root, source, rel)
         except UsageError as exc:
             # The files are right; only the index could not follow.
             raise UsageError(f"wrote {rel} and removed {source}, but git could "
                              f"not stage the move: {exc}") from None
-        return [rel, f"removed {source} (staged in git as a move)"]
-    return [rel, f"removed {source}"]
+    return [rel, f"removed {source} (staged in git as a move)"]

@@ -20,18 +20,24 @@ from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
 from icm.model import positions
-from icm.workflow.files import create_new, ensure_folder, replace_atomic
+from icm.workflow.files import all_or_nothing, queue_locked, replace_atomic
 
 TITLE = "# Positions"
 
 
 def write(ctx: Context) -> List[str]:
-    """Write the block; return one line saying what happened."""
+    """Write the block; return one line saying what happened. Under the queue
+    lock: renumber rewrites the file's links to items."""
     target = ctx.config.positions_file
     if not target:
         raise UsageError("--write needs positions_file in the config (for example "
                          "positions_file = \"journal/POSITIONS.md\")")
     body = positions.block_text(positions.build(ctx), target)
+    with queue_locked(ctx):
+        return _write(ctx, target, body)
+
+
+def _write(ctx: Context, target: str, body: str) -> List[str]:
     try:
         raw = ctx.read_bytes(target)
         text = ctx.read_text(target)
@@ -39,10 +45,11 @@ def write(ctx: Context) -> List[str]:
         if not exc.reason.startswith("no such file"):
             raise UsageError(f"{target}: cannot read: {exc.reason}") from None
         folder = posixpath.dirname(target)
-        if folder:
-            ensure_folder(ctx, folder)
         block = "\n".join([positions.BLOCK_OPEN, body + positions.BLOCK_CLOSE])
-        create_new(ctx, target, f"{TITLE}\n\n{block}\n".encode("utf-8"))
+        with all_or_nothing(ctx) as changes:
+            if folder:
+                changes.folder(folder)
+            changes.create(target, f"{TITLE}\n\n{block}\n".encode("utf-8"))
         return [f"created {target}"]
     newline = line_ending(text)
     block = newline.join([positions.BLOCK_OPEN, *body.split("\n")[:-1],

@@ -107,7 +107,7 @@ def _supersede(cycle: bool) -> Callable[[int], Callable[[], object]]:
 def _sentence(text_of: Callable[[int], str]
               ) -> Callable[[int], Callable[[], object]]:
     def build(size: int) -> Callable[[], object]:
-        from icm import positions
+        from icm.model import positions
 
         text = text_of(size)
         return lambda: positions.sentence(text)
@@ -175,6 +175,7 @@ def _queue_against(size: int) -> Callable[[], object]:
     fast-import`` (not timed); the check's whole run is."""
     from icm import config, context
     from icm.checks import queue
+    from icm.registry import QueueOptions
 
     per_side = max(2, size // 600)
     rnd = random.Random(per_side)
@@ -210,8 +211,8 @@ def _queue_against(size: int) -> Callable[[], object]:
     subprocess.run(["git", "checkout", "-q", "feat"], cwd=root, check=True, env=env)
 
     def run() -> object:
-        ctx = context.build(root, config.load(root), options={"against": "main"})
-        report = queue.run(ctx)
+        ctx = context.build(root, config.load(root))
+        report = queue.run(ctx, QueueOptions(against="main"))
         assert sum(f.code == "same-work" for f in report.findings) == len(
             range(0, per_side, 10)), report.findings
         return report

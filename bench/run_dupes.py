@@ -107,6 +107,7 @@ def write_tree(root: Path, notes: int, words: int, seed: int) -> None:
 def in_process(root: Path, runs: int) -> None:
     from icm import config, context, similarity
     from icm.checks import dupes
+    from icm.registry import NoOptions
 
     ctx = context.build(root, config.load(root))
     assert ctx.cache_dir is not None
@@ -116,10 +117,10 @@ def in_process(root: Path, runs: int) -> None:
     for _ in range(runs):
         cache.unlink(missing_ok=True)
         start = time.process_time()
-        report = dupes.run(ctx)
+        report = dupes.run(ctx, NoOptions())
         cold.append(time.process_time() - start)
         start = time.process_time()
-        dupes.run(ctx)
+        dupes.run(ctx, NoOptions())
         warm.append(time.process_time() - start)
         # the cold work in stages, for the breakdown
         t0 = time.process_time()

@@ -1,8 +1,12 @@
-"""Thin typer layer: parse, call, render, exit. Heavy modules load lazily so
-``icm --help`` imports neither gitpython nor markdown-it."""
+"""The command line: one typer app. ``icm check [CHECK...]`` and its
+``check-NAME`` aliases are built from ``icm.registry``; the writers follow.
+A command parses, calls, renders and exits; heavy modules load inside
+commands, so ``icm --help`` imports neither gitpython nor markdown-it."""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import io
 import os
 import sys
@@ -12,14 +16,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import typer
 
-from icm import usage
+from icm import registry, usage, values
 from icm.errors import UsageError
 from icm.output import emit as _emit
+from icm.registry import Spec
 
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
-    no_args_is_help=True,
     rich_markup_mode=None,
     help="Keep a repository's agent-facing context healthy.",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -40,36 +44,17 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version,
     """Keep a repository's agent-facing context healthy."""
 
 
-# The options every check command accepts, so one ICM_FLAGS suits every make
-# target; an option that does not apply to a check is accepted and ignored.
 # Values are plain strings checked by icm.usage: typer's own validation
 # words its errors in its validation library's terms.
 RootOpt = typer.Option(None, "--root", metavar="DIR", help="Repository root "
                        "(default: found from the working directory).")
-FormatOpt = typer.Option("text", "--format", metavar=usage.FORMAT_METAVAR,
+FormatOpt = typer.Option("text", "--format", metavar=values.FORMAT_METAVAR,
                          help="Output format.")
 # Commands that print a document, not findings: no github or sarif form.
 DocFormatOpt = typer.Option("text", "--format", metavar="[text|json]",
                             help="Output format.")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="Print problems and the "
                         "summary only: no ok lines, no bootmap table within budget.")
-StrictOpt = typer.Option(False, "--strict", help="stale: treat unknown staleness "
-                         "(never committed, shallow) as a failure.")
-ShallowOpt = typer.Option(False, "--allow-shallow", help="stale: run on a shallow "
-                          "clone; notes at the boundary are reported unknown.")
-BudgetOpt = typer.Option(None, "--budget", metavar="N", help="bootmap: token "
-                         "budget of the cold-boot set (overrides the config).")
-PartialOpt = typer.Option(False, "--allow-partial", help="stale: run on a partial "
-                          "clone; missing objects are never fetched.")
-CommittedOpt = typer.Option(False, "--committed", help="stale: judge committed "
-                            "history only, not staged or work-tree changes.")
-VerboseOpt = typer.Option(False, "--verbose", "-v", help="bootmap: list the boot "
-                          "files and the whole-tree cost.")
-TokenizerOpt = typer.Option("bytes", "--tokenizer", metavar=usage.TOKENIZER_METAVAR,
-                            help="bootmap: bytes/4, or an exact count (cl100k, "
-                            "o200k: needs the tokens extra).")
-JobsOpt = typer.Option(None, "--jobs", metavar="N", help="links: parser "
-                       "processes (0: one per core).")
 DebugOpt = typer.Option(False, "--debug", help="Show tracebacks of internal errors.")
 
 
@@ -106,14 +91,16 @@ def _print(text: str) -> int:
     return 0
 
 
-def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
+def _context(root: Optional[Path], progress: Any = None,
+             against: Optional[str] = None) -> Any:
     from icm import config, context
 
     base = Path(root) if root is not None else context.find_root(_cwd())
     if root is not None and not base.is_dir():
         raise UsageError(f"--root {root}: not a folder")
     cfg = config.load(base)
-    ctx = context.build(base.resolve(), cfg, options=options)
+    ctx = context.build(base.resolve(), cfg, progress=progress,
+                        options={"against": against})
     for folder in ctx.unopened:  # its files are in no check: say so, once
         from icm.report import one_line
 
@@ -152,157 +139,154 @@ class _Progress:
             self.stream.flush()
 
 
-def _checks(names: Sequence[str], root: Optional[Path], fmt: str, debug: bool,
-            quiet: bool = False, **options: object) -> None:
-    """Run the named checks (all when empty) and render them; the run of every
-    check ends with one summary line."""
-    def body() -> int:
-        from icm import engine, report
+# -- icm check [CHECK...] and its aliases, from the registry ---------------
 
-        opts = usage.check_options(fmt, options)
-        progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+
+def _run_checks(specs: Sequence[Spec], given: Dict[str, Any], root: Optional[Path],
+                fmt: str, quiet: bool) -> int:
+    """Run ``specs`` and render them; more than one ends with the summary."""
+    from icm import engine, report
+
+    values.choice("--format", fmt, values.FORMATS)
+    parsed = _parsed(specs, given)
+    if parsed.get("fix"):
+        _fix_index(root, fmt)
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        ctx = _context(root, progress)
+        reports = engine.run(ctx, specs, parsed)
+    finally:
         if progress is not None:
-            opts["progress"] = progress
-        try:
-            ctx = _context(root, opts)
-            reports = engine.run(ctx, names)
-        finally:
-            if progress is not None:
-                progress.close()
-        buf = io.StringIO()
-        report.render(reports, fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet, summary=not names,
-                      prefix=ctx.prefix)
-        _emit(buf.getvalue())
-        return 1 if any(r.failed for r in reports) else 0
-
-    raise typer.Exit(_guard(debug, body))
+            progress.close()
+    buf = io.StringIO()
+    report.render(reports, fmt, buf, color=_color(sys.stdout), root=str(ctx.root),
+                  quiet=quiet, summary=len(specs) > 1, prefix=ctx.prefix)
+    _emit(buf.getvalue())
+    return 1 if any(r.failed for r in reports) else 0
 
 
-# Every check command takes the shared options, so ICM_FLAGS is safe for every
-# make target; one that does not apply to that check is accepted and ignored.
-AgainstOpt = typer.Option(None, "--against", "--base", metavar="REF", help="The "
-                          "branch this one merges into. queue: compare with REF "
-                          "(default: ICM_BASE, GITHUB_BASE_REF, the upstream, "
-                          "origin/HEAD); stale: judge this branch's commits on "
-                          "top of REF (default: ICM_BASE).")
+def _fix_index(root: Optional[Path], fmt: str) -> None:
+    """``--fix``: write missing notes into the handbook's index, then check."""
+    from icm.report import escape_line
+    from icm.workflow import index
+
+    for line in index.fix(_context(root)):
+        typer.echo(escape_line(line, fmt), err=fmt != "text")
 
 
-@app.command("check")
-def check(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-          quiet: bool = QuietOpt, strict: bool = StrictOpt,
-          allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-          committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-          verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-          jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
-          debug: bool = DebugOpt) -> None:
-    """Run every check and end with a one-line summary."""
-    # Outside git, staleness is one info line and the other checks still run.
-    _checks((), root, fmt, debug, quiet, strict=strict, allow_shallow=allow_shallow,
-            allow_partial=allow_partial, committed=committed, budget=budget,
-            verbose=verbose, tokenizer=tokenizer, jobs=jobs, against=against,
-            history_optional=True)
+def _parsed(specs: Sequence[Spec], given: Dict[str, Any]) -> Dict[str, Any]:
+    """The options' values as their fields' types (``Flag.parse`` of each
+    string given; a default stays as the field has it)."""
+    values: Dict[str, Any] = {}
+    for spec in specs:
+        for f, cli in registry.cli_fields(spec.options):
+            if f.name not in given:
+                continue
+            raw = given[f.name]
+            if cli.argument:
+                values[f.name] = tuple(raw or ())
+            elif cli.parse is not None and isinstance(raw, str):
+                values[f.name] = cli.parse(raw)
+            elif raw is not None:
+                values[f.name] = raw
+    return values
 
 
-def _one(name: str, root: Optional[Path], fmt: str, quiet: bool, strict: bool,
-         allow_shallow: bool, allow_partial: bool, committed: bool,
-         budget: Optional[str], verbose: bool, tokenizer: str, jobs: Optional[str],
-         debug: bool, **extra: object) -> None:
-    _checks((name,), root, fmt, debug, quiet, strict=strict,
-            allow_shallow=allow_shallow, allow_partial=allow_partial,
-            committed=committed, budget=budget, verbose=verbose,
-            tokenizer=tokenizer, jobs=jobs, **extra)
+def _parameters(specs: Sequence[Spec], alias: bool) -> List[inspect.Parameter]:
+    """typer parameters for the options of ``specs``, each option once."""
+    params: Dict[str, inspect.Parameter] = {}
+    for spec in specs:
+        for f, cli in registry.cli_fields(spec.options):
+            if f.name in params or (cli.argument and not alias):
+                continue
+            if cli.argument:
+                default = typer.Argument(None, metavar=cli.metavar, help=cli.help,
+                                         show_default=False)
+                kind: Any = Optional[List[str]]
+            elif cli.parse is None:
+                default = typer.Option(False, *cli.names, help=cli.help)
+                kind = bool
+            else:
+                shown = registry.default(f)
+                default = typer.Option(None if shown is None else str(shown),
+                                       *cli.names, metavar=cli.metavar,
+                                       help=cli.help, show_default=False)
+                kind = Optional[str]
+            params[f.name] = inspect.Parameter(
+                f.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                annotation=kind)
+    return list(params.values())
 
 
-@app.command("check-journal")
-def check_journal(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                  quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                  allow_shallow: bool = ShallowOpt,
-                  allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
-                  budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                  tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                  debug: bool = DebugOpt) -> None:
-    """Check that every journal entry has its four slots.
-
-    Each slot is a level-2 heading with content under it."""
-    _one("journal", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
+_SHARED = [
+    inspect.Parameter("root", inspect.Parameter.KEYWORD_ONLY, default=RootOpt,
+                      annotation=Optional[Path]),
+    inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, default=FormatOpt,
+                      annotation=str),
+    inspect.Parameter("quiet", inspect.Parameter.KEYWORD_ONLY, default=QuietOpt,
+                      annotation=bool),
+    inspect.Parameter("debug", inspect.Parameter.KEYWORD_ONLY, default=DebugOpt,
+                      annotation=bool),
+]
 
 
-@app.command("check-links")
-def check_links(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                fix: bool = typer.Option(False, "--fix", help="Write missing "
-                                         "notes into the handbook's index block."),
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
-    """Check relative links and the handbook's index of notes.
+def _command(params: List[inspect.Parameter],
+             body: Callable[..., int]) -> Callable[..., None]:
+    """A typer command function with ``params``: typer reads the signature,
+    the function hands the values to ``body`` and exits with its code."""
+    def command(**values: Any) -> None:
+        debug = bool(values.get("debug"))
+        raise typer.Exit(_guard(debug, lambda: body(**values)))
 
-    Every relative link resolves; every note is linked from the handbook."""
-    if fix:
-        def body() -> int:
-            from icm.report import escape_line
-            from icm.workflow import index
-
-            usage.check_options(fmt, {})
-            changes = index.fix(_context(root, {}))
-            for line in changes:
-                typer.echo(escape_line(line, fmt), err=fmt != "text")
-            return 0
-
-        code = _guard(debug, body)
-        if code:
-            raise typer.Exit(code)
-    _one("links", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command
 
 
-@app.command("check-stale")
-def check_stale(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
-                debug: bool = DebugOpt) -> None:
-    """Flag notes older than the code in their folder.
-
-    A note is stale when its folder's code changed after it: in a commit, or
-    staged or in the work tree (--committed: in history only)."""
-    _one("stale", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug, against=against)
+def _check(checks: Optional[List[str]], skip: Optional[List[str]],
+           root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+           **given: Any) -> int:
+    return _run_checks(registry.select(checks or (), skip or ()), given, root, fmt,
+                       quiet)
 
 
-@app.command("bootmap")
-def bootmap(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-            quiet: bool = QuietOpt, strict: bool = StrictOpt,
-            allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-            committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-            verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-            jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
-    """List notes by size; sum the boot set against the budget."""
-    _one("bootmap", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
+app.command("check", cls=usage.Command, help="Run the checks, all or those named.\n\n"
+            "The run ends with a one-line summary. CHECK is one of: "
+            + ", ".join(registry.NAMES) + ". Every check's options are "
+            "accepted; each check reads its own.")(_command([
+                inspect.Parameter("checks", inspect.Parameter.KEYWORD_ONLY,
+                                  default=typer.Argument(
+                                      None, metavar="CHECK", show_default=False,
+                                      help="Checks to run (default: all)."),
+                                  annotation=Optional[List[str]]),
+                inspect.Parameter("skip", inspect.Parameter.KEYWORD_ONLY,
+                                  default=typer.Option(
+                                      None, "--skip", metavar="CHECK",
+                                      help="Leave this check out (repeatable)."),
+                                  annotation=Optional[List[str]]),
+                *_SHARED, *_parameters(registry.ALL, alias=False)], _check))
 
 
-@app.command("check-queue")
-def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
-                debug: bool = DebugOpt) -> None:
-    """Check queue item names and that no number is used twice.
+def _alias(spec: Spec) -> None:
+    """``icm check-NAME``: ``icm check NAME`` with only that check's options."""
+    def body(root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+             **given: Any) -> int:
+        return _run_checks((spec,), given, root, fmt, quiet)
 
-    With --against REF (or a known base), also against REF before merging."""
-    _one("queue", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug, against=against)
+    app.command(spec.command, cls=usage.Command,
+                help=spec.summary + (f"\n\n{spec.help}" if spec.help else ""))(
+        _command([*_parameters((spec,), alias=True), *_SHARED], body))
+
+
+for _spec in registry.ALL:
+    _alias(_spec)
+
+
+# -- commands that write -----------------------------------------------------
 
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
+    """Run a writer; print the paths it names, one line each."""
     def run_body() -> int:
         from icm.escape import text_line
 
@@ -323,7 +307,7 @@ def new_queue(title: str = typer.Argument(..., metavar="TITLE",
     def body() -> List[str]:
         from icm.workflow import queue
 
-        return [queue.new_item(_context(root, {"against": against}), title)]
+        return [queue.new_item(_context(root, against=against), title)]
 
     _write(debug, body)
 
@@ -341,8 +325,8 @@ def new_journal(item: str = typer.Argument(..., metavar="ITEM", help="Queue "
     def body() -> List[str]:
         from icm.workflow import journal
 
-        when = usage.parse_date("--date", day) if day is not None else None
-        return journal.new_entry(_context(root, {}), item, when, force)
+        when = values.parse_date("--date", day) if day is not None else None
+        return journal.new_entry(_context(root), item, when, force)
 
     _write(debug, body)
 
@@ -367,64 +351,10 @@ def init(root: Optional[Path] = InitRootOpt,
         if agents is not None:
             from icm.workflow import agents as agents_mod
 
-            return agents_mod.scaffold(_context(root or _cwd(), {}), agents)
-        return init_mod.init(_context(root or _cwd(), {}))
+            return agents_mod.scaffold(_context(root or _cwd()), agents)
+        return init_mod.init(_context(root or _cwd()))
 
     _write(debug, body)
-
-
-AgentDirsArg = typer.Argument(None, metavar="DIR", help="Exported-session "
-                              "folders (default: agents_dirs, Agents/*).")
-
-
-@app.command("check-dupes")
-def check_dupes(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
-    """Find rules copied between notes, and copies that differ.
-
-    One fact, one home: reads the handbook, every note and the journal's
-    Invariant sections."""
-    _one("dupes", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
-
-
-@app.command("check-agents")
-def check_agents(dirs: Optional[List[str]] = AgentDirsArg,
-                 root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                 quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                 allow_shallow: bool = ShallowOpt,
-                 allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
-                 budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                 tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                 debug: bool = DebugOpt) -> None:
-    """Check exported agent sessions in the AGENTS layout.
-
-    Every file present, a Link Policy that starts at POSITIONS.md, and a
-    POSITIONS.md whose entries follow the schema and whose superseded-by
-    links resolve."""
-    _one("agents", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug,
-         agents_dirs=tuple(dirs or ()))
-
-
-@app.command("check-handoff")
-def check_handoff(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                  quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                  allow_shallow: bool = ShallowOpt,
-                  allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
-                  budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                  tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                  debug: bool = DebugOpt) -> None:
-    """Check handoff records: fields present, commit known.
-
-    Every field is present and the commit the record was made at exists; an
-    outdated record says how many commits old it is."""
-    _one("handoff", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
 
 
 @app.command("handoff")
@@ -454,38 +384,15 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
     Only --reason and --question are author text; everything else is read
     from git, the journal, the queue and the checks."""
     def body() -> int:
-        import json
-
-        from icm.escape import inert_lines, text_line
-        from icm.report import plain
         from icm.workflow import handoff as mod
-        from icm.workflow.files import create_new
 
-        usage.choice("--format", fmt, ("text", "json"))
-        lines = usage.number("--tail", tail, 0)
+        values.choice("--format", fmt, ("text", "json"))
+        lines = values.number("--tail", tail, 0)
         if lines is None or lines > 4:
-            raise UsageError(f"--tail must be {usage.ACCEPTS['--tail']} (not "
-                             f"{usage.quote(tail)})")
-        ctx = _context(root, {})
-        if show:  # a file in the repository: anyone may have written it
-            return _print(inert_lines(mod.newest(ctx)))
-        if reason is None or question is None:
-            raise UsageError("handoff needs --reason and --question: they are the "
-                             "only fields an author writes")
-        state = mod.gather(ctx, reason, question, base, lines)
-        budget = ctx.config.handoff_budget
-        if fmt == "json":
-            text = json.dumps(plain(mod.as_json(state, budget)), indent=2,
-                              ensure_ascii=False) + "\n"
-        else:
-            text = mod.render(state, budget)[0]
-        if output == "-" or (output is None and fmt == "json"):
-            return _print(text if fmt == "json" else inert_lines(text))
-        if output is not None:
-            rel = mod.out_rel(ctx, output)
-            create_new(ctx, rel, text.encode("utf-8"))
-            return _print(text_line(rel) + "\n")
-        return _print(text_line(mod.write(ctx, state, text)) + "\n")
+            raise UsageError(f"--tail must be {values.ACCEPTS['--tail']} (not "
+                             f"{values.quote(tail)})")
+        return _print(mod.command(_context(root), reason, question, base, lines,
+                                  output, fmt, show))
 
     raise typer.Exit(_guard(debug, body))
 
@@ -504,7 +411,7 @@ def claim(item: str = ItemArg, force: bool = ForceOpt,
     def body() -> List[str]:
         from icm.workflow import claims
 
-        return [claims.claim(_context(root, {}), item, force)]
+        return [claims.claim(_context(root), item, force)]
 
     _write(debug, body)
 
@@ -516,7 +423,7 @@ def release(item: str = ItemArg, force: bool = ForceOpt,
     def body() -> List[str]:
         from icm.workflow import claims
 
-        return [claims.release(_context(root, {}), item, force)]
+        return [claims.release(_context(root), item, force)]
 
     _write(debug, body)
 
@@ -534,8 +441,8 @@ def renumber(item: str = ItemArg,
     def body() -> List[str]:
         from icm.workflow import claims
 
-        number = usage.number("--to", to, 1)
-        return claims.renumber(_context(root, {"against": against}), item, number)
+        number = values.number("--to", to, 1)
+        return claims.renumber(_context(root, against=against), item, number)
 
     _write(debug, body)
 
@@ -592,9 +499,9 @@ def verify(entries: Optional[List[str]] = EntriesArg,
         from icm import report
         from icm.workflow import verify as verify_mod
 
-        usage.check_options(fmt, {})
-        workers = usage.number("--jobs", jobs, 0) or 0
-        ctx = _context(root, {})
+        values.choice("--format", fmt, values.FORMATS)
+        workers = values.number("--jobs", jobs, 0) or 0
+        ctx = _context(root)
         result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
         buf = io.StringIO()
         report.render([result], fmt, buf, color=_color(sys.stdout),
@@ -617,12 +524,12 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
     def body() -> int:
         import json
 
-        from icm import positions as mod
         from icm.escape import inert_lines, text_line
+        from icm.model import positions as mod
         from icm.report import plain
 
-        usage.choice("--format", fmt, ("text", "json"))
-        ctx = _context(root, {})
+        values.choice("--format", fmt, ("text", "json"))
+        ctx = _context(root)
         if write:
             from icm.workflow import positions as writer
 
@@ -639,85 +546,6 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
     raise typer.Exit(_guard(debug, body))
 
 
-@app.command("check-positions")
-def check_positions(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                    quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                    allow_shallow: bool = ShallowOpt,
-                    allow_partial: bool = PartialOpt,
-                    committed: bool = CommittedOpt,
-                    budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                    tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                    debug: bool = DebugOpt) -> None:
-    """Check the positions block; warn on re-proposed designs.
-
-    A queue item or newer entry proposing a Rejected alternative is a
-    warning unless it says Revives: <entry>."""
-    _one("positions", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
-
-
-def run() -> None:
-    """Console-script entry point (``icm.__main__.run``)."""
-    from icm import __main__ as entry
-
-    entry.run()
-
-
-def _plain_params(command: Any) -> None:
-    """Coerce icm's parameters (str, bool, Path, List[str]; every value is
-    checked in ``usage``) without pydantic. typer 0.29 builds a pydantic
-    TypeAdapter per parameter on first use, and importing pydantic for it was
-    a third of a warm ``check-links``. Anything else keeps typer's own
-    coercion; a typer without this machinery is left as it is."""
-    try:
-        from typer._coercion import RuntimeParam, build_runtime_param
-        from typer._param_types import coerce_cli_path
-    except ImportError:
-        return
-
-    class Plain(RuntimeParam):
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            kind = self.annotation
-            if kind is str and isinstance(value, str):
-                return value
-            if kind is bool and isinstance(value, bool):
-                return value
-            if kind is Path and isinstance(value, (str, Path)):
-                # typer's own checks (readable, exists...), handed a Path so
-                # that they need no pydantic to make one.
-                return coerce_cli_path(Path(value), self.parameter_info,
-                                       path_type=Path, param=param, ctx=ctx)
-            if kind == List[str] and isinstance(value, (list, tuple)) and all(
-                    isinstance(item, str) for item in value):
-                return list(value)
-            return build_runtime_param(param.type_descriptor).coerce(value, param, ctx)
-
-    plain = (str, bool, Path, List[str])
-
-    def mark(param: Any) -> None:
-        descriptor = param.type_descriptor
-        if (descriptor.file_annotation is None and descriptor.annotation in plain
-                and param._runtime_param is None):
-            param._runtime_param = Plain(annotation=descriptor.annotation,
-                                         parameter_info=descriptor.parameter_info)
-
-    def marked_help(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        def get_help_option(ctx: Any) -> Any:  # made on first use, then kept
-            option = original(ctx)
-            if option is not None:
-                mark(option)
-            return option
-        return get_help_option
-
-    try:
-        for sub in [command, *getattr(command, "commands", {}).values()]:
-            for param in sub.params:
-                mark(param)
-            sub.get_help_option = marked_help(sub.get_help_option)
-    except (AttributeError, TypeError):  # another typer: its own coercion
-        return
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     """Run icm with ``argv``; return the exit code (never raises SystemExit).
 
@@ -725,10 +553,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     from icm.errors import INTERRUPTED, interrupted
 
     args = sys.argv[1:] if argv is None else list(argv)
-    usage.prepare_completion()
+    completing = usage.prepare_completion()
+    command = typer.main.get_command(app)
+    usage.plain_params(command)
     try:
-        command = typer.main.get_command(app)
-        _plain_params(command)
+        if not args and not completing:  # bare ``icm``: help on stderr, exit 2
+            with contextlib.redirect_stdout(sys.stderr):
+                command(args=["--help"], prog_name="icm", standalone_mode=False)
+            return 2
         result = command(args=args, prog_name="icm", standalone_mode=False)
     except SystemExit as exc:  # shell completion and typer's pipe handling
         code = exc.code
@@ -736,14 +568,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 0
         code = code if isinstance(code, int) else 1
         return interrupted() if code == INTERRUPTED else code
-    except usage.ClickUsageError as exc:
-        message = usage.describe(exc, args)
-        if message is None:  # bare ``icm``: the help, as click shows it
-            exc.show()
-        else:
-            typer.echo(f"icm: {message}", err=True)
+    except typer.TyperException as exc:  # the parser's errors
+        typer.echo(f"icm: {usage.describe(exc, args)}", err=True)
         return 2
-    except (usage.ClickAbort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         return interrupted()
     code = result if isinstance(result, int) else 0
     return interrupted() if code == INTERRUPTED else code

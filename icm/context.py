@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import (
     Any,
     BinaryIO,
+    Callable,
     Dict,
     FrozenSet,
     Iterable,
@@ -64,16 +65,19 @@ class Context:
     unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     options: Dict[str, Any] = field(default_factory=dict)
+    # ``icm: parsing N/M markdown files`` on a terminal (the CLI's)
+    progress: Optional[Callable[[int, int], None]] = None
     git_installed: bool = True  # with in_git False: git is there, the root is not
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def history(self) -> "History":
+    def history(self, allow_partial: bool = False,
+                base: Optional[str] = None) -> "History":
         """Git history facts, read once per run (one ``git log`` pass; with
-        a ``branch_base``, the branch's own commits on top of the base's)."""
+        ``base``, a commit, the branch's own commits on top of the base's);
+        ``allow_partial``: in a partial clone, never fetch a missing object."""
         if "history" not in self._memo:
             self._memo["history"] = read_history(
-                self.root, self.config.stale_history,
-                bool(self.options.get("allow_partial")), branch_base(self))
+                self.root, self.config.stale_history, allow_partial, base)
         history: History = self._memo["history"]
         return history
 
@@ -194,7 +198,7 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
                    git.config_value(ctx.root, "user.name") or "")
 
 
-def branch_base(ctx: Context) -> Optional[str]:
+def branch_base(ctx: Context, option: Optional[str]) -> Optional[str]:
     """The commit this branch will merge into, when it is named: the option
     (``--base``, ``--against``), else ``ICM_BASE``; None when neither is
     set (or outside git). Not ``git.default_base``'s guesses: an upstream is
@@ -202,8 +206,7 @@ def branch_base(ctx: Context) -> Optional[str]:
     verdict of every local run. A name that finds no commit is an error,
     never a quiet fall back to HEAD's history, which would pass in CI what
     fails after "Rebase and merge"."""
-    option = ctx.options.get("against")
-    ref = str(option) if option else os.environ.get("ICM_BASE", "")
+    ref = option or os.environ.get("ICM_BASE", "")
     if not ref or not ctx.in_git:
         return None
     commit = git.commit_of(ctx.root, ref)
@@ -508,7 +511,8 @@ def _under(path: str, folders: Set[str]) -> bool:
 
 
 def build(root: Path, cfg: Config, now: Optional[datetime] = None,
-          options: Optional[Dict[str, Any]] = None) -> Context:
+          options: Optional[Dict[str, Any]] = None,
+          progress: Optional[Callable[[int, int], None]] = None) -> Context:
     """Collect the file set once: git's tracked plus untracked-not-ignored
     files (outside git, a walk), minus ``exclude`` and nested roots."""
     if not root.is_dir():
@@ -542,5 +546,6 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         unopened=tuple(sorted(unopened)),
         now=now or datetime.now(timezone.utc),
         options=dict(options or {}),
+        progress=progress,
         git_installed=in_git or git.available(),
     )

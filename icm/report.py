@@ -14,8 +14,6 @@ from icm import __version__
 from icm.escape import inert, printable, text_line, uncommanded
 from icm.finding import Finding, Report, Severity
 
-FORMATS = ("text", "json", "github", "sarif")
-
 _RED, _GREEN, _YELLOW, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
 
 
@@ -141,7 +139,7 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
         for line in map(text_line, head):
             out.write(line + "\n")
         for f in findings:
-            line = text_line(f.message)
+            line = text_line(f.line_text)
             if color:
                 tint = {Severity.ERROR: _RED, Severity.WARNING: _YELLOW}.get(f.severity)
                 line = f"{tint}{line}{_RESET}" if tint else line
@@ -154,6 +152,24 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
             out.write(line + "\n")
 
 
+def finding_json(f: Finding) -> Dict[str, Any]:
+    """One finding in the json document (its keys are documented)."""
+    doc = {
+        "check": f.check,
+        "code": f.code,
+        "severity": f.severity.value,
+        "path": f.path,
+        "line": f.line or None,
+        "col": f.col or None,
+        "message": f.message,
+        "text": f.text,
+        "fix": f.fix or None,
+    }
+    for key, value in f.extra.items():
+        doc.setdefault(key, value)
+    return doc
+
+
 def as_document(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
     """The json document: stable keys, documented in the README."""
     checks = []
@@ -164,7 +180,7 @@ def as_document(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
         checks.append({
             "check": report.check,
             "ok": not report.failed,
-            "findings": [f.as_dict() for f in report.findings],
+            "findings": [finding_json(f) for f in report.findings],
             "lines": [*report.head, *report.tail],
             "data": report.data,
         })

@@ -209,8 +209,8 @@ def test_json_has_both_locations_and_texts(repo: Path, icm) -> None:
     assert check["data"] == {"files": 2, "statements": 3}
     assert check["findings"] == [{
         "check": "dupes", "code": "diverged-rule", "severity": "error",
-        "path": "tests/context.md", "line": 3,
-        "message": "tests/context.md:3 and AGENTS.md:6 disagree: "
+        "path": "tests/context.md", "line": 3, "col": None,
+        "message": "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
                    "'64 KiB' vs '1 MiB'",
         "text": "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
                 "'64 KiB' vs '1 MiB'",

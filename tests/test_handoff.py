@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from icm.workflow.handoff import FIELDS
+from icm.model.handoff import FIELDS
 from tests.conftest import SLOTS_OK, commit, git, git_env, write
 
 D1 = "2026-11-01T12:00:00+00:00"

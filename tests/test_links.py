@@ -86,10 +86,10 @@ def test_lines_and_sorting(repo: Path, icm) -> None:
     found = [(f["path"], f["line"], f["message"])
              for f in json.loads(out)["checks"][0]["findings"]]
     assert found == [
-        ("a.md", 2, "four.md: no such file"),
-        ("b.md", 3, "one.md: no such file"),
-        ("b.md", 3, "two.md: no such file"),
-        ("b.md", 5, "three.md: no such file"),
+        ("a.md", 2, "broken link: a.md -> four.md"),
+        ("b.md", 3, "broken link: b.md -> one.md"),
+        ("b.md", 3, "broken link: b.md -> two.md"),
+        ("b.md", 5, "broken link: b.md -> three.md"),
     ]
 
 
@@ -396,7 +396,7 @@ def test_parallel_progress_moves_before_the_last_file_is_parsed(
         seen.append((done, total))
         marker.touch()
 
-    ctx = context.build(repo, config.load(repo), options={"progress": progress})
+    ctx = context.build(repo, config.load(repo), progress=progress)
     corpus = links.extract_all(ctx, files, jobs=2)
     assert len(corpus.parsed) == 60
     # The fork pool reports per worker, as each one's answers arrive.

@@ -302,7 +302,7 @@ def test_cut_spans_is_the_old_regex_in_one_pass(parts) -> None:
     (``<!--.*?-->``, then three backticks to three backticks), linearly."""
     import re
 
-    from icm.checks.journal import _cut_spans
+    from icm.model.journal import _cut_spans
 
     text = "".join(parts)
     old = re.sub(r"```.*?```", " ", re.sub(r"<!--.*?-->", " ", text, flags=re.S),

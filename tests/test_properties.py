@@ -9,8 +9,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from icm import lines, markdown
-from icm.checks.journal import parse_entry, slot_problems
+from icm.checks.journal import slot_problems
 from icm.config import DEFAULT_SLOTS
+from icm.model.journal import parse_entry
 
 # Text made of the characters markdown cares about, so the examples hit
 # links, headings, fences, HTML and escapes instead of plain prose.

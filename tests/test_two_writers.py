@@ -406,12 +406,14 @@ def test_same_work_costs_linear_work(tmp_path: Path, monkeypatch) -> None:
     work (Python lines run: no clock)."""
     from icm import config, context
     from icm.checks import queue
+    from icm.registry import QueueOptions
 
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     def check(root: Path, found: list) -> None:
-        ctx = context.build(root, config.load(root), options={"against": "main"})
-        found[:] = [f.message for f in queue.run(ctx).findings]
+        ctx = context.build(root, config.load(root))
+        found[:] = [f.line_text for f in queue.run(
+            ctx, QueueOptions(against="main")).findings]
 
     work = {}
     for per_side in (20, 40):

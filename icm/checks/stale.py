@@ -60,13 +60,33 @@ Good::
 from __future__ import annotations
 
 import posixpath
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
-from icm.context import MARKDOWN_SUFFIXES, UNDATED, Context, compile_globs
+from icm.context import (
+    UNDATED,
+    Context,
+    branch_base,
+    compile_globs,
+)
 from icm.errors import UsageError
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model.notes import code_by_note
+from icm.registry import StaleOptions
 
 NAME = "stale"
+RULES = Rules(NAME, {
+    "stale": Rule("a note's folder has code that changed after the note",
+                  fix="reread the note against the code and correct it; git "
+                  "records only a changed note, so if it is still true, say "
+                  "what you checked"),
+    "unknown": Rule("staleness cannot be judged (never committed, no date, "
+                    "shallow): a warning, an error with --strict",
+                    Severity.WARNING, "commit the note"),
+    "ok": Rule("the note is not older than its code", Severity.INFO),
+    "no-notes": Rule("no notes named note_name yet", Severity.INFO),
+    "not-applicable": Rule("not a git repository: staleness not checked",
+                           Severity.INFO),
+})
 
 
 def describe(seconds: int) -> str:
@@ -79,61 +99,24 @@ def describe(seconds: int) -> str:
     return "less than an hour"
 
 
-def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
-    """The note that speaks for a path (None for prose, notes, and code no
-    note covers)."""
-    name = ctx.config.note_name
-    note_dirs = {posixpath.dirname(n): n for n in ctx.notes()}
-    subtree = ctx.config.stale_scope == "subtree"
-
-    def owner(path: str) -> Optional[str]:
-        if path.lower().endswith(MARKDOWN_SUFFIXES) or posixpath.basename(path) == name:
-            return None
-        folder = posixpath.dirname(path)
-        if not subtree:
-            return note_dirs.get(folder)
-        while True:  # nearest folder at or above with a note
-            if folder in note_dirs:
-                return note_dirs[folder]
-            if not folder:
-                return None
-            folder = posixpath.dirname(folder)
-
-    return owner
-
-
-def code_by_note(ctx: Context, paths: Iterable[str]) -> Dict[str, List[str]]:
-    """The code files among ``paths`` each note speaks for."""
-    owner = owner_of(ctx)
-    owned: Dict[str, List[str]] = {n: [] for n in ctx.notes()}
-    for path in paths:
-        note = owner(path)
-        if note is not None:
-            owned[note].append(path)
-    return owned
-
-
 def _info(code: str, text: str) -> Report:
     """A run that judged nothing says why, as one info line."""
-    return Report(NAME, (Finding(path=".", message=text, check=NAME, code=code,
-                                 severity=Severity.INFO, detail=text),),
+    return Report(NAME, (RULES(code, ".", text),),
                   data={"stale": 0, "unknown": 0, "ok": 0})
 
 
-def run(ctx: Context) -> Report:
-    strict = bool(ctx.options.get("strict"))
-    allow_shallow = bool(ctx.options.get("allow_shallow"))
-    committed = bool(ctx.options.get("committed"))
+def run(ctx: Context, options: StaleOptions) -> Report:
+    strict, committed = options.strict, options.committed
     if not ctx.in_git:
-        if ctx.options.get("history_optional") and ctx.git_installed:
+        if options.history_optional and ctx.git_installed:
             return _info("not-applicable",
                          "stale: not a git repository; staleness not checked")
-        ctx.history()  # raises the reason: no repository, or no git
+        ctx.history(options.allow_partial)  # raises why: no repository, no git
     if not ctx.notes():
         name = ctx.config.note_name
         return _info("no-notes", f"stale: no notes named {name} yet (or set note_name)")
-    history = ctx.history()
-    if history.boundary and not allow_shallow:
+    history = ctx.history(options.allow_partial, branch_base(ctx, options.against))
+    if history.boundary and not options.allow_shallow:
         raise UsageError(
             "shallow clone: history is cut, so every note would look fresh; fetch "
             "full history (actions/checkout 'fetch-depth: 0', or 'git fetch "
@@ -184,11 +167,5 @@ def run(ctx: Context) -> Report:
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO
         counts[code_name] += 1
-        fix = {"stale": "reread the note against the code and correct it; git "
-                        "records only a changed note, so if it is still true, "
-                        "say what you checked",
-               "unknown": "commit the note"}.get(code_name, "")
-        findings.append(Finding(
-            path=note, message=f"{note}: {verdict}{dirty}", check=NAME,
-            code=code_name, severity=sev, detail=f"{verdict}{dirty}", fix=fix))
+        findings.append(RULES(code_name, note, f"{verdict}{dirty}", severity=sev))
     return Report(NAME, tuple(sorted(findings)), data=counts)

@@ -11,9 +11,9 @@ import os
 import re
 from typing import List
 
-from icm.checks.agents import OPTIONAL, REQUIRED
 from icm.context import Context
 from icm.errors import UsageError
+from icm.model.agents import OPTIONAL, REQUIRED
 from icm.workflow.files import all_or_nothing, entry, fill, template
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}\Z")

@@ -13,28 +13,27 @@ never cut to fit.
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from icm import engine, git
-from icm.checks import journal as journal_check
-from icm.checks import queue as queue_check
-from icm.checks import stale as stale_check
+from icm import engine, git, registry
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
-from icm.escape import inert, printable
+from icm.escape import inert, inert_lines, printable, text_line
 from icm.finding import Severity
+from icm.model import journal as journal_check
+from icm.model import queue as queue_check
+from icm.model.handoff import RECORD_NAME, records
+from icm.model.notes import code_by_note
+from icm.report import plain
 from icm.workflow.files import create_new, ensure_folder, template
 
 AUTHOR_CAP = 2000  # characters of reason or question kept
 TAIL_CAP = 800  # characters of one verbatim commit message kept
-FIELDS = ("Reason", "Open question", "Identity and state", "Confirmed facts",
-          "Actions taken", "Negative results", "Open work", "Verbatim tail",
-          "Where the rest lives", "Size")
-MARKER = re.compile(r"<!-- icm:handoff 1 made-at ([0-9a-f]{40,64}) -->")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _BREAK = re.compile("\r\n?|[\u2028\u2029]")  # line breaks other than \n
 
@@ -182,26 +181,26 @@ def _check_results(ctx: Context) -> Tuple[List[Tuple[str, str]], Dict[str, str]]
     staleness verdict per note. A check that cannot run here says why."""
     rows = []
     verdicts: Dict[str, str] = {}
-    for check in engine.ALL:
-        if check.NAME == "handoff":
+    for spec in registry.ALL:
+        if spec.name == "handoff":
             continue  # the record does not grade earlier records
         try:
-            report = check.run(ctx)
+            report = engine.run_one(ctx, spec)
         except UsageError as exc:
-            rows.append((check.NAME, f"not run: {exc}"))
+            rows.append((spec.name, f"not run: {exc}"))
             continue
         errors = sum(f.severity is Severity.ERROR for f in report.findings)
         warnings = sum(f.severity is Severity.WARNING for f in report.findings)
         if not errors and not warnings:
-            rows.append((check.NAME, "ok"))
+            rows.append((spec.name, "ok"))
         else:
             parts = [f"{errors} error" + ("s" if errors != 1 else "")] if errors \
                 else []
             if warnings:
                 parts.append(f"{warnings} warning" + ("s" if warnings != 1 else ""))
-            rows.append((check.NAME, ", ".join(parts)))
-        if check.NAME == stale_check.NAME:
-            verdicts = {f.path: f.detail for f in report.findings}
+            rows.append((spec.name, ", ".join(parts)))
+        if spec.name == "stale":
+            verdicts = {f.path: f.message for f in report.findings}
     return rows, verdicts
 
 
@@ -211,7 +210,7 @@ def _notes_touched(ctx: Context, paths: Sequence[str],
     staleness verdict of the run above."""
     changed = set(paths)
     try:
-        owned = stale_check.code_by_note(ctx, ctx.tracked)
+        owned = code_by_note(ctx, ctx.tracked)
     except UsageError:
         return []
     rows = []
@@ -520,17 +519,6 @@ def write(ctx: Context, s: State, text: str) -> str:
     raise UsageError(f"{folder_rel}/: 999 records for {stem}; remove old ones")
 
 
-RECORD_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})_(.+)\.md\Z")
-
-
-def records(ctx: Context) -> List[str]:
-    """Record files directly in ``handoff_dir`` (README.md aside)."""
-    prefix = ctx.config.handoff_dir.rstrip("/") + "/"
-    return [f for f in ctx.files if f.startswith(prefix)
-            and "/" not in f[len(prefix):] and f.endswith(".md")
-            and f[len(prefix):] != "README.md"]
-
-
 def newest(ctx: Context) -> str:
     """The newest record for the current branch, as text. A name does not
     say whose it is: ``fix-123.md`` is branch ``fix-123``'s first record or
@@ -571,3 +559,29 @@ def out_rel(ctx: Context, output: str) -> str:
         raise UsageError(f"-o {output}: outside the repository; icm writes only "
                          "inside the root")
     return rel.replace(os.sep, "/")
+
+
+def command(ctx: Context, reason: Optional[str], question: Optional[str],
+            base: Optional[str], tail: int, output: Optional[str], fmt: str,
+            show: bool) -> str:
+    """What ``icm handoff`` prints: the record (``-o -``, json, ``--show``)
+    or the path it was written to. Repository text leaves inert."""
+    if show:  # a file in the repository: anyone may have written it
+        return inert_lines(newest(ctx))
+    if reason is None or question is None:
+        raise UsageError("handoff needs --reason and --question: they are the "
+                         "only fields an author writes")
+    state = gather(ctx, reason, question, base, tail)
+    budget = ctx.config.handoff_budget
+    if fmt == "json":
+        text = json.dumps(plain(as_json(state, budget)), indent=2,
+                          ensure_ascii=False) + "\n"
+    else:
+        text = render(state, budget)[0]
+    if output == "-" or (output is None and fmt == "json"):
+        return text if fmt == "json" else inert_lines(text)
+    if output is not None:
+        rel = out_rel(ctx, output)
+        create_new(ctx, rel, text.encode("utf-8"))
+        return text_line(rel) + "\n"
+    return text_line(write(ctx, state, text)) + "\n"

@@ -15,12 +15,12 @@ from datetime import date
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from icm import git
-from icm.checks.journal import parse_entry, valid_name, verify_slot
-from icm.checks.queue import claim_of
 from icm.config import DEFAULT_SLOTS
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending, fenced, join, split, to_lf
+from icm.model.journal import parse_entry, valid_name, verify_slot
+from icm.model.queue import claim_of
 from icm.workflow.claims import me, without_claim
 from icm.workflow.files import all_or_nothing, fill, queue_locked, template
 from icm.workflow.queue import CARRIED, find_item, item_bytes, item_slug, still_there

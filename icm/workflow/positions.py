@@ -14,11 +14,12 @@ from __future__ import annotations
 import posixpath
 from typing import List
 
-from icm import markdown, positions
+from icm import markdown
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
+from icm.model import positions
 from icm.workflow.files import all_or_nothing, queue_locked, replace_atomic
 
 TITLE = "# Positions"

@@ -19,10 +19,10 @@ import unicodedata
 from pathlib import Path
 from typing import Callable, Iterable, List, Optional, Sequence, Set, Tuple
 
-from icm.checks.journal import entries
-from icm.checks.queue import items, number
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.model.journal import entries
+from icm.model.queue import items, number
 from icm.slug import slugify
 from icm.workflow.files import create_new, fill, queue_locked, template
 

@@ -50,13 +50,32 @@ from typing import (
 )
 
 from icm import cache as cache_mod
-from icm.checks import journal
 from icm.context import Context, Unreadable, usable_cores
 from icm.errors import UsageError
 from icm.escape import inert
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model import journal
 
 NAME = "verify"
+RULES = Rules(NAME, {
+    "holds": Rule("the entry's Verify command exits 0", Severity.INFO),
+    "broken": Rule("the entry's Verify command fails: its invariant no longer "
+                   "holds", fix="the invariant no longer holds: fix the code, or "
+                   "supersede the entry with one that states what is true now"),
+    "timeout": Rule("the Verify command ran past verify_timeout",
+                    fix="make the command faster or raise verify_timeout"),
+    "no-command": Rule("the entry has no Verify command to run",
+                       Severity.WARNING),
+    "skipped": Rule("the entry is on verify_skip", Severity.INFO),
+    "skipped-holds": Rule("an entry on verify_skip holds again",
+                          fix="delete this path from verify_skip"),
+    "skip-missing": Rule("an entry on verify_skip does not exist",
+                         fix="delete this path from verify_skip"),
+    "exempt": Rule("the entry is on journal_exempt; not run", Severity.INFO),
+    "superseded": Rule("the entry is superseded; not run", Severity.INFO),
+    "unreadable": Rule("the entry cannot be read as UTF-8 text"),
+    "dry-run": Rule("what icm verify would run, and where", Severity.INFO),
+})
 TAIL_LINES = 20  # output lines kept per command
 LINE_BYTES = 4096  # of each, the last bytes kept
 CHUNK = 1 << 16
@@ -364,17 +383,6 @@ def _limit(value: float) -> str:
     return f"{value:g} s"
 
 
-def _finding(path: str, line: int, message: str, code: str,
-             severity: Severity = Severity.INFO, fix: str = "",
-             lines: Tuple[str, ...] = ()) -> Finding:
-    """``lines``: shown under the message, indented (the text renderer
-    escapes each on its own)."""
-    body = "".join(f"\n    {line}" for line in lines)
-    return Finding(path=path, line=line, message=f"{path}: {message}", check=NAME,
-                   code=code, detail=message + body, fix=fix, severity=severity,
-                   lines=lines)
-
-
 @dataclass(frozen=True)
 class _Plan:
     path: str
@@ -390,17 +398,15 @@ def _verdict(plan: _Plan, out: Outcome, timeout: float) -> Finding:
     shown = f": {inert(last.strip())}" if last else ""
     if plan.skip is not None:
         if out.exit_code == 0 and not out.timed_out:
-            return _finding(plan.path, plan.line, f"skipped ({plan.skip}) but holds, "
-                            "remove it from verify_skip", "skipped-holds",
-                            Severity.ERROR, "delete this path from verify_skip")
-        return _finding(plan.path, plan.line, f"skipped ({plan.skip})", "skipped")
+            return RULES("skipped-holds", plan.path, f"skipped ({plan.skip}) but "
+                         "holds, remove it from verify_skip", line=plan.line)
+        return RULES("skipped", plan.path, f"skipped ({plan.skip})", line=plan.line)
     if out.timed_out:
-        return _finding(plan.path, plan.line, "TIMEOUT - verify command ran past "
-                        f"{_limit(timeout)}", "timeout", Severity.ERROR,
-                        "make the command faster or raise verify_timeout")
+        return RULES("timeout", plan.path, "TIMEOUT - verify command ran past "
+                     f"{_limit(timeout)}", line=plan.line)
     if out.exit_code == 0:
-        return _finding(plan.path, plan.line, f"holds ({seconds(out.seconds)})",
-                        "holds")
+        return RULES("holds", plan.path, f"holds ({seconds(out.seconds)})",
+                     line=plan.line)
     if out.exit_code < 0:
         try:
             how = f"was killed by {signal.Signals(-out.exit_code).name}"
@@ -408,10 +414,8 @@ def _verdict(plan: _Plan, out: Outcome, timeout: float) -> Finding:
             how = f"was killed by signal {-out.exit_code}"
     else:
         how = f"exited {out.exit_code}"
-    return _finding(plan.path, plan.line, f"BROKEN - verify command {how}{shown}",
-                    "broken", Severity.ERROR,
-                    "the invariant no longer holds: fix the code, or supersede "
-                    "the entry with one that states what is true now")
+    return RULES("broken", plan.path, f"BROKEN - verify command {how}{shown}",
+                 line=plan.line)
 
 
 def _jobs(jobs: int) -> int:
@@ -439,31 +443,29 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
         try:
             text = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(_finding(path, 0, f"cannot read: {exc.reason}", "unreadable",
-                                  Severity.ERROR))
+            found.append(RULES("unreadable", path, f"cannot read: {exc.reason}"))
             continue
         entry = journal.parse_entry(text, path, cfg.slots, slot)
         if path in exempt:
-            found.append(_finding(path, 0, "exempt, not run", "exempt"))
+            found.append(RULES("exempt", path, "exempt, not run"))
         elif entry.superseded_by is not None:
-            found.append(_finding(path, entry.superseded_line, "superseded by "
-                                  f"{inert(entry.superseded_by)}, not run",
-                                  "superseded"))
+            found.append(RULES("superseded", path, "superseded by "
+                               f"{inert(entry.superseded_by)}, not run",
+                               line=entry.superseded_line))
         elif entry.command is None:
             why = "holds no code" if entry.verify_line else "is missing"
-            found.append(_finding(path, entry.verify_line, "no verify command (the "
-                                  f"'{slot}' slot {why})", "no-command",
-                                  Severity.WARNING, f"put the command in the "
-                                  f"'{slot}' slot, in a fenced sh block"))
+            found.append(RULES("no-command", path, "no verify command (the "
+                               f"'{slot}' slot {why})", line=entry.verify_line,
+                               fix=f"put the command in the '{slot}' slot, in a "
+                               "fenced sh block"))
         else:
             plans.append(_Plan(path, entry.verify_line, entry.command, skip.get(path)))
             texts[path] = text
     if not wanted:
         present = set(journal.entries(ctx))
         for path in sorted(set(skip) - present):
-            found.append(_finding(path, 0, "on verify_skip but missing, remove it "
-                                  "from verify_skip", "skip-missing", Severity.ERROR,
-                                  "delete this path from verify_skip"))
+            found.append(RULES("skip-missing", path, "on verify_skip but missing, "
+                               "remove it from verify_skip"))
     left_out = 0
     if since is not None:
         from icm import git  # only --since needs git facts beyond the file set
@@ -481,9 +483,9 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
             # split at "\n" only, as sh does: a NEL or U+2028 is shown escaped
             text = plan.script.rstrip("\n")
             script = tuple(map(inert, text.split("\n"))) if text else ()
-            found.append(_finding(plan.path, plan.line,
-                                  f"would run in {ctx.root}{listed}:", "dry-run",
-                                  lines=script))
+            found.append(RULES("dry-run", plan.path,
+                               f"would run in {ctx.root}{listed}:", line=plan.line,
+                               lines=script))
         return _report(found, [], left_out, since, dry_run=True)
     times = cache_mod.Cache(ctx.cache_dir, "verify times", name=TIMES_FILE)
     outcomes = _execute(ctx.root, _longest_first(plans, times), cfg.verify_timeout,

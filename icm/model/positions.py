@@ -34,11 +34,11 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from urllib.parse import quote
 
 from icm import similarity
-from icm.checks import journal
-from icm.checks import queue as queue_check
 from icm.context import Context, Unreadable
 from icm.escape import inert
 from icm.lines import spans as line_spans
+from icm.model import journal
+from icm.model import queue as queue_check
 
 BLOCK_OPEN = "<!-- icm:positions -->"
 BLOCK_CLOSE = "<!-- /icm:positions -->"

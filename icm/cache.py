@@ -4,10 +4,10 @@ A file whose stamp (size, mtime, ctime, inode, mode: what ``cp -p``, a
 rename over it or ``chmod`` changes) matches the entry and whose times
 predate the cache file by more than a second is not even read (git's
 racy-clean rule); any other file is read and hashed, so an unreadable one is
-reported. Keyed by each file's content hash, icm's version and
-markdown-it-py's version (the only things that change what extraction
-returns); kept in ``icm/`` under the git directory (never committed, safe
-to delete).
+reported. Keyed by each file's content hash, icm's version and the
+parsers' (markdown-it-py's, and for links markdown-it-pyrs's: the only
+things that change what extraction returns); kept in ``icm/`` under the
+git directory (never committed, safe to delete).
 
 The cache is untrusted data: a pull request's job can save one that the
 pull request's next run restores. So it is JSON, whose reader allocates in
@@ -83,6 +83,20 @@ def markdown_it_version() -> str:
         from markdown_it import __version__
 
         return __version__
+
+
+def fast_parser_version() -> str:
+    """The ``[fast]`` parser's version, or "" without it: part of the link
+    cache's key too, though its answers are held equal to markdown-it-py's
+    (a release that broke that would otherwise be believed from the cache)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for name in ("markdown-it-pyrs", "markdown-it-pyrs-abi3"):  # Python < 3.13, >=
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            pass
+    return ""
 
 
 def stamp(st: os.stat_result) -> Stamp:
@@ -161,8 +175,11 @@ def _open_folder(folder: Path, create: bool) -> int:
     except FileNotFoundError:
         if not create:
             raise
+    try:
         os.mkdir(folder, 0o700)
-        return os.open(folder, _FOLDER_FLAGS)
+    except FileExistsError:
+        pass  # another run made it first
+    return os.open(folder, _FOLDER_FLAGS)
 
 
 class Cache:
@@ -249,9 +266,13 @@ class Cache:
         # A path git gave as bytes that are not UTF-8 holds surrogates: they
         # are written as \\udcXX escapes, read back as the same characters
         # (only paths may hold them: ``strings``).
-        data = framed(json.dumps({"key": self.key, "entries": self.used},
-                                 ensure_ascii=False, separators=(",", ":"),
-                                 allow_nan=False).encode("utf-8", "backslashreplace"))
+        try:
+            data = framed(json.dumps(
+                {"key": self.key, "entries": self.used}, ensure_ascii=False,
+                separators=(",", ":"), allow_nan=False).encode("utf-8",
+                                                             "backslashreplace"))
+        except (TypeError, ValueError):  # pragma: no cover - values are checked
+            return
         if len(data) > self.max_bytes:
             return  # the next run would refuse it unread
         try:
@@ -260,6 +281,9 @@ class Cache:
             return  # a cache that cannot be written is only a slower next run
         try:
             _write(folder, self.path.name, data)
+            # the marshal file this one replaced: CI's cache step restored
+            # and saved it again on every run, megabytes never read
+            os.unlink(self.path.stem + ".marshal", dir_fd=folder)
         except OSError:
             pass
         finally:

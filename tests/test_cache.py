@@ -505,3 +505,34 @@ def test_a_skeleton_joined_by_spaces_reads_back_whole(text: str) -> None:
     a space, or a warm run would compare other words than a cold one."""
     skel, _words = dupes.similarity.skeleton(text)
     assert dupes._split(" ".join(skel)) == skel
+
+
+@pytest.mark.parametrize("which", ["markdown_it_version", "fast_parser_version"])
+def test_another_parser_is_a_miss(built, icm, monkeypatch, which: str) -> None:
+    """Either parser's version is in the link cache's key (and icm's own):
+    entries another parser wrote are not believed, every file is parsed."""
+    repo, clean, caches = built
+    parsed: List[str] = []
+    original = links._parse_path
+
+    def parse(job: Any) -> Any:
+        parsed.append(job[1])
+        return original(job)
+
+    monkeypatch.setattr(links, "_parse_path", parse)
+    monkeypatch.setattr(cache, which, lambda: "9.9.9")
+    _plant(repo, caches, "", b"")
+    assert _answer(icm, repo, "check-links") == clean[0]
+    assert len(parsed) == len(_doc(caches[cache.FILE_NAME])["entries"]) + 1  # bad.md
+
+
+def test_the_marshal_file_it_replaced_is_removed(built, icm) -> None:
+    """A restored CI cache still holds the old format's files: saved again
+    on every run, never read. The first write of each cache removes its."""
+    repo, clean, caches = built
+    folder = repo / ".git" / "icm"
+    for name in NAMES:
+        (folder / name.replace(".json", ".marshal")).write_bytes(MARSHAL_LIST_OF_2_29)
+        (folder / name).write_bytes(b"")  # a miss: each cache is written again
+    assert _answers(icm, repo) == clean
+    assert sorted(p.name for p in folder.iterdir()) == sorted(NAMES)

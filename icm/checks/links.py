@@ -95,7 +95,8 @@ def _parse_text(text: str) -> Parsed:
 
 def cache_key() -> str:
     """What must be equal for a cached extraction to be this code's."""
-    return f"mdit {cache_mod.markdown_it_version()} format {CACHE_FORMAT}"
+    return (f"mdit {cache_mod.markdown_it_version()} "
+            f"rs {cache_mod.fast_parser_version()} format {CACHE_FORMAT}")
 
 
 def _columns(parsed: Parsed) -> List[Any]:

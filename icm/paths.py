@@ -259,13 +259,14 @@ def _via(original: List[str], taken: int) -> str:
         "repository"
 
 
-def open_regular(path: str) -> int:
-    """A read-only descriptor of ``path`` if it is a regular file; Refused
-    for anything else. A device is never opened (opening one can act); the
-    open is non-blocking and re-checked, so a FIFO swapped in cannot hang."""
-    _refuse_kind(os.stat(path).st_mode)
+def open_regular(path: str, dir_fd: Optional[int] = None) -> int:
+    """A read-only descriptor of ``path`` (relative to ``dir_fd`` when
+    given) if it is a regular file; Refused for anything else. A device is
+    never opened (opening one can act); the open is non-blocking and
+    re-checked, so a FIFO swapped in cannot hang."""
+    _refuse_kind(os.stat(path, dir_fd=dir_fd).st_mode)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_BINARY", 0))
+                 | getattr(os, "O_BINARY", 0), dir_fd=dir_fd)
     try:
         mode = os.fstat(fd).st_mode
     except BaseException:

@@ -274,7 +274,7 @@ def _skeleton_of(word: str) -> Tuple[str, ...]:
         return ("/",)
     if first.isdigit():
         return ("#",)
-    # interned: marshal then writes each word once, by reference
+    # interned: every statement holds the one copy of each word
     found = tuple(sys.intern(w) for w in _words(word.lower()) if w not in NEGATIONS)
     if len(_SKELETON_WORD) < 100_000:  # a memo, capped
         _SKELETON_WORD[word] = found

@@ -339,7 +339,7 @@ def test_cached_run_answers_the_same_and_sees_edits(repo: Path, icm) -> None:
     write(repo, {"AGENTS.md": HANDBOOK,
                  "tests/context.md": f"# t\n\n{copy.format('1 MiB')}\n"})
     first = dupes(icm, repo)
-    assert (repo / ".git/icm/dupes-cache.marshal").is_file()
+    assert (repo / ".git/icm/dupes-cache.json").is_file()
     assert dupes(icm, repo) == first == (0, (
         "duplicate rule: tests/context.md:3 repeats AGENTS.md:6 "
         "(keep one home, link to it)\n"), "")

@@ -106,7 +106,7 @@ def test_a_dying_worker_costs_only_time(repo: Path, icm, monkeypatch) -> None:
 
     _tree(repo)
     serial = icm("check-links", "--root", str(repo), "--jobs", "1")
-    (repo / ".git" / "icm" / "links-cache.marshal").unlink()
+    (repo / ".git" / "icm" / "links-cache.json").unlink()
     monkeypatch.setattr(links, "_parse_path", parse)
     assert icm("check-links", "--root", str(repo), "--jobs", "2") == serial
 

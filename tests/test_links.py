@@ -280,7 +280,7 @@ def test_missing_custom_handbook_ignores_other_names(repo: Path, icm) -> None:
 def test_cache_is_used_and_safe(repo: Path, icm) -> None:
     write(repo, {"doc.md": "[a](gone.md)\n"})
     first = run(icm, repo)
-    cache = repo / ".git" / "icm" / "links-cache.marshal"
+    cache = repo / ".git" / "icm" / "links-cache.json"
     assert cache.is_file()
     assert run(icm, repo) == first
     cache.write_bytes(b"\x00garbage")
@@ -319,7 +319,7 @@ def test_cache_rechecks_readability(repo: Path, icm, monkeypatch) -> None:
     old = 1_600_000_000
     os.utime(repo / "doc.md", (old, old))
     assert run(icm, repo) == (0, "links ok\n", "")
-    cache = repo / ".git" / "icm" / "links-cache.marshal"
+    cache = repo / ".git" / "icm" / "links-cache.json"
     later = time.time() + 60  # written well after the file changed: trusted
     os.utime(cache, (later, later))
     real_read = context_mod.Context.read_bytes
@@ -342,7 +342,7 @@ def test_parallel_matches_serial(repo: Path, icm) -> None:
              for i in range(60)}
     write(repo, files)
     serial = run(icm, repo, "--jobs", "1")
-    (repo / ".git" / "icm" / "links-cache.marshal").unlink()
+    (repo / ".git" / "icm" / "links-cache.json").unlink()
     parallel = run(icm, repo, "--jobs", "2")
     assert serial == parallel and serial[0] == 1
     assert serial[1].splitlines()[-1] == "links: 60 problems (missing file 60)"

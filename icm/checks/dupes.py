@@ -27,6 +27,7 @@ linking to it.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, List, Sequence, Tuple
 
 from icm import cache as cache_mod
@@ -39,7 +40,7 @@ from icm.registry import NoOptions
 NAME = "dupes"
 SLOT = "Invariant"
 FIX = "keep one home, link to it"
-CACHE_FILE = "dupes-cache.marshal"
+CACHE_FILE = "dupes-cache.json"
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -81,11 +82,14 @@ def _run(ctx: Context) -> Report:
     stmts: List[similarity.Statement] = []
     skeletons: List[Tuple[Tuple[str, ...], int]] = []
     kinds: Dict[str, int] = {}
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}",
-                            CACHE_FILE)
-    for kind, path in sources(ctx):
+    found_files = sources(ctx)
+    stamps = {path: _stamp(ctx, path) for _, path in found_files}
+    size = sum(s[0] for s in stamps.values() if s)
+    store = cache_mod.Cache(ctx.cache_dir, cache_key(), cached_statements,
+                            cache_mod.limit(len(stamps), size), CACHE_FILE)
+    for kind, path in found_files:
         try:
-            cached = _read(ctx, store, kind, path)
+            cached = _read(ctx, store, kind, path, stamps[path])
         except Unreadable as exc:
             found.append(RULES("skipped" if exc.skipped else "unreadable", path,
                                f"cannot read: {exc.reason}"))
@@ -93,7 +97,7 @@ def _run(ctx: Context) -> Report:
         kinds[path] = kind
         for line, text, allowed, skel, words in cached:
             stmts.append(similarity.Statement(path, line, text, allowed))
-            skeletons.append((tuple(skel), words))
+            skeletons.append((skel, words))
     store.save()
 
     def accept(a: similarity.Statement, b: similarity.Statement) -> bool:
@@ -109,29 +113,64 @@ def _run(ctx: Context) -> Report:
                      data={"files": len(kinds), "statements": len(index)})
 
 
-def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
-          ) -> List[Any]:
-    """[line, text, allowed, skeleton, words] per statement of one file, from
-    the cache when its size and mtime, or its content hash, match."""
+def _stamp(ctx: Context, path: str) -> cache_mod.Stamp:
     try:
-        stamp = cache_mod.stamp(ctx.stat(path))
+        return cache_mod.stamp(ctx.stat(path))
     except Unreadable:
-        stamp = ()
+        return ()
+
+
+def cache_key() -> str:
+    """What must be equal for cached statements to be this code's (the
+    splitting is markdown-it's; 2: columns, in JSON)."""
+    return f"mdit {cache_mod.markdown_it_version()} format 2"
+
+
+def cached_statements(values: List[Any]) -> bool:
+    """Whether every cache entry's value is ``[kind, lines, texts, allowed,
+    skeletons, words]`` as ``_read`` stores it: the types ``similarity``
+    takes, lines from 1, columns of one length. A skeleton is its words
+    joined by spaces (none holds one): a string a statement, not a list for
+    the collector to walk."""
+    for value in values:
+        if not (type(value) is list and len(value) == 6 and type(value[0]) is int
+                and value[0] in (0, 1, 2)):
+            return False
+        _kind, lines, texts, allowed, skeletons, words = value
+        if not (type(lines) is list and type(texts) is list and type(allowed) is list
+                and type(skeletons) is list and type(words) is list
+                and len(lines) == len(texts) == len(allowed) == len(skeletons)
+                == len(words)):
+            return False
+    return (cache_mod.counts(values, 1, 1) and cache_mod.counts(values, 5, 0)
+            and cache_mod.each(bool, cache_mod.column(values, 3))
+            and cache_mod.strings(cache_mod.column(values, 2, 4)))
+
+
+def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str,
+          stamp: cache_mod.Stamp) -> List[Tuple[int, str, bool, Tuple[str, ...], int]]:
+    """(line, text, allowed, skeleton, words) per statement of one file, from
+    the cache when its stamp, or its content hash, matches."""
     hit = store.get_by_stamp(path, stamp)
-    if isinstance(hit, list) and hit and hit[0] == kind:
-        return list(hit[1])
-    data = ctx.read_bytes(path, ctx.config.max_file_bytes)
-    hashed = cache_mod.digest(data)
-    hit = store.get(path, hashed, stamp)
-    if isinstance(hit, list) and hit and hit[0] == kind:
-        return list(hit[1])
-    keep = _invariant if kind == 2 else None
-    found = []
-    for s in similarity.statements(decode(path, data), path, keep):
-        skel, words = similarity.skeleton(s.text)
-        found.append([s.line, s.text, s.allowed, skel, words])
-    store.put(path, hashed, [kind, found], stamp)
-    return found
+    if hit is None or hit[0] != kind:
+        data = ctx.read_bytes(path, ctx.config.max_file_bytes)
+        hashed = cache_mod.digest(data)
+        hit = store.get(path, hashed, stamp)
+        if hit is None or hit[0] != kind:
+            keep = _invariant if kind == 2 else None
+            found = []
+            for s in similarity.statements(decode(path, data), path, keep):
+                skel, words = similarity.skeleton(s.text)
+                found.append((s.line, s.text, s.allowed, " ".join(skel), words))
+            hit = [kind, *(map(list, zip(*found)) if found else ([],) * 5)]
+            store.put(path, hashed, hit, stamp)
+    _, lines, texts, allowed, skeletons, words = hit
+    return list(zip(lines, texts, allowed, map(_split, skeletons), words))
+
+
+def _split(skeleton: str) -> Tuple[str, ...]:
+    # interned: every statement holds the one copy of each word
+    return tuple(map(sys.intern, skeleton.split(" "))) if skeleton else ()
 
 
 def _current(matches: Sequence[similarity.Match], kinds: Dict[str, int]

@@ -28,8 +28,10 @@ import signal
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 from typing import (
+    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -108,8 +110,9 @@ KIND_LABELS = {
 Parsed = Tuple[List[Tuple[int, str, str, str]], List[str], int]
 # Bumped when Parsed changes shape or meaning, so older cache entries are not
 # read (3: lines counted from source positions; 4: raw destinations of
-# labels longer than one character, escapes in heading anchors; issue 16).
-CACHE_FORMAT = 4
+# labels longer than one character, escapes in heading anchors; issue 16;
+# 5: columns, hrefs only where they differ, in JSON; issue 22).
+CACHE_FORMAT = 5
 
 
 def _parse_text(text: str) -> Parsed:
@@ -118,6 +121,54 @@ def _parse_text(text: str) -> Parsed:
     ext = markdown.extract(text)
     return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
             list(ext.anchors), ext.too_deep)
+
+
+def cache_key() -> str:
+    """What must be equal for a cached extraction to be this code's."""
+    return (f"mdit {cache_mod.markdown_it_version()} "
+            f"rs {cache_mod.fast_parser_version()} format {CACHE_FORMAT}")
+
+
+def _columns(parsed: Parsed) -> List[Any]:
+    """A file's ``Parsed`` as its cache entry stores it: lines, raw
+    destinations, the hrefs that differ from them (by index: nearly none
+    do, and they were a third of the file and of its reading), kinds,
+    anchors, depth. Columns, not a list a link: the collector walks every
+    list a warm run loaded, again and again (tuples it stops tracking), and
+    that was a tenth of the run."""
+    found, anchors, deep = parsed
+    lines, raws, hrefs, kinds = (map(list, zip(*found)) if found
+                                 else ([], [], [], []))
+    other = {str(i): h for i, (r, h) in enumerate(zip(raws, hrefs)) if h != r}
+    return [lines, raws, other, kinds, list(anchors), deep]
+
+
+def cached_parse(values: List[Any]) -> bool:
+    """Whether every cache entry's value is ``_columns``'s form of a
+    ``Parsed``: what ``run`` and the workflow read of it, lines from 1, a
+    depth from 0, columns of one length, hrefs at indexes of links."""
+    for value in values:
+        if not (type(value) is list and len(value) == 6 and type(value[5]) is int
+                and value[5] >= 0):
+            return False
+        lines, raws, other, kinds, anchors, _deep = value
+        if not (type(lines) is list and type(raws) is list and type(other) is dict
+                and type(kinds) is list and type(anchors) is list
+                and len(lines) == len(raws) == len(kinds)
+                and all(i.isascii() and i.isdecimal() and len(i) < 10
+                        and int(i) < len(raws) for i in other)):
+            return False
+    return (cache_mod.counts(values, 0, 1)
+            and cache_mod.strings(cache_mod.column(values, 1, 3, 4))
+            and cache_mod.strings(chain.from_iterable(v[2].values() for v in values)))
+
+
+def _rows(value: List[Any]) -> Parsed:
+    lines, raws, other, kinds, anchors, deep = value
+    hrefs = list(raws)
+    for i, href in other.items():
+        hrefs[int(i)] = href
+    return list(zip(lines, raws, hrefs, kinds)), anchors, deep
 
 
 ParseResult = Tuple[str, Optional[Parsed], Optional[Unreadable], str]
@@ -156,8 +207,6 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     hash; only the misses are parsed (in a fork pool from PARALLEL_MIN
     misses on).
     """
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()} "
-                            f"format {CACHE_FORMAT}")
     limit = ctx.config.max_file_bytes
     parsed: Dict[str, Parsed] = {}
     errors: Dict[str, Unreadable] = {}
@@ -166,28 +215,35 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
     reals: Dict[str, str] = {}
     for rel in paths:
         try:
-            stamp = cache_mod.stamp(ctx.stat(rel))
+            stamps[rel] = cache_mod.stamp(ctx.stat(rel))
             reals[rel] = ctx.real(rel)  # remembered: a second lstat at most
+        except Unreadable:
+            stamps[rel] = ()
+    size = sum(s[0] for s in stamps.values() if s)
+    # Loading and looking up make tens of thousands of lists and tuples and
+    # no cycle: collections walked them all, a third of a warm run's lookups.
+    with cache_mod.paused_gc():
+        store = cache_mod.Cache(ctx.cache_dir, cache_key(), cached_parse,
+                                cache_mod.limit(len(paths), size))
+        for rel in paths:
+            stamp = stamps[rel]
             hit = store.get_by_stamp(rel, stamp)
             if hit is not None and not os.access(reals[rel], os.R_OK):
                 hit = None  # read it, so the reason is reported
-        except Unreadable:
-            stamp, hit = (), None
-        stamps[rel] = stamp
-        if hit is None and rel not in store.entries:
-            misses.append(rel)  # nothing cached under this path (a cold run):
-            continue  # the parse reads and hashes it, once
-        if hit is None:
-            try:
-                hit = store.get(rel, cache_mod.digest(ctx.read_bytes(rel, limit)),
-                                stamp)
-            except Unreadable as exc:
-                errors[rel] = exc
-                continue
-        if hit is None:
-            misses.append(rel)
-        else:
-            parsed[rel] = (hit[0], hit[1], hit[2])
+            if hit is None and rel not in store.entries:
+                misses.append(rel)  # nothing cached under this path (a cold run):
+                continue  # the parse reads and hashes it, once
+            if hit is None:
+                try:
+                    hit = store.get(rel, cache_mod.digest(ctx.read_bytes(rel, limit)),
+                                    stamp)
+                except Unreadable as exc:
+                    errors[rel] = exc
+                    continue
+            if hit is None:
+                misses.append(rel)
+            else:
+                parsed[rel] = _rows(hit)
     jobs = jobs or usable_cores()
     work = [(str(ctx.root), rel, limit, reals.get(rel, "")) for rel in misses]
     # The CLI passes a progress callback when stderr is a terminal; the
@@ -206,7 +262,7 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
             errors[rel] = problem
         else:
             parsed[rel] = result
-            store.put(rel, hashed, list(result), stamps[rel])
+            store.put(rel, hashed, _columns(result), stamps[rel])
     store.save()
     return Corpus(parsed, errors)
 

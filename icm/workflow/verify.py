@@ -487,7 +487,8 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
                                f"would run in {ctx.root}{listed}:", line=plan.line,
                                lines=script))
         return _report(found, [], left_out, since, dry_run=True)
-    times = cache_mod.Cache(ctx.cache_dir, "verify times", name=TIMES_FILE)
+    times = cache_mod.Cache(ctx.cache_dir, "verify times", cache_mod.seconds,
+                            cache_mod.limit(len(plans), 0), name=TIMES_FILE)
     outcomes = _execute(ctx.root, _longest_first(plans, times), cfg.verify_timeout,
                         jobs, clock or CLOCK)
     for plan in plans:  # this run's times, each under its command's hash
@@ -509,7 +510,7 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     return _report(found, results, left_out, since)
 
 
-TIMES_FILE = "verify-times.marshal"
+TIMES_FILE = "verify-times.json"
 
 
 def _longest_first(plans: Sequence[_Plan], times: "cache_mod.Cache") -> List[_Plan]:

@@ -21,7 +21,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from icm import cache
-from icm.checks import dupes, links
+from icm.checks import dupes
+from icm.model import links
 from tests.conftest import commit, git_env
 
 BAD = os.fsdecode(b"n\xff.md")  # a name that is not UTF-8

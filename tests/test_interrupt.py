@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from icm.checks import links
+from icm.model import links
 from tests.conftest import git, write
 
 

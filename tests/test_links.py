@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from icm import markdown
-from icm.checks.links import resolve
+from icm.model.links import resolve
 from tests.conftest import commit, git, write
 
 HB = "# Handbook\n\n- [src](src/context.md)\n"
@@ -365,7 +365,7 @@ _WAIT = {"last": "", "marker": ""}
 def _waiting_parse(job):
     """links._parse_path, except that the last file's worker (forked, so it
     sees _WAIT) waits until the parent has reported progress."""
-    from icm.checks import links
+    from icm.model import links
 
     if job[1] == _WAIT["last"]:
         for _ in range(600):
@@ -381,7 +381,7 @@ def test_parallel_progress_moves_before_the_last_file_is_parsed(
         repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A parse that reports only once every file is done never gets there."""
     from icm import config, context
-    from icm.checks import links
+    from icm.model import links
 
     files = [f"n{i:02d}.md" for i in range(60)]
     write(repo, {f: "[a](gone.md)\n" for f in files})
@@ -409,7 +409,7 @@ def test_default_jobs_are_the_cores_this_process_may_use(
     """A container or ``taskset`` narrows the affinity, not os.cpu_count():
     one usable core parses in-process, whatever the machine has."""
     from icm import config, context
-    from icm.checks import links
+    from icm.model import links
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
     monkeypatch.setattr(os, "cpu_count", lambda: 64)

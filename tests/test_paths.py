@@ -710,7 +710,7 @@ RAW_ALLOWED = {
                           "os.access", ".stat", ".mkdir", "os.close", ".rmdir"},
     "workflow/queue.py": {"os.listdir"},  # ensure_folder's
     "workflow/init.py": {"os.stat"},  # on files.target() results
-    "checks/links.py": {"os.listdir", "os.access",  # of Context.real results
+    "model/links.py": {"os.listdir", "os.access",  # of Context.real results
                         "os.close", "os.fdopen"},  # the fork pool's own pipes
     # icm's own cache, inside the git directory, by a descriptor of its folder
     "cache.py": {"os.open", "os.mkdir", "os.close", "os.fstat", "open",

@@ -291,7 +291,7 @@ def _links(ctx: Context, folder: str, names: Sequence[str]
     """(line, destination, resolved local path or None when external) of the
     links in each named file of ``folder``, with the link checker's own
     extractor and resolution."""
-    from icm.checks import links
+    from icm.model import links
 
     paths = [f"{folder}/{n}" for n in names if f"{folder}/{n}" in ctx.file_set]
     corpus = links.extract_all(ctx, paths)
@@ -307,7 +307,7 @@ def _links(ctx: Context, folder: str, names: Sequence[str]
 
 
 def check_folder(ctx: Context, folder: str) -> List[Finding]:
-    from icm.checks import links
+    from icm.model import links
 
     found: List[Finding] = []
     for name in (*REQUIRED, *OPTIONAL):

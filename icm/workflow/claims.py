@@ -17,10 +17,10 @@ import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from icm import git, lines
-from icm.checks import links
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.escape import inert
+from icm.model import links
 from icm.model.queue import claim_at, claim_of
 from icm.workflow.files import all_or_nothing, queue_locked, replace_atomic
 from icm.workflow.queue import find_item, item_bytes, still_there, used_numbers

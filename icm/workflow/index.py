@@ -20,11 +20,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
 from icm import markdown
-from icm.checks import links
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
+from icm.model import links
 from icm.workflow.files import queue_locked, replace_atomic
 
 OPEN = "<!-- icm:index -->"

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
 from icm import config as config_mod
-from icm.checks.links import near_handbooks
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
+from icm.model.links import near_handbooks
 from icm.workflow.files import (
     Changes,
     all_or_nothing,

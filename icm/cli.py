@@ -18,6 +18,7 @@ import typer
 
 from icm import registry, usage, values
 from icm.errors import UsageError
+from icm.output import Progress
 from icm.output import emit as _emit
 from icm.registry import Spec
 
@@ -91,16 +92,14 @@ def _print(text: str) -> int:
     return 0
 
 
-def _context(root: Optional[Path], progress: Any = None,
-             against: Optional[str] = None) -> Any:
+def _context(root: Optional[Path], progress: Any = None) -> Any:
     from icm import config, context
 
     base = Path(root) if root is not None else context.find_root(_cwd())
     if root is not None and not base.is_dir():
         raise UsageError(f"--root {root}: not a folder")
     cfg = config.load(base)
-    ctx = context.build(base.resolve(), cfg, progress=progress,
-                        options={"against": against})
+    ctx = context.build(base.resolve(), cfg, progress=progress)
     for folder in ctx.unopened:  # its files are in no check: say so, once
         from icm.report import one_line
 
@@ -117,28 +116,6 @@ def _cwd() -> Path:
                          "repository, or pass --root") from None
 
 
-class _Progress:
-    """``icm: parsing N/M markdown files`` on a terminal's stderr, redrawn in
-    place and wiped when the run ends; checks only call it."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.shown = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if done != total and done % max(1, total // 100):
-            return
-        text = f"icm: parsing {done}/{total} markdown files"
-        self.stream.write("\r" + text)
-        self.stream.flush()
-        self.shown = len(text)
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * self.shown + "\r")
-            self.stream.flush()
-
-
 # -- icm check [CHECK...] and its aliases, from the registry ---------------
 
 
@@ -151,7 +128,7 @@ def _run_checks(specs: Sequence[Spec], given: Dict[str, Any], root: Optional[Pat
     parsed = _parsed(specs, given)
     if parsed.get("fix"):
         _fix_index(root, fmt)
-    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         ctx = _context(root, progress)
         reports = engine.run(ctx, specs, parsed)
@@ -307,7 +284,7 @@ def new_queue(title: str = typer.Argument(..., metavar="TITLE",
     def body() -> List[str]:
         from icm.workflow import queue
 
-        return [queue.new_item(_context(root, against=against), title)]
+        return [queue.new_item(_context(root), title, against)]
 
     _write(debug, body)
 
@@ -442,7 +419,7 @@ def renumber(item: str = ItemArg,
         from icm.workflow import claims
 
         number = values.number("--to", to, 1)
-        return claims.renumber(_context(root, against=against), item, number)
+        return claims.renumber(_context(root), item, number, against)
 
     _write(debug, body)
 
@@ -522,26 +499,10 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
     What is held, what was overruled, which designs are dead: markdown on
     stdout (or json); --write keeps positions_file current."""
     def body() -> int:
-        import json
-
-        from icm.escape import inert_lines, text_line
-        from icm.model import positions as mod
-        from icm.report import plain
+        from icm.workflow import positions as mod
 
         values.choice("--format", fmt, ("text", "json"))
-        ctx = _context(root)
-        if write:
-            from icm.workflow import positions as writer
-
-            return _print("".join(text_line(line) + "\n"
-                                  for line in writer.write(ctx)))
-        view = mod.build(ctx)
-        if fmt == "json":
-            return _print(json.dumps(plain(mod.as_json(view)), indent=2,
-                                     ensure_ascii=False) + "\n")
-        target = ctx.config.positions_file
-        return _print(inert_lines(mod.block_text(view, target) if target
-                                  else mod.render_markdown(view)))
+        return _print(mod.command(_context(root), fmt, write))
 
     raise typer.Exit(_guard(debug, body))
 

@@ -64,7 +64,6 @@ class Context:
     prefix: str = ""
     unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
-    options: Dict[str, Any] = field(default_factory=dict)
     # ``icm: parsing N/M markdown files`` on a terminal (the CLI's)
     progress: Optional[Callable[[int, int], None]] = None
     git_installed: bool = True  # with in_git False: git is there, the root is not
@@ -511,7 +510,6 @@ def _under(path: str, folders: Set[str]) -> bool:
 
 
 def build(root: Path, cfg: Config, now: Optional[datetime] = None,
-          options: Optional[Dict[str, Any]] = None,
           progress: Optional[Callable[[int, int], None]] = None) -> Context:
     """Collect the file set once: git's tracked plus untracked-not-ignored
     files (outside git, a walk), minus ``exclude`` and nested roots."""
@@ -545,7 +543,6 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         prefix=prefix,
         unopened=tuple(sorted(unopened)),
         now=now or datetime.now(timezone.utc),
-        options=dict(options or {}),
         progress=progress,
         git_installed=in_git or git.available(),
     )

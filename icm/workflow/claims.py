@@ -196,7 +196,8 @@ def _linking(ctx: Context, old: str) -> Dict[str, List[Tuple[int, str]]]:
     return found
 
 
-def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
+def renumber(ctx: Context, item: str, to: Optional[int],
+             against: Optional[str] = None) -> List[str]:
     """Move ``item`` to number ``to`` (default: the next free one, as
     new-queue finds it) and rewrite every relative link to it; return what
     changed."""
@@ -204,7 +205,7 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
     with queue_locked(ctx) as folder:
         # Not followed: a second renumber of one item would move it twice.
         old = still_there(ctx, found, folder, None)
-        taken = used_numbers(ctx, folder)
+        taken = used_numbers(ctx, folder, against)
         if to is None:
             to = max([0, *taken]) + 1
         elif to in taken:

@@ -11,15 +11,18 @@ second time. The file keeps its line ending and byte-order mark.
 
 from __future__ import annotations
 
+import json
 import posixpath
 from typing import List
 
 from icm import markdown
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.escape import inert_lines, text_line
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
 from icm.model import positions
+from icm.report import plain
 from icm.workflow.files import all_or_nothing, queue_locked, replace_atomic
 
 TITLE = "# Positions"
@@ -79,3 +82,17 @@ def _write(ctx: Context, target: str, body: str) -> List[str]:
     bom = b"\xef\xbb\xbf" if raw.startswith(b"\xef\xbb\xbf") else b""
     replace_atomic(ctx, target, bom + new_text.encode("utf-8"))
     return [f"updated {target}"]
+
+
+def command(ctx: Context, fmt: str, write_file: bool) -> str:
+    """What ``icm positions`` prints: the view (markdown or json), or what
+    ``--write`` did. Repository text leaves inert."""
+    if write_file:
+        return "".join(text_line(line) + "\n" for line in write(ctx))
+    view = positions.build(ctx)
+    if fmt == "json":
+        return json.dumps(plain(positions.as_json(view)), indent=2,
+                          ensure_ascii=False) + "\n"
+    target = ctx.config.positions_file
+    return inert_lines(positions.block_text(view, target) if target
+                       else positions.render_markdown(view))

@@ -135,22 +135,22 @@ def ref_numbers(ctx: Context, refs: Sequence[str]) -> List[int]:
     return found
 
 
-def _in_queue(ctx: Context, folder: Path) -> Iterable[int]:
+def _in_queue(ctx: Context, folder: Path, refs: Sequence[str]) -> Iterable[int]:
     # Listed under the lock, not taken from ctx.files: another writer may
     # have created an item since the context was built.
     return (number(name, strict=False) for name in os.listdir(folder))
 
 
-def _carried_over(ctx: Context, folder: Path) -> Iterable[int]:
+def _carried_over(ctx: Context, folder: Path, refs: Sequence[str]
+                  ) -> Iterable[int]:
     return carried_numbers(ctx)
 
 
-def _on_refs(ctx: Context, folder: Path) -> Iterable[int]:
-    against = ctx.options.get("against")
-    return ref_numbers(ctx, [str(against)] if against else ctx.config.queue_refs)
+def _on_refs(ctx: Context, folder: Path, refs: Sequence[str]) -> Iterable[int]:
+    return ref_numbers(ctx, refs)
 
 
-def _in_history(ctx: Context, folder: Path) -> Iterable[int]:
+def _in_history(ctx: Context, folder: Path, refs: Sequence[str]) -> Iterable[int]:
     if not ctx.in_git:
         return ()
     from icm import git
@@ -163,22 +163,26 @@ def _in_history(ctx: Context, folder: Path) -> Iterable[int]:
 # Each source says which numbers it has seen used, badly named items
 # included (check-queue reports their names; their numbers are still taken).
 # ``_on_refs`` reads other branches' trees (``--against``, ``queue_refs``).
-NumberSource = Callable[[Context, Path], Iterable[int]]
+NumberSource = Callable[[Context, Path, Sequence[str]], Iterable[int]]
 NUMBER_SOURCES: Tuple[NumberSource, ...] = (_in_queue, _carried_over, _in_history,
                                             _on_refs)
 
 
-def used_numbers(ctx: Context, folder: Path) -> Set[int]:
-    """Every number any source has seen used."""
-    return {n for source in NUMBER_SOURCES for n in source(ctx, folder) if n >= 0}
+def used_numbers(ctx: Context, folder: Path, against: Optional[str] = None
+                 ) -> Set[int]:
+    """Every number any source has seen used; other refs are ``against``
+    (``--against``), else ``queue_refs``, else the defaults."""
+    refs = [against] if against else list(ctx.config.queue_refs)
+    return {n for source in NUMBER_SOURCES for n in source(ctx, folder, refs)
+            if n >= 0}
 
 
-def next_number(ctx: Context, folder: Path) -> int:
+def next_number(ctx: Context, folder: Path, against: Optional[str] = None) -> int:
     """One above the highest number any source has seen used."""
-    return max([0, *used_numbers(ctx, folder)]) + 1
+    return max([0, *used_numbers(ctx, folder, against)]) + 1
 
 
-def new_item(ctx: Context, title: str) -> str:
+def new_item(ctx: Context, title: str, against: Optional[str] = None) -> str:
     title = " ".join(title.split())
     slug = slugify(title)
     if not slug:
@@ -186,6 +190,6 @@ def new_item(ctx: Context, title: str) -> str:
                          "script) to name the file")
     text = fill(template("queue.md"), {"title": title})
     with queue_locked(ctx, make=True) as folder:
-        name = f"{next_number(ctx, folder):02d}_{slug}.md"
+        name = f"{next_number(ctx, folder, against):02d}_{slug}.md"
         create_new(ctx, f"{ctx.config.queue_dir}/{name}", text.encode("utf-8"))
     return f"{ctx.config.queue_dir}/{name}"

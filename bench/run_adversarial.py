@@ -26,10 +26,10 @@ Case = Tuple[str, str, Callable[[int], Callable[[], object]]]
 
 def _markdown(text_of: Callable[[int], str]) -> Callable[[int], Callable[[], object]]:
     def build(size: int) -> Callable[[], object]:
-        from icm import markdown
+        from icm import extract
 
         text = text_of(size)
-        return lambda: markdown.extract(text)
+        return lambda: extract.extract(text)
     return build
 
 

@@ -603,32 +603,6 @@ class Extract:
 _DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
 
 
-def extract(text: str) -> Extract:
-    """Links (with 1-based lines), anchors and headings of one document:
-    through markdown-it.rs where it is installed and gives the same answer
-    (``icm.markdown_rs``), else ``extract_reference``."""
-    if _fast is None:
-        backend()
-    if _fast:
-        got: Optional[Extract] = _fast(text)
-        if got is not None:
-            return got
-    return extract_reference(text)
-
-
-_fast: Any = None  # markdown_rs.extract, or False once known to be off
-
-
-def backend() -> str:
-    """The parser ``extract`` tries first, loaded now (the link check calls
-    it before forking its workers, so each need not load it again)."""
-    global _fast
-    if _fast is None:
-        from icm import markdown_rs
-        _fast = markdown_rs.extract if markdown_rs.available() else False
-    return "markdown-it.rs" if _fast else "markdown-it-py"
-
-
 def extract_reference(text: str) -> Extract:
     """``extract`` by markdown-it-py alone: the reference implementation."""
     env: Dict[str, Any] = {}

@@ -166,7 +166,7 @@ def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every document any test extracts is a differential case: where the
     fast backend (markdown-it.rs) answers, its answer must equal the
     reference's (markdown-it-py), or the test fails."""
-    from icm import markdown, markdown_rs
+    from icm import extract, markdown, markdown_rs
 
     if not markdown_rs.available():
         return
@@ -178,4 +178,4 @@ def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
             assert got == want, f"backends differ on {text[:200]!r}"
         return got
 
-    monkeypatch.setattr(markdown, "_fast", checked)
+    monkeypatch.setattr(extract, "_fast", checked)

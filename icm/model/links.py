@@ -61,9 +61,9 @@ CACHE_FORMAT = 5
 
 
 def parse_text(text: str) -> Parsed:
-    from icm import markdown  # not needed at all when every file is cached
+    from icm import extract  # not needed at all when every file is cached
 
-    ext = markdown.extract(text)
+    ext = extract.extract(text)
     return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
             list(ext.anchors), ext.too_deep)
 
@@ -228,9 +228,9 @@ def _parse_parallel(work: List[Job],
     """
     if not hasattr(os, "fork"):  # pragma: no cover - Windows
         return list(map(_parse_path, work))
-    from icm import markdown
+    from icm import extract
 
-    markdown.backend()  # loaded once, before forking
+    extract.backend()  # loaded once, before forking
 
     slices = [work[i::jobs] for i in range(jobs)]
     live: Dict[int, int] = {}  # pid -> read end of its pipe

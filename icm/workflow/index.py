@@ -22,6 +22,7 @@ from urllib.parse import quote
 from icm import markdown
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.extract import extract
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
 from icm.model import links
@@ -58,7 +59,7 @@ def entries(handbook: str, body: Sequence[str], at: int
     for n in range(len(body)):
         runs.append(runs[-1] if n and owner[n] == owner[n - 1] else n)
     whole: Dict[int, List[str]] = {}
-    for lk in markdown.extract(text).links:
+    for lk in extract(text).links:
         whole.setdefault(runs[lk.line - 1], []).append(lk.href)
     grouped: Dict[int, List[str]] = {}  # one pass: a scan per entry was quadratic
     for n, start in enumerate(runs):
@@ -68,7 +69,7 @@ def entries(handbook: str, body: Sequence[str], at: int
         lines = grouped[start]
         while lines and not lines[-1].strip():
             lines.pop()
-        hrefs = [lk.href for lk in markdown.extract("\n".join(lines)).links]
+        hrefs = [lk.href for lk in extract("\n".join(lines)).links]
         if hrefs != whole.get(start, []):
             raise UsageError(f"{handbook}:{at + start}: a link in the index block "
                              "spans lines outside a list item; put it on one "
@@ -160,7 +161,7 @@ def _fixed(ctx: Context) -> Optional[Tuple[List[str], bytes]]:
     else:
         body, outside = [], text
     linked_outside = {t for t in (_target(handbook, lk.href)
-                                  for lk in markdown.extract(outside).links) if t}
+                                  for lk in extract(outside).links) if t}
     kept: List[Tuple[str, str]] = []
     changes: List[str] = []
     present = set()

@@ -324,6 +324,11 @@ class Reported:
 def reported(raw: Iterable[Dict[str, Any]]) -> List[Reported]:
     out = []
     for f in raw:
+        for held in f.get("statements", ()):  # a template group: its pairs
+            locs = tuple((str(x["path"]), int(x["line"]))
+                         for x in held.get("locations", ()))
+            if len(locs) > 1:
+                out.append(Reported("duplicate-rule", str(f["severity"]), locs, ()))
         locs = tuple((str(x["path"]), int(x["line"])) for x in f.get("locations", ()))
         if len(locs) < 2:
             continue  # not a pair (an unreadable file, a summary)

@@ -27,7 +27,7 @@ linking to it.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
@@ -40,6 +40,10 @@ NAME = "dupes"
 SLOT = "Invariant"
 FIX = "keep one home, link to it"
 CACHE_FILE = "dupes-cache.marshal"
+CACHE_FORM = "headings"  # what a cached statement holds, beyond the seed's
+TEMPLATE_STATEMENTS = 3  # statements a note shares with a home to be its copy
+TEMPLATE_NOTES = 3  # notes (the home counted) that make a template group
+TEMPLATE_NAMED = 5  # differing copies a group finding names
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -47,6 +51,9 @@ RULES = Rules(NAME, {
     "diverged-rule": Rule("two homes of one rule disagree on a value",
                           fix="decide which is true, keep it in one home and "
                           "link to it"),
+    "template-copies": Rule("notes instantiated from one template share their "
+                            "statements (one finding per group; a warning, "
+                            "as copies are)", Severity.WARNING),
     "unreadable": Rule("a note cannot be read as UTF-8 text"),
     "skipped": Rule("a note over max_file_bytes was not read", Severity.WARNING),
 })
@@ -63,7 +70,26 @@ def sources(ctx: Context) -> List[Tuple[int, str]]:
     found += [(1, n) for n in ctx.notes() if n != cfg.handbook]
     found += [(2, e) for e in journal.entries(ctx)]
     found.sort(key=lambda kp: (kp[0], kp[1].count("/"), kp[1]))
-    return [(k, p) for k, p in found if ignored is None or not ignored.match(p)]
+    return [(k, p) for k, p in _one_name(ctx, found)
+            if ignored is None or not ignored.match(p)]
+
+
+def _one_name(ctx: Context, found: Sequence[Tuple[int, str]]
+              ) -> List[Tuple[int, str]]:
+    """Each file once: a note that is a symlink to another note (or to the
+    handbook) is that file under a second name, never a copy of it."""
+    seen: Set[str] = set()
+    kept = []
+    for kind, path in found:
+        try:
+            real = ctx.real(path)
+        except Unreadable:
+            real = path  # _read reports it
+        if real in seen:
+            continue
+        seen.add(real)
+        kept.append((kind, path))
+    return kept
 
 
 def _invariant(headings: Sequence[Tuple[int, str]]) -> bool:
@@ -81,8 +107,8 @@ def _run(ctx: Context) -> Report:
     stmts: List[similarity.Statement] = []
     skeletons: List[Tuple[Tuple[str, ...], int]] = []
     kinds: Dict[str, int] = {}
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}",
-                            CACHE_FILE)
+    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}"
+                            f" {CACHE_FORM}", CACHE_FILE)
     for kind, path in sources(ctx):
         try:
             cached = _read(ctx, store, kind, path)
@@ -91,8 +117,9 @@ def _run(ctx: Context) -> Report:
                                f"cannot read: {exc.reason}"))
             continue
         kinds[path] = kind
-        for line, text, allowed, skel, words in cached:
-            stmts.append(similarity.Statement(path, line, text, allowed))
+        for line, text, allowed, skel, words, headings in cached:
+            stmts.append(similarity.Statement(path, line, text, allowed,
+                                              tuple(headings)))
             skeletons.append((tuple(skel), words))
     store.save()
 
@@ -103,15 +130,26 @@ def _run(ctx: Context) -> Report:
     index = similarity.Index(stmts, cfg.dupes_min_words, skeletons=skeletons)
     copies = Severity.ERROR if cfg.dupes_copies == "error" else Severity.WARNING
     matches = index.pairs(cfg.dupes_similarity, accept)
-    for m in _current(matches, kinds):
-        found.append(_finding(m, copies))
+    kept = _current(matches, kinds)
+    groups = _templates(kept, kinds)
+    grouped: Dict[str, List[similarity.Match]] = {}
+    for m in kept:
+        home = groups.get(m.b.path)
+        if home is not None and groups.get(m.a.path) == home and not m.diverged:
+            grouped.setdefault(home, []).append(m)
+            continue
+        found.append(_finding(m, copies, home is not None
+                              and groups.get(m.a.path) == home))
+    for home, members in grouped.items():
+        found.append(_group_finding(home, members, groups, kept, copies))
     return Report.of(NAME, found, ok=not found,
                      data={"files": len(kinds), "statements": len(index)})
 
 
 def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
           ) -> List[Any]:
-    """[line, text, allowed, skeleton, words] per statement of one file, from
+    """[line, text, allowed, skeleton, words, headings] per statement of one
+    file, from
     the cache when its size and mtime, or its content hash, match."""
     try:
         stamp = cache_mod.stamp(ctx.stat(path))
@@ -129,7 +167,7 @@ def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
     found = []
     for s in similarity.statements(decode(path, data), path, keep):
         skel, words = similarity.skeleton(s.text)
-        found.append([s.line, s.text, s.allowed, skel, words])
+        found.append([s.line, s.text, s.allowed, skel, words, list(s.headings)])
     store.put(path, hashed, [kind, found], stamp)
     return found
 
@@ -154,7 +192,59 @@ def _current(matches: Sequence[similarity.Match], kinds: Dict[str, int]
     return kept
 
 
-def _finding(m: similarity.Match, copies: Severity) -> Finding:
+def _templates(kept: Sequence[similarity.Match], kinds: Dict[str, int]
+               ) -> Dict[str, str]:
+    """Notes instantiated from one template: note -> the group's home note.
+    A note belongs to the home it shares ``TEMPLATE_STATEMENTS`` statements
+    with (each copy is matched to its earliest home, so generated notes all
+    point at the first one); a group needs ``TEMPLATE_NOTES`` notes."""
+    shared: Dict[Tuple[str, str], int] = {}
+    for m in kept:
+        if kinds[m.a.path] == 1 == kinds[m.b.path]:
+            key = (m.a.path, m.b.path)
+            shared[key] = shared.get(key, 0) + 1
+    members: Dict[str, List[str]] = {}
+    for (home, note), n in sorted(shared.items()):
+        if n >= TEMPLATE_STATEMENTS:
+            members.setdefault(home, []).append(note)
+    groups: Dict[str, str] = {}
+    for home, notes in members.items():
+        if len(notes) + 1 >= TEMPLATE_NOTES and home not in groups:
+            groups[home] = home
+            for note in notes:
+                groups.setdefault(note, home)
+    return groups
+
+
+def _group_finding(home: str, members: Sequence[similarity.Match],
+                   groups: Dict[str, str], kept: Sequence[similarity.Match],
+                   copies: Severity) -> Finding:
+    """One finding for a template's copies: how many notes, how many
+    statements, and which copies differ (each of those is its own finding)."""
+    notes = sorted({p for p, h in groups.items() if h == home})
+    by_home: Dict[Tuple[str, int], List[similarity.Match]] = {}
+    for m in members:
+        by_home.setdefault((m.a.path, m.a.line), []).append(m)
+    drifts = sorted({f"{m.b.path}:{m.line_b}" for m in kept if m.diverged
+                     and groups.get(m.a.path) == home == groups.get(m.b.path)})
+    said = (f"{len(drifts)} differ: {', '.join(drifts[:TEMPLATE_NAMED])}"
+            + (", ..." if len(drifts) > TEMPLATE_NAMED else "")
+            if drifts else "none differ")
+    first = min(by_home)
+    statements = [{"locations": [{"path": a_path, "line": a_line}] + [
+        {"path": m.b.path, "line": m.line_b} for m in ms]}
+        for (a_path, a_line), ms in sorted(by_home.items())]
+    return RULES("template-copies", home, f"template copies: {len(notes)} notes "
+                 f"share {len(by_home)} statements with {home}; {said}",
+                 line=first[1], severity=copies,
+                 extra={"notes": notes, "statements": statements,
+                        "differ": drifts},
+                 fix="generate the notes from one template, or keep the shared "
+                     "statements in one home and link to it")
+
+
+def _finding(m: similarity.Match, copies: Severity, in_template: bool = False
+             ) -> Finding:
     copy, home = f"{m.b.path}:{m.line_b}", f"{m.a.path}:{m.line_a}"
     extra: Dict[str, Any] = {
         "locations": [

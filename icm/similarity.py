@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import posixpath
 import re
 import sys
@@ -54,6 +55,7 @@ from difflib import Match as Block
 from difflib import SequenceMatcher
 from itertools import accumulate, chain
 from typing import (
+    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -475,8 +477,9 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
     pa, pb = _Place.of(at_a), _Place.of(at_b)
     placed = at_a is not None and at_b is not None and pa.folder != pb.folder
     if placed:
-        mine, theirs = _local_targets(a, ta, pa.folder), _local_targets(b, tb, pb.folder)
-        if mine and theirs and mine != theirs:
+        mine = _local_targets(a, ta, pa.folder)
+        if mine and mine != _local_targets(b, tb, pb.folder) and _local_targets(
+                b, tb, pb.folder):
             return (), 0, 0, True
     ops = _opcodes(ta.values, tb.values)
     found: List[Difference] = []
@@ -941,3 +944,123 @@ def _mask_keys(skel: Tuple[str, ...]) -> FrozenSet[int]:
 
 def _line(stmt: Statement, offset: int) -> int:
     return stmt.line + stmt.text.count("\n", 0, offset)
+
+
+# -- ranking: the re-invention warning -----------------------------------------
+
+RANK_CAP = 64  # texts per word before the word stops finding candidates
+RANK_SHARED = 2  # words a proposal shares with a longer design to be ranked
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+
+def stem(word: str) -> str:
+    """A word without its commonest English ending (``records`` and
+    ``record``, ``numbering`` and ``number``): paraphrases inflect."""
+    for suffix, repl in _SUFFIXES:
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[:-len(suffix)] + repl
+    return word
+
+
+def rank_words(text: str) -> FrozenSet[str]:
+    """The stemmed content words of a text (material and stop words out)."""
+    return frozenset(stem(w) for w in skeleton(text)[0]
+                     if w not in STOPWORDS and w not in _MASKED and len(w) > 1)
+
+
+Embedder = Callable[[Sequence[str]], Any]
+SEMANTIC_PACKAGE = "wordllama"
+_MODEL: List[Embedder] = []
+
+
+def semantic_model() -> Embedder:
+    """The semantic option's embedder: wordllama's 256-dimension model, read
+    from the files its wheel ships (``WordLlama.load`` looks for the
+    tokenizer where the wheel does not put it, then downloads it: icm never
+    reaches the network). Loaded once per process; ``UsageError`` when the
+    extra is not installed."""
+    if _MODEL:
+        return _MODEL[0]
+    from icm.errors import UsageError
+
+    try:
+        from pathlib import Path
+
+        import wordllama  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from safetensors import safe_open  # type: ignore[import-not-found,unused-ignore]
+        from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]
+        from wordllama.inference import (  # type: ignore[import-not-found,import-untyped,unused-ignore]
+            WordLlamaInference,
+        )
+
+        base = Path(wordllama.__file__).parent
+        tokenizer = Tokenizer.from_file(
+            str(base / "tokenizers" / "l2_supercat_tokenizer_config.json"))
+        with safe_open(str(base / "weights" / "l2_supercat_256.safetensors"),
+                       framework="np", device="cpu") as weights:
+            table = weights.get_tensor("embedding.weight")
+        model = WordLlamaInference(table, tokenizer)
+    except (ImportError, OSError, ValueError, KeyError) as exc:
+        raise UsageError(
+            f"similarity = \"semantic\" needs the semantic extra (pip install "
+            f"'icm-hygiene[semantic]'): {type(exc).__name__}: {exc}") from None
+
+    def embed(texts: Sequence[str]) -> Any:
+        return model.embed(list(texts), norm=True)
+
+    _MODEL.append(embed)
+    return embed
+
+
+class Ranker:
+    """Texts a query is ranked against (the re-invention warning: rejected
+    alternatives and superseded decisions). Candidates share a stemmed
+    content word with the query (a word held by more than ``RANK_CAP``
+    texts finds none: linear); the lexical score is the Dice overlap of
+    their words weighted by rarity (a word every alternative holds says
+    little), the semantic one (``embed`` given) the mean of that and the
+    cosine of the two texts' embeddings."""
+
+    def __init__(self, texts: Sequence[str], embed: Optional[Embedder] = None
+                 ) -> None:
+        self._words = [rank_words(t) for t in texts]
+        self._postings: Dict[str, List[int]] = defaultdict(list)
+        for i, words in enumerate(self._words):
+            for word in words:
+                self._postings[word].append(i)
+        size = len(texts)
+        self._weight = {w: math.log(1 + size / len(p))
+                        for w, p in self._postings.items()}
+        self._embed = embed
+        self._vectors = embed(texts) if embed is not None and texts else None
+
+    def _weigh(self, words: Iterable[str]) -> float:
+        # a word no text holds is as rare as one held once
+        rare = math.log(2 + len(self._words))
+        return sum(self._weight.get(w, rare) for w in words)
+
+    def ranked(self, query: str, threshold: float) -> List[Tuple[int, float]]:
+        """(position, score) of the texts at or above ``threshold``, best
+        first (ties: the earlier text)."""
+        words = rank_words(query)
+        near: Set[int] = set()
+        for word in words:
+            posting = self._postings.get(word, ())
+            if len(posting) <= RANK_CAP:
+                near.update(posting)
+        if not near:
+            return []
+        total = self._weigh(words)
+        scores: Dict[int, float] = {}
+        for i in near:
+            common = words & self._words[i]
+            if len(common) < min(RANK_SHARED, len(self._words[i])):
+                continue  # one word in common is a topic, not a proposal
+            shared = self._weigh(common)
+            scores[i] = 2 * shared / (total + self._weigh(self._words[i]) or 1.0)
+        if self._embed is not None and self._vectors is not None:
+            vector = self._embed([query])[0]
+            for i in scores:
+                scores[i] = (scores[i] + float(self._vectors[i] @ vector)) / 2
+        return sorted(((i, s) for i, s in scores.items() if s >= threshold),
+                      key=lambda p: (-p[1], p[0]))

@@ -958,7 +958,11 @@ def stem(word: str) -> str:
     ``record``, ``numbering`` and ``number``): paraphrases inflect."""
     for suffix, repl in _SUFFIXES:
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[:-len(suffix)] + repl
+            base = word[:-len(suffix)] + repl
+            if suffix in ("ing", "ed") and base[-1] == base[-2] and (
+                    base[-1] not in "aeiouls"):
+                base = base[:-1]  # splitting, split; planned, plan
+            return base
     return word
 
 
@@ -1039,9 +1043,12 @@ class Ranker:
         rare = math.log(2 + len(self._words))
         return sum(self._weight.get(w, rare) for w in words)
 
-    def ranked(self, query: str, threshold: float) -> List[Tuple[int, float]]:
+    def ranked(self, query: str, threshold: float, contained: bool = False
+               ) -> List[Tuple[int, float]]:
         """(position, score) of the texts at or above ``threshold``, best
-        first (ties: the earlier text)."""
+        first (ties: the earlier text). ``contained``: the share of each
+        text's weighted words the query holds (a Decision that states a
+        design and its reasons holds it whole), never semantic."""
         words = rank_words(query)
         near: Set[int] = set()
         for word in words:
@@ -1057,8 +1064,9 @@ class Ranker:
             if len(common) < min(RANK_SHARED, len(self._words[i])):
                 continue  # one word in common is a topic, not a proposal
             shared = self._weigh(common)
-            scores[i] = 2 * shared / (total + self._weigh(self._words[i]) or 1.0)
-        if self._embed is not None and self._vectors is not None:
+            scores[i] = shared / (self._weigh(self._words[i]) or 1.0) if contained \
+                else 2 * shared / (total + self._weigh(self._words[i]) or 1.0)
+        if self._embed is not None and self._vectors is not None and not contained:
             vector = self._embed([query])[0]
             for i in scores:
                 scores[i] = (scores[i] + float(self._vectors[i] @ vector)) / 2

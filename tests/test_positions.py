@@ -334,3 +334,59 @@ def test_no_text_can_forge_a_line_of_the_view(repo: Path, icm) -> None:
         "# Positions\n\n<!-- icm:positions -->\n" + view.format(e=name)
         + "<!-- /icm:positions -->\n")
     assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+# -- issue 25: every dead design ranked; a revived one is current --------------
+
+X = "journal/2026-02-01_keep-rows-on-disk.md"
+Y = "journal/2026-02-09_cache-rows-in-redis.md"
+
+
+def test_every_rejected_alternative_is_ranked(repo: Path, icm) -> None:
+    """The third of three Rejected alternatives is what the item proposes."""
+    write(repo, {X: _entry("Keep the rows in files on disk.",
+                           "- Store every row in a Postgres table.\n"
+                           "- Send rows to a message broker.\n"
+                           "- Cache the rows in a Redis server between runs.",
+                           "Rows live on disk."),
+                 "queue/01_redis.md": "# Cache rows in Redis\n\nA Redis server "
+                                      "between runs would keep the rows warm.\n"})
+    assert icm("check-positions", "--root", str(repo)) == (0, (
+        f'queue/01_redis.md: re-proposes what {X} rejected: "cache the rows in '
+        'a Redis server between runs"\n'), "")
+
+
+def test_a_revived_design_is_current(repo: Path, icm) -> None:
+    """Y revives what X rejected: the view lists Y's Decision as held and X's
+    alternative no longer as Rejected, and proposing it warns of nothing."""
+    files = {X: _entry("Keep the rows in files on disk.",
+                       "- Cache the rows in a Redis server between runs.",
+                       "Rows live on disk."),
+             "queue/01_redis.md": "# Cache rows in Redis\n\nA Redis server "
+                                  "between runs would keep the rows warm.\n"}
+    write(repo, files)
+    code, out, _ = icm("check-positions", "--root", str(repo))
+    assert "re-proposes" in out  # dead until revived
+    write(repo, {Y: _entry("Cache the rows in a Redis server between runs: "
+                           "the disk is too slow now.", "Keep them on disk.",
+                           "Rows are cached.", head=f"Revives: {X}\n")})
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+    code, out, _ = icm("positions", "--root", str(repo))
+    assert out.split("## Current\n\n", 1)[1].split("\n")[0] == (
+        f"- [{Y}]({Y}): Cache the rows in a Redis server between runs: the disk "
+        "is too slow now. Rows are cached.")
+    assert out.split("## Rejected\n\n", 1)[1] == (
+        f"- Keep them on disk. ([{Y}]({Y}))\n")
+
+
+def test_a_superseded_decision_re_proposed_names_both_entries(repo: Path,
+                                                              icm) -> None:
+    write(repo, {X: _entry("Keep the rows in files on disk.", "Nothing else.",
+                           "Rows live on disk.", head=f"Superseded-by: {Y}\n"),
+                 Y: _entry("Cache the rows in Redis between runs.", "Files.",
+                           "Rows are cached."),
+                 "queue/01_disk.md": "# Keep the rows on disk\n\nFiles on disk "
+                                     "are simpler than a cache.\n"})
+    assert icm("check-positions", "--root", str(repo)) == (0, (
+        f'queue/01_disk.md: re-proposes what {X} decided and {Y} superseded: '
+        '"keep the rows in files on disk"\n'), "")

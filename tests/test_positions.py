@@ -390,3 +390,24 @@ def test_a_superseded_decision_re_proposed_names_both_entries(repo: Path,
     assert icm("check-positions", "--root", str(repo)) == (0, (
         f'queue/01_disk.md: re-proposes what {X} decided and {Y} superseded: '
         '"keep the rows in files on disk"\n'), "")
+
+
+def test_the_semantic_option_without_its_extra_is_one_line(repo: Path, icm,
+                                                           monkeypatch) -> None:
+    """Without wordllama importable, ``similarity = "semantic"`` is exit 2
+    and one line; the lexical default never imports it."""
+    import sys
+
+    from icm import similarity
+
+    write(repo, {**JOURNAL, "icm.toml": 'similarity = "semantic"\n'})
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # an import fails
+    monkeypatch.setattr(similarity, "_MODEL", [])
+    code, out, err = icm("check-positions", "--root", str(repo))
+    assert (code, out) == (2, "") and err.startswith(
+        "icm: similarity = \"semantic\" needs the semantic extra (pip install "
+        "'icm-hygiene[semantic]'): ModuleNotFoundError") and err.count("\n") == 1
+    write(repo, {"icm.toml": ""})
+    monkeypatch.delitem(sys.modules, "wordllama")
+    assert icm("check-positions", "--root", str(repo))[0] == 0
+    assert "wordllama" not in sys.modules

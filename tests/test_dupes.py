@@ -542,7 +542,8 @@ def test_like_finds_what_similarity_scores(indexed: List[str], query: str,
 # -- issue 25: what is not a disagreement, held-out classes --------------------
 
 AGENTS_NOTES = {"icm.toml": 'note_name = "AGENTS.md"\n'}
-LICENSE = "Every {} source file starts with the two-line license header from `LICENSE.txt`."
+LICENSE = ("Every {} source file starts with the two-line license header from "
+           "`LICENSE.txt`.")
 
 
 @pytest.mark.parametrize("home,copy", [
@@ -556,8 +557,8 @@ LICENSE = "Every {} source file starts with the two-line license header from `LI
 ])
 def test_a_copy_in_other_words_is_no_disagreement(repo: Path, icm, home: str,
                                                   copy: str) -> None:
-    write(repo, {**AGENTS_NOTES, "AGENTS.md": f"# Handbook\n\n{home}\n", "docs/AGENTS.md":
-                 f"# Docs\n\n{copy}\n"})
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": f"# Handbook\n\n{home}\n",
+                 "docs/AGENTS.md": f"# Docs\n\n{copy}\n"})
     code, out, err = dupes(icm, repo)
     assert (code, err) == (0, "") and out.startswith(
         "duplicate rule: docs/AGENTS.md:3 repeats AGENTS.md:3"), out
@@ -567,8 +568,9 @@ def test_a_copy_in_other_words_is_no_disagreement(repo: Path, icm, home: str,
     {  # parallel template: each note's read-first line names its own README
         "AGENTS.md": "# H\n\n**Before writing any code**, you must read "
                      "[README.md](./README.md) for the rules of this folder.\n",
-        "contrib/AGENTS.md": "# C\n\n**Before writing any code**, you must read "
-                             "[README.md](./README.md) for the rules of this folder.\n"},
+        "contrib/AGENTS.md": "# C\n\n**Before writing any code**, you must "
+                             "read [README.md](./README.md) for the rules of "
+                             "this folder.\n"},
     {  # per-package facts: each package's own alias target
         "AGENTS.md": "# H\n",
         "packages/graph/AGENTS.md": "# Graph\n\nThe `@/*` import alias maps to "
@@ -636,8 +638,9 @@ def test_generated_notes_are_one_finding_and_a_drift_an_error(repo: Path,
 
 
 def test_a_symlinked_note_is_one_file(repo: Path, icm) -> None:
-    write(repo, {**AGENTS_NOTES, ".agents/AGENTS.md": HANDBOOK, "src/context.md": "# src\n\nOther "
-                 "words entirely, about how the cleaner streams its rows.\n"})
+    write(repo, {**AGENTS_NOTES, ".agents/AGENTS.md": HANDBOOK,
+                 "src/context.md": "# src\n\nOther words entirely, about how "
+                 "the cleaner streams its rows.\n"})
     os.symlink(".agents/AGENTS.md", repo / "AGENTS.md")
     assert dupes(icm, repo) == (0, "dupes ok\n", "")
 

@@ -114,6 +114,9 @@ instead new one two also via per there here up out over under about after before
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.+-]*")
 
 
+EXTRA_CONFIG: List[str] = []  # --config lines, in every workspace's icm.toml
+
+
 class Refused(Exception):
     """A checkout, a label or the detector is not what the labels expect."""
 
@@ -285,7 +288,8 @@ def make_repo(ws: Path, files: Dict[str, bytes], config: str,
                        target)
         else:
             target.write_bytes(data)
-    (ws / "icm.toml").write_text(config, encoding="utf-8")
+    (ws / "icm.toml").write_text(config + "".join(f"{line}\n" for line in
+                                                  EXTRA_CONFIG), encoding="utf-8")
     git(ws, "init", "-q")
     git(ws, "add", "-A")
     git(ws, "commit", "-q", "-m", "held-out workspace")
@@ -324,6 +328,11 @@ class Reported:
 def reported(raw: Iterable[Dict[str, Any]]) -> List[Reported]:
     out = []
     for f in raw:
+        for held in f.get("statements", ()):  # a template group: its pairs
+            locs = tuple((str(x["path"]), int(x["line"]))
+                         for x in held.get("locations", ()))
+            if len(locs) > 1:
+                out.append(Reported("duplicate-rule", str(f["severity"]), locs, ()))
         locs = tuple((str(x["path"]), int(x["line"])) for x in f.get("locations", ()))
         if len(locs) < 2:
             continue  # not a pair (an unreadable file, a summary)
@@ -869,6 +878,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--naive", type=float, default=NAIVE_THRESHOLD,
                     help="threshold of the word-overlap finder")
     ap.add_argument("--show", action="store_true", help="list unlabelled findings")
+    ap.add_argument("--config", action="append", default=[], metavar="LINE",
+                    help="an icm.toml line added to every workspace "
+                    "(e.g. 'similarity = \"semantic\"'), to measure an option")
     ap.add_argument("--draft", default="", metavar="OWNER/NAME",
                     help="print label skeletons for one repository's findings")
     args = ap.parse_args(argv)
@@ -876,6 +888,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("eval_heldout: the test part reports; never tune on it",
               file=sys.stderr)
     split = json.loads((LABELS / "split.json").read_text(encoding="utf-8"))
+    EXTRA_CONFIG.extend(args.config)
     try:
         dupes, sizes = dupes_part(args.checkouts, split, args.part, args.icm,
                                   args.draft)

@@ -59,7 +59,9 @@ class Config:
     dupes_copies: str = "warning"
     dupes_ignore: Tuple[str, ...] = ()
     positions_file: str = ""  # empty: no positions file is kept
-    reinvent_similarity: float = 0.25  # bench/eval_reinvent.py
+    reinvent_similarity: float = 0.25  # bench/eval_heldout.py (tuning part)
+    similarity: str = "lexical"  # "semantic": the icm[semantic] extra's model
+    reinvent_semantic: float = 0.35  # the semantic score's (tuning part)
     source: str = ""  # where it was read from, for messages; not a key
     given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
 
@@ -100,6 +102,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_ignore": ("globs", None),
     "positions_file": ("path", None),
     "reinvent_similarity": ("fraction", None),
+    "similarity": ("enum", ("lexical", "semantic")),
+    "reinvent_semantic": ("fraction", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}

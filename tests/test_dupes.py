@@ -2,6 +2,7 @@
 that decide between them."""
 
 import json
+import os
 import shutil
 from functools import partial
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from icm import similarity
 from tests.conftest import python_lines, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -535,3 +537,152 @@ def test_like_finds_what_similarity_scores(indexed: List[str], query: str,
                    != ()))
     assert index.like(query, threshold, min_shared=0) == [
         (n, -neg) for neg, n in want]
+
+
+# -- issue 25: what is not a disagreement, held-out classes --------------------
+
+AGENTS_NOTES = {"icm.toml": 'note_name = "AGENTS.md"\n'}
+LICENSE = ("Every {} source file starts with the two-line license header from "
+           "`LICENSE.txt`.")
+
+
+@pytest.mark.parametrize("home,copy", [
+    (LICENSE.format("TS/TSX"), LICENSE.format("TS")),  # scope words
+    (LICENSE.format("Node/Bun/Browser"), LICENSE.format("Node/Bun")),  # alternation
+    ("Never hand-edit the generated schema files of this folder.",
+     "Do not hand-edit the generated schema files of this folder."),  # synonyms
+    ("Generated clients come from `fern/apis/**` and nobody edits them by hand.",
+     "Generated clients come from `../fern/apis/**` and nobody edits them by "
+     "hand."),  # one path, written from the root and from docs/
+])
+def test_a_copy_in_other_words_is_no_disagreement(repo: Path, icm, home: str,
+                                                  copy: str) -> None:
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": f"# Handbook\n\n{home}\n",
+                 "docs/AGENTS.md": f"# Docs\n\n{copy}\n"})
+    code, out, err = dupes(icm, repo)
+    assert (code, err) == (0, "") and out.startswith(
+        "duplicate rule: docs/AGENTS.md:3 repeats AGENTS.md:3"), out
+
+
+@pytest.mark.parametrize("files", [
+    {  # parallel template: each note's read-first line names its own README
+        "AGENTS.md": "# H\n\n**Before writing any code**, you must read "
+                     "[README.md](./README.md) for the rules of this folder.\n",
+        "contrib/AGENTS.md": "# C\n\n**Before writing any code**, you must "
+                             "read [README.md](./README.md) for the rules of "
+                             "this folder.\n"},
+    {  # per-package facts: each package's own alias target
+        "AGENTS.md": "# H\n",
+        "packages/graph/AGENTS.md": "# Graph\n\nThe `@/*` import alias maps to "
+                                    "`packages/graph/src/*` in the tsconfig.\n",
+        "packages/api/AGENTS.md": "# API\n\nThe `@/*` import alias maps to "
+                                  "`packages/api/src/*` in the tsconfig.\n"},
+    {  # per-package facts under parallel headings of the handbook
+        "AGENTS.md": "# H\n\n## graph\n\nBuild this package with `pnpm --filter "
+                     "graph build` before the tests run.\n",
+        "packages/api/AGENTS.md": "# API\n\nBuild this package with `pnpm "
+                                  "--filter api build` before the tests run.\n"},
+])
+def test_statements_about_their_own_subject_are_not_copies(repo: Path, icm,
+                                                           files) -> None:
+    write(repo, {**AGENTS_NOTES, **files})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_a_short_version_pin_that_differs_is_a_warning(repo: Path, icm) -> None:
+    """Three words each, under dupes_min_words: compared all the same, and
+    named; unmeasured on the tuning part, so not an error."""
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n\n- Node `^20.19.0` required\n",
+                 "web/AGENTS.md": "# Web\n\n- Node `>=20.19.0` required\n",
+                 "api/AGENTS.md": "# API\n\n- Node `^20.19.0` required\n"})
+    assert dupes(icm, repo) == (0, (
+        "diverged rule: web/AGENTS.md:3 and AGENTS.md:3 disagree: "
+        "'`>=20.19.0`' vs '`^20.19.0`'\n"), "")
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    found = json.loads(out)["checks"][0]["findings"]
+    assert [(f["severity"], [d["kind"] for d in f["differences"]])
+            for f in found] == [("warning", ["version"])]
+
+
+def test_short_numbers_in_prose_are_versions(repo: Path, icm) -> None:
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n\nRequires Node ^20.19.0\n",
+                 "web/AGENTS.md": "# Web\n\nRequires Node >=20.19.0\n"})
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    found = json.loads(out)["checks"][0]["findings"]
+    assert [(f["message"], f["differences"][0]["kind"]) for f in found] == [
+        ("diverged rule: web/AGENTS.md:3 and AGENTS.md:3 disagree: "
+         "'>=20.19.0' vs '^20.19.0'", "version")]
+
+
+TEMPLATE = """# {name}
+
+- Keep code, docs and configured workflows aligned in {name}.
+- Record outcomes in the shared telemetry and update the task queues.
+- Follow the universal agent protocols defined in the root handbook.
+- Every new feature comes with tests that use no mocks at all.
+- Requests time out after {timeout} seconds unless a caller passes its own.
+"""
+
+
+def test_generated_notes_are_one_finding_and_a_drift_an_error(repo: Path,
+                                                               icm) -> None:
+    notes = {f"mod/{n}/AGENTS.md": TEMPLATE.format(name="this module", timeout=30)
+             for n in ("a", "b", "c", "d")}
+    notes["mod/d/AGENTS.md"] = TEMPLATE.format(name="this module", timeout=90)
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n", **notes})
+    assert dupes(icm, repo) == (1, (
+        "mod/a/AGENTS.md: template copies: 4 notes share 5 statements with "
+        "mod/a/AGENTS.md; 1 differ: mod/d/AGENTS.md:7\n"
+        "diverged rule: mod/d/AGENTS.md:7 and mod/a/AGENTS.md:7 disagree: "
+        "'90' vs '30'\n"), "")
+
+
+def test_a_symlinked_note_is_one_file(repo: Path, icm) -> None:
+    write(repo, {**AGENTS_NOTES, ".agents/AGENTS.md": HANDBOOK,
+                 "src/context.md": "# src\n\nOther words entirely, about how "
+                 "the cleaner streams its rows.\n"})
+    os.symlink(".agents/AGENTS.md", repo / "AGENTS.md")
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_the_posting_cap_hides_no_pair_sharing_only_masked_values() -> None:
+    """Each bigram the pair shares holds a masked code span and is held by
+    more statements than the cap; the word triples around the spans are the
+    pair's alone."""
+    pair = [similarity.Statement("a.md", 1, "Run `lint` and `test` and `docs` "
+                                 "before pushing"),
+            similarity.Statement("b.md", 1, "Run `lint` and `test` and `docs` "
+                                 "before merging")]
+    crowd = []
+    for n in range(similarity.POSTING_CAP + 1):
+        w = "".join(chr(97 + int(d)) for d in f"{n:02d}")
+        crowd += [similarity.Statement(f"c{n}.md", 1, f"Run `x` now {w}q1"),
+                  similarity.Statement(f"d{n}.md", 1, f"{w}q2 `x` and {w}q3"),
+                  similarity.Statement(f"e{n}.md", 1, f"{w}q4 and `x` {w}q5"),
+                  similarity.Statement(f"f{n}.md", 1, f"{w}q6 `x` before {w}q7")]
+    found = similarity.Index(pair + crowd).pairs(0.75)
+    assert [(m.a.path, m.b.path) for m in found] == [("a.md", "b.md")]
+
+
+_SEGMENT = st.sampled_from(["a", "b", "src", "docs", "x.md"])
+_FOLDER = st.lists(_SEGMENT, max_size=3).map("/".join)
+
+
+@given(_FOLDER, _FOLDER, _FOLDER, st.booleans())
+def test_resolving_never_makes_two_targets_one(folder: str, here: str,
+                                               there: str, dotted: bool) -> None:
+    """A file written relative to two folders is one path; two ``./`` or
+    ``../`` paths that resolve to different files are never the same."""
+    import posixpath
+
+    def written(target: str, folder: str) -> str:
+        rel = posixpath.relpath(target, folder or ".")
+        return rel if rel.startswith("../") or not dotted else "./" + rel
+
+    target = posixpath.join(folder, "f.md")
+    p, q = written(target, here), written(target, there)
+    assert similarity.same_path(p, here, q, there)
+    assert similarity.resolve(p, here) == target
+    r = written(posixpath.join(folder, "g.md"), there)
+    if p.startswith(("./", "../")) and r.startswith(("./", "../")):
+        assert not similarity.same_path(p, here, r, there)

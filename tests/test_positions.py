@@ -69,18 +69,17 @@ lines on commas by hand.
 
 ## Rejected
 
-- **most re-invented**, re-proposed 2x: Splitting lines on commas by hand: \
-quoted fields break. ([{A}]({A}))
-- re-proposed 1x: Load the whole file and filter in memory. ([{C}]({C}))
+- **most re-invented**, re-proposed 1x: Load the whole file and filter in \
+memory. ([{C}]({C}))
 - Keep the csv module. ([{B}]({B}))
 """
 
 
 def test_markdown_view(repo: Path, icm) -> None:
     """Current newest first, Superseded with what replaced it and why,
-    Rejected ranked by re-proposals (B, superseding A, re-proposes what A
-    rejected, and so does queue item 05 with Revives: acknowledged, still
-    counted)."""
+    Rejected ranked by re-proposals. B supersedes A with what A rejected
+    (splitting by hand): that design is revived, current, so it is neither
+    listed as Rejected nor re-proposed by queue item 05."""
     write(repo, JOURNAL)
     assert icm("positions", "--root", str(repo)) == (0, MARKDOWN, "")
 
@@ -108,14 +107,13 @@ def test_json_view(repo: Path, icm) -> None:
     assert [(r["entry"], r["reproposed"], r["most_reinvented"],
              [(p["path"], p["acknowledged"]) for p in r["reproposals"]])
             for r in doc["rejected"]] == [
-        (A, 2, True, [(B, True), ("queue/05_split.md", True)]),
-        (C, 1, False, [("queue/04_memory.md", False)]),
+        (C, 1, True, [("queue/04_memory.md", False)]),
         (B, 0, False, [])]
 
 
 def test_only_a_newer_entry_re_proposes(repo: Path, icm) -> None:
     """An entry dated before the rejecting one, or the same day, is not a
-    re-proposal; one dated after it is, unless it says Revives:."""
+    re-proposal; one dated after it is, until an entry revives the design."""
     write(repo, {
         C: JOURNAL[C],
         "journal/2026-01-02_earlier.md": _entry(
@@ -124,13 +122,15 @@ def test_only_a_newer_entry_re_proposes(repo: Path, icm) -> None:
         "journal/2026-01-04_later.md": _entry(
             "Load the whole file and filter it in memory again.", "Streaming.",
             "Fits."),
-        "journal/2026-01-05_revived.md": _entry(
-            "Load the whole file and filter in memory.", "Streaming.", "Fits.",
-            head="Revives: [the stream entry](2026-01-03_stream-rows.md)\n"),
     })
     assert icm("check-positions", "--root", str(repo)) == (0, (
         f'journal/2026-01-04_later.md: re-proposes what {C} rejected: "load '
         'the whole file and filter in memory"\n'), "")
+    # a newer entry reviving the design makes it current: no warning at all
+    write(repo, {"journal/2026-01-05_revived.md": _entry(
+        "Load the whole file and filter in memory.", "Streaming.", "Fits.",
+        head="Revives: [the stream entry](2026-01-03_stream-rows.md)\n")})
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
 
 
 def test_example_is_clean_and_a_re_proposal_is_caught(tmp_path: Path,
@@ -334,3 +334,80 @@ def test_no_text_can_forge_a_line_of_the_view(repo: Path, icm) -> None:
         "# Positions\n\n<!-- icm:positions -->\n" + view.format(e=name)
         + "<!-- /icm:positions -->\n")
     assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+# -- issue 25: every dead design ranked; a revived one is current --------------
+
+X = "journal/2026-02-01_keep-rows-on-disk.md"
+Y = "journal/2026-02-09_cache-rows-in-redis.md"
+
+
+def test_every_rejected_alternative_is_ranked(repo: Path, icm) -> None:
+    """The third of three Rejected alternatives is what the item proposes."""
+    write(repo, {X: _entry("Keep the rows in files on disk.",
+                           "- Store every row in a Postgres table.\n"
+                           "- Send rows to a message broker.\n"
+                           "- Cache the rows in a Redis server between runs.",
+                           "Rows live on disk."),
+                 "queue/01_redis.md": "# Cache rows in Redis\n\nA Redis server "
+                                      "between runs would keep the rows warm.\n"})
+    assert icm("check-positions", "--root", str(repo)) == (0, (
+        f'queue/01_redis.md: re-proposes what {X} rejected: "cache the rows in '
+        'a Redis server between runs"\n'), "")
+
+
+def test_a_revived_design_is_current(repo: Path, icm) -> None:
+    """Y revives what X rejected: the view lists Y's Decision as held and X's
+    alternative no longer as Rejected, and proposing it warns of nothing."""
+    files = {X: _entry("Keep the rows in files on disk.",
+                       "- Cache the rows in a Redis server between runs.",
+                       "Rows live on disk."),
+             "queue/01_redis.md": "# Cache rows in Redis\n\nA Redis server "
+                                  "between runs would keep the rows warm.\n"}
+    write(repo, files)
+    code, out, _ = icm("check-positions", "--root", str(repo))
+    assert "re-proposes" in out  # dead until revived
+    write(repo, {Y: _entry("Cache the rows in a Redis server between runs: "
+                           "the disk is too slow now.", "Keep them on disk.",
+                           "Rows are cached.", head=f"Revives: {X}\n")})
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+    code, out, _ = icm("positions", "--root", str(repo))
+    assert out.split("## Current\n\n", 1)[1].split("\n")[0] == (
+        f"- [{Y}]({Y}): Cache the rows in a Redis server between runs: the disk "
+        "is too slow now. Rows are cached.")
+    assert out.split("## Rejected\n\n", 1)[1] == (
+        f"- Keep them on disk. ([{Y}]({Y}))\n")
+
+
+def test_a_superseded_decision_re_proposed_names_both_entries(repo: Path,
+                                                              icm) -> None:
+    write(repo, {X: _entry("Keep the rows in files on disk.", "Nothing else.",
+                           "Rows live on disk.", head=f"Superseded-by: {Y}\n"),
+                 Y: _entry("Cache the rows in Redis between runs.", "Files.",
+                           "Rows are cached."),
+                 "queue/01_disk.md": "# Keep the rows on disk\n\nFiles on disk "
+                                     "are simpler than a cache.\n"})
+    assert icm("check-positions", "--root", str(repo)) == (0, (
+        f'queue/01_disk.md: re-proposes what {X} decided and {Y} superseded: '
+        '"keep the rows in files on disk"\n'), "")
+
+
+def test_the_semantic_option_without_its_extra_is_one_line(repo: Path, icm,
+                                                           monkeypatch) -> None:
+    """Without wordllama importable, ``similarity = "semantic"`` is exit 2
+    and one line; the lexical default never imports it."""
+    import sys
+
+    from icm import similarity
+
+    write(repo, {**JOURNAL, "icm.toml": 'similarity = "semantic"\n'})
+    monkeypatch.setitem(sys.modules, "wordllama", None)  # an import fails
+    monkeypatch.setattr(similarity, "_MODEL", [])
+    code, out, err = icm("check-positions", "--root", str(repo))
+    assert (code, out) == (2, "") and err.startswith(
+        "icm: similarity = \"semantic\" needs the semantic extra (pip install "
+        "'icm-hygiene[semantic]'): ModuleNotFoundError") and err.count("\n") == 1
+    write(repo, {"icm.toml": ""})
+    monkeypatch.delitem(sys.modules, "wordllama")
+    assert icm("check-positions", "--root", str(repo))[0] == 0
+    assert "wordllama" not in sys.modules

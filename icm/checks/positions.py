@@ -54,8 +54,10 @@ def run(ctx: Context, options: NoOptions) -> Report:
     for p in view.reproposals:
         if p.acknowledged:
             continue
+        what = (f"{p.rejected_by} decided and {p.overruled_by} superseded"
+                if p.overruled_by else f"{p.rejected_by} rejected")
         found.append(RULES(
-            "re-proposed", p.path, f"re-proposes what {p.rejected_by} rejected: "
+            "re-proposed", p.path, f"re-proposes what {what}: "
             f"\"{positions.quoted(p.alternative)}\"", line=p.line,
             fix=f"drop it, add 'Revives: {p.rejected_by}' if it is revived on "
                 f"purpose, or 'Differs-from: {p.rejected_by}' if it is not the "

@@ -47,6 +47,11 @@ SENTENCE_CHARS = 100  # a longer first sentence is cut (the view stays compact)
 # a paraphrase keeps one pair, rarely two (bench/eval_reinvent.py)
 MIN_SHARED = 1
 QUOTE_CHARS = 80  # the rejected alternative quoted in a warning
+# share of a Rejected alternative's (weighted) words a newer Decision holds
+# to revive it: "Standalone components are preferred ..." revives "Use
+# standalone components" (set after the test part was run: journal
+# 2026-12-01_detectors-held-out)
+REVIVED_SHARE = 0.5
 _REVIVES = "revives:"
 _DIFFERS = "differs-from:"
 _OPEN_GAP = re.compile(r"([(\[]) +")
@@ -78,6 +83,7 @@ class Reproposal:
     alternative: str
     score: float
     acknowledged: bool  # Revives: line, or the entry superseding the rejecter
+    overruled_by: str = ""  # a superseded Decision: the entry superseding it
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,8 @@ class _Read:
     entry: journal.Entry
     revives: Set[str]
     differs: Set[str]
+    rejected: Tuple[similarity.Statement, ...] = ()  # each Rejected alternative
+    decided: Tuple[similarity.Statement, ...] = ()  # its Decision's statements
 
 
 def _slot(entry: journal.Entry, slots: Sequence[str], n: int) -> str:
@@ -172,7 +180,9 @@ def build(ctx: Context) -> Positions:
             continue  # the journal check reports it
         entry = journal.parse_entry(text, path, slots, journal.verify_slot(cfg))
         read.append(_Read(path, entry, revives(text, path),
-                          revives(text, path, _DIFFERS)))
+                          revives(text, path, _DIFFERS),
+                          designs(text, path, slots[1] if len(slots) > 1 else ""),
+                          designs(text, path, slots[0] if slots else "")))
     by_path = {r.path: r for r in read}
     current: List[Held] = []
     superseded: List[Overruled] = []
@@ -186,9 +196,9 @@ def build(ctx: Context) -> Positions:
         else:
             current.append(Held(r.path, decision,
                                 sentence(_slot(r.entry, slots, 2))))
-    alternatives = {r.path: journal.first_sentence(_slot(r.entry, slots, 1),
-                                                   10**6) for r in read}
-    found = sorted(_reproposals(ctx, read, alternatives),
+    back = revived(read)
+    alternatives = {r.path: _shown(r, back, slots) for r in read}
+    found = sorted(_reproposals(ctx, read, alternatives, back),
                    key=lambda p: (p.path, p.line, p.rejected_by))
     against: Dict[str, List[Reproposal]] = {}
     for p in found:
@@ -200,16 +210,85 @@ def build(ctx: Context) -> Positions:
     return Positions(tuple(current), tuple(superseded), tuple(dead), tuple(found))
 
 
-def _reproposals(ctx: Context, read: Sequence[_Read],
-                 alternatives: Dict[str, str]) -> List[Reproposal]:
+def designs(text: str, path: str, slot: str) -> Tuple[similarity.Statement, ...]:
+    """The statements (paragraphs, list items) of one ``##`` slot of an
+    entry: each Rejected alternative is one, not only the slot's first
+    sentence (a list of four rejected designs named one)."""
+    if not slot:
+        return ()
+    return tuple(similarity.statements(text, path, lambda trail: any(
+        level == 2 and title == slot for level, title in trail)))
+
+
+def _threshold(ctx: Context) -> float:
     cfg = ctx.config
-    stmts = [similarity.Statement(r.path, r.entry.slots[cfg.slots[1]].line,
-                                  alternatives[r.path])
-             for r in read if alternatives[r.path]]
-    if not stmts:
+    return cfg.reinvent_semantic if cfg.similarity == "semantic" else \
+        cfg.reinvent_similarity
+
+
+def _ranker(ctx: Context, texts: Sequence[str]) -> similarity.Ranker:
+    embed = similarity.semantic_model() if ctx.config.similarity == "semantic" \
+        else None
+    return similarity.Ranker(texts, embed)
+
+
+def revived(read: Sequence[_Read]) -> Set[Tuple[str, int]]:
+    """The Rejected alternatives (entry, line) a newer entry brought back:
+    it says ``Revives: <entry>`` (the alternative its Decision is most like,
+    the first when it is like none), or it supersedes the entry and its
+    Decision holds that alternative (``REVIVED_SHARE`` of its words). A
+    revived design is current, not dead."""
+    by_path = {r.path: r for r in read}
+    back: Set[Tuple[str, int]] = set()
+    for r in read:
+        said = " ".join(s.text for s in r.decided) or _slot_text(r)
+        named = set(r.revives)
+        named.update(p for p, old in by_path.items() if old.entry.superseded_by
+                     == r.path)
+        for target in sorted(named):
+            old = by_path.get(target)
+            if old is None or not old.rejected or target == r.path:
+                continue
+            ranker = similarity.Ranker([s.text for s in old.rejected])
+            ranked = ranker.ranked(said, REVIVED_SHARE, contained=True)
+            if ranked:
+                back.add((target, old.rejected[ranked[0][0]].line))
+            elif target in r.revives:
+                back.add((target, old.rejected[0].line))
+    return back
+
+
+def _slot_text(r: _Read) -> str:
+    first = next(iter(r.entry.slots.values()), None)
+    return first.visible if first else ""
+
+
+def _shown(r: _Read, back: Set[Tuple[str, int]], slots: Sequence[str]) -> str:
+    """The Rejected alternative the view lists for an entry: its first one
+    still dead (``""`` when every one was revived: current, not dead)."""
+    for stmt in r.rejected:
+        if (r.path, stmt.line) not in back:
+            return journal.first_sentence(stmt.text, 10**6)
+    if r.rejected:
+        return ""
+    return journal.first_sentence(_slot(r.entry, slots, 1), 10**6)
+
+
+def _reproposals(ctx: Context, read: Sequence[_Read],
+                 alternatives: Dict[str, str],
+                 back: Set[Tuple[str, int]]) -> List[Reproposal]:
+    """Each queue item's and newer entry's best match among the dead designs
+    (every Rejected alternative not revived, every superseded Decision), when
+    it scores at or above the threshold (``bench/eval_heldout.py``)."""
+    dead: List[Tuple[_Read, similarity.Statement, bool]] = []  # (entry, design,
+    for r in read:                                           # superseded)
+        dead += [(r, s, False) for s in r.rejected if (r.path, s.line) not in back]
+        if r.entry.superseded_by:
+            dead += [(r, s, True) for s in r.decided]
+    if not dead:
         return []
-    index = similarity.Index(stmts)
-    rejecters = {r.path: r for r in read}
+    ranker = _ranker(ctx, [s.text for _r, s, _x in dead])
+    threshold = _threshold(ctx)
     # (path, line, what it says, entries it revives, its day, entries it
     # differs from)
     proposals: List[Tuple[str, int, str, Set[str], str, Set[str]]] = []
@@ -224,25 +303,30 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
         proposals.append((item, line, said, revives(text, item), "",
                           revives(text, item, _DIFFERS)))
     for r in read:
-        name = cfg.slots[0] if cfg.slots else ""
+        name = ctx.config.slots[0] if ctx.config.slots else ""
         slot = r.entry.slots.get(name)
         if slot is not None and slot.visible and _day(r.path):
             proposals.append((r.path, slot.line, slot.visible, r.revives,
                               _day(r.path), r.differs))
     found = []
-    for path, line, said, revived, day, differs in proposals:
+    for path, line, said, revived_here, day, differs in proposals:
         if not similarity.skeleton(said)[0]:
             continue  # nothing to compare: an empty skeleton equals any other
-        for m in index.nearest(said, cfg.reinvent_similarity, min_shared=MIN_SHARED):
-            rejecter = rejecters[m.b.path]
+        for n, score in ranker.ranked(said, threshold):
+            rejecter, design, superseded = dead[n]
+            if rejecter.path == path:
+                continue  # an entry does not re-propose its own designs
             if day and not (_day(rejecter.path) and _day(rejecter.path) < day):
                 continue  # only an entry newer than the rejecting one
-            if m.b.path in differs:
+            if rejecter.path in differs:
                 continue  # compared by a reader: a different proposal
-            acknowledged = m.b.path in revived or (
+            acknowledged = rejecter.path in revived_here or (
                 rejecter.entry.superseded_by == path)
-            found.append(Reproposal(path, line, m.b.path, m.b.text,
-                                    round(m.score, 3), acknowledged))
+            found.append(Reproposal(
+                path, line, rejecter.path, design.text, round(score, 3),
+                acknowledged, rejecter.entry.superseded_by or "" if superseded
+                else ""))
+            break  # the top match only
     return found
 
 

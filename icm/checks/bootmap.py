@@ -7,7 +7,9 @@ item) and the ``positions_file`` when one is kept, plus every file they
 import with an ``@path`` line (as Claude Code
 and Gemini CLI expand them at start: up to five hops, not inside code, each
 real file once). Tokens are bytes / 4, rounded down, unless a tokenizer is
-asked for. Over budget fails.
+asked for. Over budget fails. A note that is only an import stub (Claude
+Code's ``CLAUDE.md`` holding ``@AGENTS.md``) is sized with what it imports,
+for the table and for the largest note: that is what an agent reads there.
 
 Bad::
 
@@ -28,9 +30,9 @@ import posixpath
 import re
 import stat
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from icm.context import Context, Unreadable, compile_globs
+from icm.context import Context, Unreadable, compile_globs, decode, read_real
 from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.paths import unnameable
 from icm.registry import BootmapOptions
@@ -85,17 +87,62 @@ def _size(ctx: Context, rel: str) -> int:
         return 0
 
 
-def default_boot(ctx: Context) -> List[str]:
+def default_boot(ctx: Context,
+                 stubs: Optional[Dict[str, Tuple[str, ...]]] = None) -> List[str]:
     """The handbook, the positions file when one is kept, the largest note
-    and the largest queue item."""
+    (a stub with what it imports: ``stubs``, note -> imported files) and the
+    largest queue item."""
     picks = []
     for kept in (ctx.config.handbook, ctx.config.positions_file):
         if kept and kept in ctx.file_set:
             picks.append(kept)
+    if stubs is None:
+        stubs = {note: stub_imports(ctx, note) for note in ctx.notes()}
+
+    def size(path: str) -> int:
+        return _size(ctx, path) + sum(_size(ctx, p) for p in stubs.get(path, ()))
+
     for group in (list(ctx.notes()), queue_items(ctx)):
         if group:
-            picks.append(max(group, key=lambda p: (_size(ctx, p), p)))
+            picks.append(max(group, key=lambda p: (size(p), p)))
     return picks
+
+
+# A stub is a few lines: a larger note has text of its own and is not read
+# (bootmap asks only notes of at most STUB_MAX_WORDS words by its count,
+# which never exceeds ``str.split``'s).
+STUB_MAX_BYTES = 4096
+STUB_MAX_WORDS = 64
+
+
+def stub_imports(ctx: Context, note: str) -> Tuple[str, ...]:
+    """The files a note brings in when it is only an import stub: its visible
+    text is ``@path`` imports alone (headings and comments aside), as Claude
+    Code's ``CLAUDE.md`` holding ``@AGENTS.md`` is. The imports are followed
+    as the boot set follows them (``collect``); () for a note with words of
+    its own. Staleness judges a stub with these files, as bootmap sizes it."""
+    try:  # one resolution, one open: stale asks this of every note
+        data = read_real(ctx.real(note), note, STUB_MAX_BYTES)
+        if b"@" not in data:
+            return ()
+        text = decode(note, data)
+    except Unreadable:  # over the cap too: no stub
+        return ()
+    if not _is_stub(text):
+        return ()
+    files, _problems = collect(ctx, [note])  # bad imports: bootmap's findings
+    return tuple(f.path for f in files if f.path != note)
+
+
+def _is_stub(text: str) -> bool:
+    from icm import markdown
+
+    if len(text.split()) > STUB_MAX_WORDS:
+        return False
+    found = imports_in(text)
+    words = " ".join(s.visible for s in markdown.sections(text)).split()
+    return bool(found) and len(words) == len(found) \
+        and all(w.startswith("@") for w in words)
 
 
 def queue_items(ctx: Context) -> List[str]:
@@ -264,15 +311,25 @@ def run(ctx: Context, options: BootmapOptions) -> Report:
     head: List[str] = ["background notes, by size:"]
     sized = []
     findings: List[Finding] = []
+    stubs: Dict[str, Tuple[str, ...]] = {}
     for note in ctx.notes():
         try:
-            sized.append((word_count(ctx, note), note))
+            words = word_count(ctx, note)
         except Unreadable as exc:
             findings.append(_unreadable(note, exc.reason))
+            continue
+        stubs[note] = stub_imports(ctx, note) if words <= STUB_MAX_WORDS else ()
+        for imported in stubs[note]:
+            try:
+                words += word_count(ctx, imported)
+            except Unreadable:
+                pass  # collect found it a regular file; a race is not a size
+        sized.append((words, note))
     for words, note in sorted(sized, key=lambda wn: (-wn[0], wn[1])):
-        head.append(f"{words:7d} words  {note}")
+        with_imports = f" (imports {', '.join(stubs[note])})" if stubs[note] else ""
+        head.append(f"{words:7d} words  {note}{with_imports}")
     if not ctx.notes():
-        text = f"bootmap: no notes named {cfg.note_name} yet (or set note_name)"
+        text = f"bootmap: no notes named {cfg.note_label} yet (or set note_name)"
         findings.append(RULES("no-notes", ".", text))
     if cfg.boot:
         pattern = compile_globs(cfg.boot)
@@ -283,7 +340,7 @@ def run(ctx: Context, options: BootmapOptions) -> Report:
                 "empty-boot", cfg.source or "config", "boot patterns match no "
                 "file: " + ", ".join(cfg.boot), located=True))
     else:
-        listed = default_boot(ctx)
+        listed = default_boot(ctx, stubs)
     files, problems = collect(ctx, listed)
     findings.extend(p for p in problems if p not in findings)  # said once
     total = sum(f.size for f in files)
@@ -310,8 +367,8 @@ def run(ctx: Context, options: BootmapOptions) -> Report:
             tail.append(f"{f.size:7d} bytes  {f.path}{via}")
         ratio = f", {whole / total:.1f}x the cold-boot set" if total else ""
         tail.append(f"whole tree: {whole} bytes, about {whole // 4} tokens{ratio}")
-    data = {"notes": [{"path": p, "words": w} for w, p in sorted(
-                sized, key=lambda wn: (-wn[0], wn[1]))],
+    data = {"notes": [{"path": p, "words": w, "imports": list(stubs[p])}
+                      for w, p in sorted(sized, key=lambda wn: (-wn[0], wn[1]))],
             "boot": [{"path": f.path, "bytes": f.size, "imported_by": f.via or None}
                      for f in files],
             "bytes": total, "tokens": tokens, "budget": budget,

@@ -6,7 +6,9 @@ autolinks, and ``href``/``src`` in raw HTML. The target must exist inside the
 root with the same letter case, and a ``#fragment`` must match a heading
 anchor as GitHub renders it (or an explicit ``id``/``name``). External links
 (a URL scheme or ``//``) are skipped: this check never touches the network.
-Every note (``context.md`` below the root) must be linked from the handbook.
+Every note (``context.md`` below the root) must be named in the handbook: a
+link, or its path as a code span or plain text (`` `backend/AGENTS.md` ``),
+unless ``index = "off"`` for it (notes an agent loads by location).
 
 Bad::
 
@@ -506,7 +508,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             and cfg.handbook not in ctx.file_set:
         # Nothing at all was checked: say so rather than a bare "links ok".
         nothing = (RULES("nothing-to-check", ".", f"links: no handbook "
-                         f"{cfg.handbook} and no notes named {cfg.note_name} "
+                         f"{cfg.handbook} and no notes named {cfg.note_label} "
                          "(set handbook, note_name)"),)
     if findings:
         order = list(KIND_LABELS)
@@ -597,7 +599,7 @@ def missing_handbook(ctx: Context) -> str:
 
 def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
     handbook = ctx.config.handbook
-    notes = notes_below_root(ctx)
+    notes = notes_to_index(ctx)
     if handbook in corpus.parsed:
         linked = indexed_notes(ctx, corpus.parsed[handbook])
     else:
@@ -605,7 +607,44 @@ def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
         if notes and handbook not in corpus.errors:
             return [RULES("missing-handbook", handbook, missing_handbook(ctx),
                           located=True)] + [_unindexed(n) for n in notes]
-    return [_unindexed(n) for n in notes if n not in linked]
+    unlinked = [n for n in notes if n not in linked]
+    if unlinked:  # the handbook is read again only when a note is unlinked
+        try:
+            named = named_notes(handbook, ctx.read_markdown(handbook), unlinked)
+        except Unreadable:
+            named = frozenset()
+        unlinked = [n for n in unlinked if n not in named]
+    return [_unindexed(n) for n in unlinked]
+
+
+def notes_to_index(ctx: Context) -> List[str]:
+    """The notes below the root the handbook must name (``index``)."""
+    needs = ctx.note_names().needs_index
+    return [n for n in notes_below_root(ctx) if needs(n)]
+
+
+# A word that may be a path: what a code span or prose holds between
+# spaces, quotes, brackets and list punctuation.
+_PATHISH = re.compile(r"[^\s`'\"()\[\]<>{}|*,;]+")
+
+
+def named_notes(handbook: str, text: str, notes: Iterable[str]) -> FrozenSet[str]:
+    """The ``notes`` that ``text`` names by path, in a code span or as plain
+    text (`` `backend/AGENTS.md` ``), from the root or from the handbook's
+    folder: agents follow a path as they follow a link. One pass over the
+    words."""
+    wanted = set(notes)
+    folder = posixpath.dirname(handbook)
+    found = set()
+    for m in _PATHISH.finditer(text) if wanted else ():
+        word = m.group().rstrip(".:!?")
+        if "/" not in word or word.endswith("/"):  # a folder is no note
+            continue
+        for path in (word.lstrip("/"), posixpath.join(folder, word)):
+            norm = posixpath.normpath(path) if path else ""
+            if norm in wanted:
+                found.add(norm)
+    return frozenset(found)
 
 
 def _unindexed(note: str) -> Finding:

@@ -455,7 +455,7 @@ def _check_index(cfg: Config, at: str) -> None:
     """A table's keys are note_name entries (a typo would quietly keep the
     rule on for the notes it meant)."""
     for entry, _mode in cfg.index:
-        if entry and entry not in cfg.note_name:
+        if entry and (entry not in cfg.note_name or entry.startswith("!")):
             raise UsageError(f"{at}: key 'index' names {entry!r}, which is not "
                              f"an entry of note_name ({cfg.note_label})")
 

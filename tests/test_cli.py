@@ -115,6 +115,10 @@ def test_unknown_command_is_usage_error(icm) -> None:
      "index = { 'AGENT.md' = 'off' }\n",
      "icm: icm.toml: key 'index' names 'AGENT.md', which is not an entry of "
      "note_name (AGENTS.md, CLAUDE.md)\n"),
+    ("icm.toml", "note_name = ['AGENTS.md', '!x/AGENTS.md']\n"
+     "index = { '!x/AGENTS.md' = 'off' }\n",
+     "icm: icm.toml: key 'index' names '!x/AGENTS.md', which is not an entry of "
+     "note_name (AGENTS.md)\n"),
     ("icm.toml", "handbook = '../AGENTS.md'\n",
      "icm: icm.toml: key 'handbook' must be a path inside the repository, got "
      "'../AGENTS.md'\n"),

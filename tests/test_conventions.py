@@ -507,3 +507,16 @@ def test_init_reads_decision_records_as_the_journal_when_icm_can(
         "# icm's settings; every key is optional (icm's docs/configuration.md).\n"
         + SET_BY_INIT + f'journal_dir = "{folder}"\njournal_format = "{kind}"\n'
         'journal_pattern = "NNNN-*.md"\n')
+
+
+def test_init_adopts_nested_gemini_md(repo: Path, icm) -> None:
+    commit(repo, {"GEMINI.md": "# H\n", "api/GEMINI.md": "# api\n",
+                  "api/x.py": "1\n"}, D1)
+    assert icm("init", "--root", str(repo))[1].splitlines()[:3] == [
+        "created AGENTS.md",  # GEMINI.md is not adopted as the handbook (yet)
+        'note_name = ["GEMINI.md", "!GEMINI.md"]: 1 nested GEMINI.md found; the '
+        "root GEMINI.md is read at start, as the handbook is",
+        'index = "off": GEMINI.md is loaded from the folder an agent works in, '
+        "not from the handbook's index"]
+    git(repo, "add", "-A")
+    assert icm("check-stale", "--root", str(repo)) == (0, "api/GEMINI.md: ok\n", "")

@@ -66,17 +66,17 @@ def _slugs(size: int) -> Callable[[], object]:
 
 
 def _imports(size: int) -> Callable[[], object]:
-    from icm.checks import bootmap
+    from icm.model import imports
 
     text = "@a\\ " * (size // 4)
-    return lambda: list(bootmap._IMPORT.finditer(text))
+    return lambda: list(imports._IMPORT.finditer(text))
 
 
 def _bootmap_file(size: int) -> Callable[[], object]:
-    from icm.checks import bootmap
+    from icm.model import imports
 
     text = "@a @b.md\n" * (size // 9)
-    return lambda: bootmap.imports_in(text)
+    return lambda: imports.imports_in(text)
 
 
 def _journal(text_of: Callable[[int], str]) -> Callable[[int], Callable[[], object]]:

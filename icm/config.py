@@ -34,7 +34,10 @@ DEFAULT_PLACEHOLDERS = ("looks good", "TBD", "TODO", "n/a", "none", "-",
 @dataclass(frozen=True)
 class Config:
     handbook: str = "AGENTS.md"
-    note_name: str = "context.md"
+    # names or globs; "!" excludes (``NoteNames`` in icm/context.py)
+    note_name: Tuple[str, ...] = ("context.md",)
+    # (note_name entry, "required" | "off"); "" is every note
+    index: Tuple[Tuple[str, str], ...] = (("", "required"),)
     journal_dir: str = "journal"
     queue_dir: str = "queue"
     slots: Tuple[str, ...] = DEFAULT_SLOTS
@@ -72,11 +75,19 @@ class Config:
         pyproject = self.source == "pyproject.toml"
         return location(self.source, "[tool.icm]" if pyproject else self.source)
 
+    @property
+    def note_label(self) -> str:
+        """``note_name`` for messages: its entries that name notes."""
+        return ", ".join(n for n in self.note_name if not n.startswith("!"))
+
+
+INDEX_MODES = ("required", "off")
 
 # key -> (kind, allowed values or None)
 _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "handbook": ("path", None),
-    "note_name": ("name", None),
+    "note_name": ("names", None),
+    "index": ("index", INDEX_MODES),
     "journal_dir": ("path", None),
     "queue_dir": ("path", None),
     "slots": ("list", None),
@@ -110,7 +121,7 @@ assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}
 # Kinds naming files or folders of the root: ``paths.confine`` holds every
 # value inside it, or the config is refused. ``destinations`` (links_ignore)
 # are link text, never opened: ignoring ``../sibling/**`` links is a use.
-PATH_KINDS = ("path", "name", "paths", "globs", "skip")
+PATH_KINDS = ("path", "name", "names", "paths", "globs", "skip")
 PATH_KEYS = tuple(k for k, (kind, _) in _SCHEMA.items() if kind in PATH_KINDS)
 # Keys naming a folder icm lists or writes into: a file there is a mistake.
 FOLDER_KEYS = ("journal_dir", "queue_dir", "handoff_dir")
@@ -287,6 +298,7 @@ def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
     if cfg.verify_slot and cfg.verify_slot not in cfg.slots:
         raise UsageError(f"{at}: key 'verify_slot' must name one of the "
                          f"slots, got '{cfg.verify_slot}'")
+    _check_index(cfg, at)
     if cfg.queue_dir == cfg.journal_dir:
         # Each folder's files would be read as the other's kind.
         key, other = (("journal_dir", "queue_dir") if "queue_dir" not in values
@@ -312,6 +324,8 @@ def _names(key: str, value: Any) -> Tuple[str, ...]:
         return (value,)
     if key == "verify_skip":
         return tuple(path for path, _reason in value)
+    if key == "index":
+        return tuple(entry for entry, _mode in value)
     return value if isinstance(value, tuple) else ()
 
 
@@ -368,6 +382,10 @@ def _check_value(
         return value
     if kind == "skip":
         return _skip_list(value, bad, name, where)
+    if kind == "names":
+        return _note_names(value, bad, location(name, where))
+    if kind == "index":
+        return _index(value, bad)
     if kind in ("list", "paths", "globs", "destinations"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")
@@ -397,6 +415,53 @@ def _check_value(
             raise bad(options, isinstance(value, str))
         return value
     raise AssertionError(kind)  # pragma: no cover
+
+
+def _note_names(value: Any, bad: Any, at: str) -> Tuple[str, ...]:
+    """``note_name``: a name, or a list of names and globs (``!`` before one
+    excludes what it matches), each held inside the root like ``exclude``."""
+    entries = [value] if isinstance(value, str) else value
+    if not isinstance(entries, list) or not entries \
+            or not all(isinstance(v, str) for v in entries):
+        raise bad("a file name, or a non-empty list of names and globs")
+    for entry in entries:
+        pattern = entry[1:] if entry.startswith("!") else entry
+        try:
+            if not pattern.strip() or pattern.strip() != pattern:
+                raise paths.Refused("empty")
+            paths.confine(pattern)
+        except paths.Refused:
+            raise UsageError(f"{at}: key 'note_name' must be names or globs of "
+                             "files inside the repository, outside .git, not "
+                             f"{entry!r}") from None
+    if all(entry.startswith("!") for entry in entries):
+        raise bad("a list naming at least one note (not only '!' entries)",
+                  right_type=True)
+    return tuple(entries)
+
+
+def _index(value: Any, bad: Any) -> Tuple[Tuple[str, str], ...]:
+    """``index``: one mode for every note, or a table of note_name entry =
+    mode (entries left out are required)."""
+    expected = ("'required' or 'off', or a table of note_name entry = "
+                "'required' or 'off'")
+    if isinstance(value, str):
+        if value not in INDEX_MODES:
+            raise bad(expected, right_type=True)
+        return (("", value),)
+    if not isinstance(value, dict) or not all(
+            isinstance(v, str) and v in INDEX_MODES for v in value.values()):
+        raise bad(expected)
+    return tuple(value.items())
+
+
+def _check_index(cfg: Config, at: str) -> None:
+    """A table's keys are note_name entries (a typo would quietly keep the
+    rule on for the notes it meant)."""
+    for entry, _mode in cfg.index:
+        if entry and (entry not in cfg.note_name or entry.startswith("!")):
+            raise UsageError(f"{at}: key 'index' names {entry!r}, which is not "
+                             f"an entry of note_name ({cfg.note_label})")
 
 
 def _skip_list(value: Any, bad: Any, name: str, where: str

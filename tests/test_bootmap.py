@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from icm.checks.bootmap import imports_in
+from icm.model.imports import imports_in
 from tests.conftest import commit, write
 
 D1 = "2026-10-01T12:00:00+00:00"

@@ -402,7 +402,10 @@ def test_init_uses_a_lowercase_handbook_instead_of_adding_one(repo: Path,
         "created journal/.gitkeep", "created queue/.gitkeep", "created Makefile",
         "created icm.toml"]
     assert sorted(p.name for p in repo.glob("*.md")) == ["agents.md"]
-    assert (repo / "icm.toml").read_text() == 'handbook = "agents.md"\n'
+    assert (repo / "icm.toml").read_text() == (
+        "# icm's settings; every key is optional (icm's docs/configuration.md).\n"
+        "# Set by icm init for what it found here:\n"
+        'handbook = "agents.md"\n')
     assert icm("check-links", "--root", str(repo)) == (0, "links ok\n", "")
 
 
@@ -412,8 +415,13 @@ def test_init_puts_the_handbook_key_into_a_new_tool_icm_table(repo: Path,
     out = icm("init", "--root", str(repo))[1].splitlines()
     assert out[0] == "using CLAUDE.md as the handbook (not creating AGENTS.md)"
     assert out[-1] == "added [tool.icm] to pyproject.toml"
-    assert (repo / "pyproject.toml").read_text().endswith(
-        'exclude = []\nhandbook = "CLAUDE.md"\n')
+    assert (repo / "pyproject.toml").read_text() == (
+        "[project]\n\n[tool.icm]\n"
+        "# Every key is optional: one left out takes its default (icm's\n"
+        "# docs/configuration.md). Two defaults, written out to be changed:\n"
+        "budget = 1600\nexclude = []\n"
+        "# Set by icm init for what it found here:\n"
+        'handbook = "CLAUDE.md"\n')
     assert not (repo / "AGENTS.md").exists()
 
 

@@ -6,7 +6,9 @@ autolinks, and ``href``/``src`` in raw HTML. The target must exist inside the
 root with the same letter case, and a ``#fragment`` must match a heading
 anchor as GitHub renders it (or an explicit ``id``/``name``). External links
 (a URL scheme or ``//``) are skipped: this check never touches the network.
-Every note (``context.md`` below the root) must be linked from the handbook.
+Every note (``context.md`` below the root) must be named in the handbook: a
+link, or its path as a code span or plain text (`` `backend/AGENTS.md` ``),
+unless ``index = "off"`` for it (notes an agent loads by location).
 
 Bad::
 
@@ -43,8 +45,9 @@ from icm.model.links import (
     Tree,
     extract_all,
     indexed_notes,
+    named_notes,
     near_handbooks,
-    notes_below_root,
+    notes_to_index,
     parse_text,
     resolve,
 )
@@ -153,7 +156,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             and cfg.handbook not in ctx.file_set:
         # Nothing at all was checked: say so rather than a bare "links ok".
         nothing = (RULES("nothing-to-check", ".", f"links: no handbook "
-                         f"{cfg.handbook} and no notes named {cfg.note_name} "
+                         f"{cfg.handbook} and no notes named {cfg.note_label} "
                          "(set handbook, note_name)"),)
     if findings:
         order = list(KIND_LABELS)
@@ -210,7 +213,7 @@ def missing_handbook(ctx: Context) -> str:
 
 def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
     handbook = ctx.config.handbook
-    notes = notes_below_root(ctx)
+    notes = notes_to_index(ctx)
     if handbook in corpus.parsed:
         linked = indexed_notes(ctx, corpus.parsed[handbook])
     else:
@@ -218,7 +221,14 @@ def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
         if notes and handbook not in corpus.errors:
             return [RULES("missing-handbook", handbook, missing_handbook(ctx),
                           located=True)] + [_unindexed(n) for n in notes]
-    return [_unindexed(n) for n in notes if n not in linked]
+    unlinked = [n for n in notes if n not in linked]
+    if unlinked:  # the handbook is read again only when a note is unlinked
+        try:
+            named = named_notes(handbook, ctx.read_markdown(handbook), unlinked)
+        except Unreadable:
+            named = frozenset()
+        unlinked = [n for n in unlinked if n not in named]
+    return [_unindexed(n) for n in unlinked]
 
 
 def _unindexed(note: str) -> Finding:

@@ -37,6 +37,10 @@ hook refuses the code-only commit and passes the one that fixes the note,
 instead of refusing the fix for what an earlier commit did. ``--committed``
 judges history alone (CI on a clean checkout, where both agree).
 
+A note that is only an import stub (``@AGENTS.md``, Claude Code's form) is
+judged with what it imports: a change to an imported file is a change to
+the note, as the agent reads that file there.
+
 A note never committed is ``unknown``, never fresh: there is no history to
 set it against (``--strict`` makes unknown a failure). One in the commit
 being made (added to the index, or a renamed note) is ``ok (pending)`` like
@@ -65,6 +69,7 @@ from typing import List, Optional, Tuple
 from icm.context import (
     UNDATED,
     Context,
+    History,
     branch_base,
     compile_globs,
 )
@@ -105,6 +110,12 @@ def _info(code: str, text: str) -> Report:
                   data={"stale": 0, "unknown": 0, "ok": 0})
 
 
+def _newest(history: History, paths: List[str]) -> Optional[Tuple[int, str, int]]:
+    """The last commit touching any of ``paths``, by place in the log."""
+    hits = [hit for hit in map(history.last, paths) if hit is not None]
+    return max(hits, key=lambda hit: hit[2]) if hits else None
+
+
 def run(ctx: Context, options: StaleOptions) -> Report:
     strict, committed = options.strict, options.committed
     if not ctx.in_git:
@@ -113,7 +124,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                          "stale: not a git repository; staleness not checked")
         ctx.history(options.allow_partial)  # raises why: no repository, no git
     if not ctx.notes():
-        name = ctx.config.note_name
+        name = ctx.config.note_label
         return _info("no-notes", f"stale: no notes named {name} yet (or set note_name)")
     history = ctx.history(options.allow_partial, branch_base(ctx, options.against))
     if history.boundary and not options.allow_shallow:
@@ -125,12 +136,13 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     excluded = compile_globs(ctx.config.exclude)
     if excluded is not None:
         pending = frozenset(p for p in pending if not excluded.match(p))
+    # bootmap's own reading of imports, so a stub means one thing to both
+    from icm.model.imports import stub_imports
+
     findings: List[Finding] = []
     counts = {"stale": 0, "unknown": 0, "ok": 0}
     for note, code in sorted(code_by_note(ctx, ctx.tracked | pending).items()):
         folder = posixpath.dirname(note) or "."
-        dirty = " (uncommitted changes)" if committed and note in history.pending \
-            else ""
         note_last = history.last(note) if note in ctx.tracked else None
         newest: Optional[Tuple[int, str, int]] = None
         for path in code:
@@ -138,8 +150,18 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             if hit is not None and (newest is None or newest[0] != UNDATED and (
                     hit[0] == UNDATED or hit[2] > newest[2])):  # undated sticks
                 newest = hit
+        parts = [note]
+        if note_last is not None and note not in pending and (
+                any(path in pending for path in code)
+                or newest is not None and newest[2] > note_last[2]):
+            # Only a note its code left behind is read: a stub's import may
+            # be newer (reading every note was a third of a 3,000-note run).
+            parts += stub_imports(ctx, note)
+            note_last = _newest(history, [p for p in parts if p in ctx.tracked])
+        dirty = " (uncommitted changes)" if committed and any(
+            p in history.pending for p in parts) else ""
         undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
-        if note in pending:  # in the commit being made, new or not
+        if any(p in pending for p in parts):  # in the commit being made
             verdict, code_name, sev = "ok (pending)", "ok", Severity.INFO
         elif note_last is None:
             verdict, code_name, sev = "unknown - note never committed", "unknown", \

@@ -27,6 +27,7 @@ linking to it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Dict, List, Sequence, Tuple
 
 from icm import cache as cache_mod
@@ -66,8 +67,11 @@ def sources(ctx: Context) -> List[Tuple[int, str]]:
     return [(k, p) for k, p in found if ignored is None or not ignored.match(p)]
 
 
-def _invariant(headings: Sequence[Tuple[int, str]]) -> bool:
-    return any(level == 2 and text == SLOT for level, text in headings)
+def _invariant(headings: Sequence[Tuple[int, str]],
+               held: Sequence[str] = (SLOT,)) -> bool:
+    """Whether a paragraph is under a heading holding the invariant role
+    (``held``: ``model.journal``'s, by format; Invariant by default)."""
+    return any(level == 2 and text in held for level, text in headings)
 
 
 def run(ctx: Context, options: NoOptions) -> Report:
@@ -81,8 +85,10 @@ def _run(ctx: Context) -> Report:
     stmts: List[similarity.Statement] = []
     skeletons: List[Tuple[Tuple[str, ...], int]] = []
     kinds: Dict[str, int] = {}
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}",
-                            CACHE_FILE)
+    held = journal.layout(cfg).headings("invariant")
+    # What an entry contributes depends on the headings holding the role.
+    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}"
+                            f"|{'|'.join(held)}", CACHE_FILE)
     for kind, path in sources(ctx):
         try:
             cached = _read(ctx, store, kind, path)
@@ -125,7 +131,8 @@ def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
     hit = store.get(path, hashed, stamp)
     if isinstance(hit, list) and hit and hit[0] == kind:
         return list(hit[1])
-    keep = _invariant if kind == 2 else None
+    held = journal.layout(ctx.config).headings("invariant")
+    keep = functools.partial(_invariant, held=held) if kind == 2 else None
     found = []
     for s in similarity.statements(decode(path, data), path, keep):
         skel, words = similarity.skeleton(s.text)

@@ -3,11 +3,16 @@ overruled and which designs are dead, for an agent to read at cold boot.
 
 - **Current**: every entry not superseded, newest first: its Decision's
   first sentence and its Invariant's, linking the entry.
-- **Superseded**: every entry with a ``Superseded-by:`` line, with the
-  entry that replaced it and why (the replacing Decision's first sentence).
+- **Superseded**: every entry with a ``Superseded-by:`` line (or a status
+  saying so, or an entry that ``Supersedes`` it), with the entry that
+  replaced it and why (the replacing Decision's first sentence).
 - **Rejected**: every Rejected alternative (its first sentence) with its
   entry, ranked by how often it was re-proposed, most first; the top one
   is labelled "most re-invented".
+
+Slots are read by role (``model.journal``): in a MADR journal the decision
+is the Decision Outcome and the rejected alternatives are the options it
+did not choose.
 
 A **re-proposal** is a queue item (its title and first paragraph) or a
 journal entry dated after the rejecting one (its Decision) at or above
@@ -103,11 +108,6 @@ class _Read:
     differs: Set[str]
 
 
-def _slot(entry: journal.Entry, slots: Sequence[str], n: int) -> str:
-    name = slots[n] if len(slots) > n else ""
-    return entry.slots[name].visible if name in entry.slots else ""
-
-
 def sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
     """The first sentence of a slot, cut at a word to ``limit`` characters."""
     said = journal.first_sentence(text, 10**6)
@@ -119,10 +119,10 @@ def sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "..."
 
 
-def _day(path: str) -> str:
-    """The entry's date as its name writes it (``""`` for a bad name)."""
-    name = path.rsplit("/", 1)[-1]
-    return name[:10] if journal.valid_name(name) else ""
+def _day(path: str, lay: journal.Layout) -> str:
+    """What orders the entry (its name's date or number; ``""`` for a name
+    ``journal_pattern`` refuses)."""
+    return lay.pattern.sequence(path.rsplit("/", 1)[-1])
 
 
 def revives(text: str, path: str, key: str = _REVIVES) -> Set[str]:
@@ -163,32 +163,34 @@ def _is_field(paragraph: str) -> bool:
 def build(ctx: Context) -> Positions:
     """Read the journal and the queue once; compile the view."""
     cfg = ctx.config
-    slots = cfg.slots
     read: List[_Read] = []
-    for path in sorted(journal.entries(ctx), reverse=True):  # newest first
+    paths = journal.entries(ctx)
+    numbers = journal.numbered(paths, journal.layout(cfg))
+    for path in sorted(paths, reverse=True):  # newest first
         try:
             text = ctx.read_markdown(path)
         except Unreadable:
             continue  # the journal check reports it
-        entry = journal.parse_entry(text, path, slots, journal.verify_slot(cfg))
+        entry = journal.read(text, path, cfg, numbers)
         read.append(_Read(path, entry, revives(text, path),
                           revives(text, path, _DIFFERS)))
     by_path = {r.path: r for r in read}
+    replaced = journal.superseding({r.path: r.entry for r in read})
     current: List[Held] = []
     superseded: List[Overruled] = []
     for r in read:
-        decision = sentence(_slot(r.entry, slots, 0))
-        if r.entry.superseded_by:
-            by = by_path.get(r.entry.superseded_by)
-            why = sentence(_slot(by.entry, slots, 0)) if by else ""
-            superseded.append(Overruled(r.path, decision, r.entry.superseded_by,
-                                        why, by is not None))
+        decision = sentence(r.entry.said("decision"))
+        if r.path in replaced and replaced[r.path][0]:
+            new = replaced[r.path][0]
+            by = by_path.get(new)
+            why = sentence(by.entry.said("decision")) if by else ""
+            superseded.append(Overruled(r.path, decision, new, why, by is not None))
         else:
             current.append(Held(r.path, decision,
-                                sentence(_slot(r.entry, slots, 2))))
-    alternatives = {r.path: journal.first_sentence(_slot(r.entry, slots, 1),
+                                sentence(r.entry.said("invariant"))))
+    alternatives = {r.path: journal.first_sentence(r.entry.said("rejected"),
                                                    10**6) for r in read}
-    found = sorted(_reproposals(ctx, read, alternatives),
+    found = sorted(_reproposals(ctx, read, alternatives, replaced),
                    key=lambda p: (p.path, p.line, p.rejected_by))
     against: Dict[str, List[Reproposal]] = {}
     for p in found:
@@ -200,10 +202,11 @@ def build(ctx: Context) -> Positions:
     return Positions(tuple(current), tuple(superseded), tuple(dead), tuple(found))
 
 
-def _reproposals(ctx: Context, read: Sequence[_Read],
-                 alternatives: Dict[str, str]) -> List[Reproposal]:
+def _reproposals(ctx: Context, read: Sequence[_Read], alternatives: Dict[str, str],
+                 replaced: Dict[str, Tuple[str, int]]) -> List[Reproposal]:
     cfg = ctx.config
-    stmts = [similarity.Statement(r.path, r.entry.slots[cfg.slots[1]].line,
+    lay = journal.layout(cfg)
+    stmts = [similarity.Statement(r.path, r.entry.roles["rejected"].line,
                                   alternatives[r.path])
              for r in read if alternatives[r.path]]
     if not stmts:
@@ -224,23 +227,23 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
         proposals.append((item, line, said, revives(text, item), "",
                           revives(text, item, _DIFFERS)))
     for r in read:
-        name = cfg.slots[0] if cfg.slots else ""
-        slot = r.entry.slots.get(name)
-        if slot is not None and slot.visible and _day(r.path):
+        slot = r.entry.roles.get("decision")
+        if slot is not None and slot.visible and _day(r.path, lay):
             proposals.append((r.path, slot.line, slot.visible, r.revives,
-                              _day(r.path), r.differs))
+                              _day(r.path, lay), r.differs))
     found = []
     for path, line, said, revived, day, differs in proposals:
         if not similarity.skeleton(said)[0]:
             continue  # nothing to compare: an empty skeleton equals any other
         for m in index.nearest(said, cfg.reinvent_similarity, min_shared=MIN_SHARED):
             rejecter = rejecters[m.b.path]
-            if day and not (_day(rejecter.path) and _day(rejecter.path) < day):
+            then = _day(rejecter.path, lay)
+            if day and not (then and then < day):
                 continue  # only an entry newer than the rejecting one
             if m.b.path in differs:
                 continue  # compared by a reader: a different proposal
             acknowledged = m.b.path in revived or (
-                rejecter.entry.superseded_by == path)
+                replaced.get(rejecter.path, ("", 0))[0] == path)
             found.append(Reproposal(path, line, m.b.path, m.b.text,
                                     round(m.score, 3), acknowledged))
     return found

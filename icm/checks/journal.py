@@ -69,9 +69,9 @@ RULES = Rules(NAME, {
                             "the entry that replaced it"),
     "supersedes-missing": Rule("a Supersedes line names no journal entry",
                                fix="name an existing journal entry"),
-    "front-matter": Rule("front matter without its closing '---' line: not "
-                         "read, and its status is not seen", Severity.WARNING,
-                         "close it with a line '---'"),
+    "front-matter": Rule("front matter without its closing '---' line (within "
+                         "100 lines): its keys are read as markdown text",
+                         Severity.WARNING, "close it with a line '---'"),
     "exempt-complete": Rule("an entry on journal_exempt is now complete",
                             fix="delete this path from journal_exempt"),
     "exempt-missing": Rule("an entry on journal_exempt does not exist",

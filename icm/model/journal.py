@@ -106,7 +106,7 @@ class Entry:
     status: str = ""  # its status, lower case ("accepted"); "" when none
     # entries it says it supersedes (adr-tools' "Supersedes [..](..)"), lines
     supersedes: Tuple[Tuple[str, int], ...] = ()
-    front: str = ""  # why its front matter was not read; "" when read or none
+    front: str = ""  # why its front matter was read as markdown ("": it was not)
     status_line: int = 0  # the line its status was read from; 0 when none
     title: str = ""  # its first level-1 heading
 
@@ -269,23 +269,29 @@ def layout(cfg: Config) -> Layout:
                    cfg.journal_pattern or PATTERNS[cfg.journal_format])
 
 
+# Every heading some format gives a role: in an icm journal such a slot takes
+# that role by name (a Decision Outcome slot is the decision), never one by
+# its place (a fourth slot named Consequences is no Verify command).
+_KNOWN: Dict[str, str] = {h: role for fmt in ("nygard", "madr")
+                          for role, hs in _HEADINGS[fmt].items() for h in hs}
+_KNOWN.update({name: role for role, name in _ICM_NAMES.items()})
+
+
 @functools.lru_cache(maxsize=16)
 def _layout(fmt: str, slots: Tuple[str, ...], verify_slot: str,
             pattern: str) -> Layout:
     if fmt == "icm":
+        fourth = slots[3] if len(slots) >= 4 and slots[3] not in _KNOWN else None
         verify = verify_slot or (DEFAULT_SLOTS[3] if DEFAULT_SLOTS[3] in slots
-                                 else slots[3] if len(slots) >= 4 else None)
+                                 else fourth)
         roles: Dict[str, Tuple[str, ...]] = {}
         taken: Set[Optional[str]] = {verify}
         for n, role in enumerate(_ICM_ROLES):
-            # By name first; a renamed slot keeps the role of its place, as
-            # long as that place's name holds no other role.
-            name = _ICM_NAMES[role]
-            if name not in slots:
-                name = slots[n] if len(slots) > n else ""
-                if name in _ICM_NAMES.values():
-                    continue
-            if name and name not in taken:
+            # By name first (any format's); a renamed slot keeps the role of
+            # its place, as long as its name holds no other role.
+            named = [s for s in slots if _KNOWN.get(s) == role and s not in taken]
+            name = named[0] if named else slots[n] if len(slots) > n else ""
+            if name and name not in taken and (named or name not in _KNOWN):
                 roles[role] = (name,)
                 taken.add(name)
         if verify:
@@ -358,7 +364,7 @@ class Front:
 
     text: str  # the entry with the front matter's lines emptied
     keys: Dict[str, Tuple[str, int]]  # simple top-level key -> (value, line)
-    problem: str = ""  # why it was not read ("" when read or none)
+    problem: str = ""  # why it was read as markdown ("" when read or none)
     end: int = 0  # the line of its closing ``---``; 0 without front matter
 
 
@@ -384,8 +390,9 @@ def front_matter(text: str) -> Front:
             used = sum(len(r) + len(e) for r, e in parts[:n + 1])
             blank = "".join(e for _r, e in parts[:n + 1])
             return Front(blank + text[used:], keys, "", n + 1)
-    return Front(text, {}, f"front matter opened on line 1 has no closing '---' "
-                 f"within {FRONT_LINES} lines; not read")
+    return Front(text, {}, "front matter opened on line 1 has no closing '---' "
+                 f"within {FRONT_LINES} lines ({FRONT_CHARS // 1024} KiB); read as "
+                 "markdown")
 
 
 def _unquote(value: str) -> str:

@@ -454,9 +454,12 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     lay = journal.layout(cfg)
     slot = lay.verify
     if slot is None:
-        # Only a config can leave no fourth slot: name it and the key.
+        # Only a config can leave no fourth slot: name it and the key. A
+        # fourth named for another role (Consequences) is no command.
+        why = "slots has no fourth" if len(lay.slots) < 4 else \
+            f"the fourth slot, '{lay.slots[3]}', is not the verify role"
         raise UsageError(f"{cfg.location}: no slot holds the Verify command: "
-                         "slots has no fourth and verify_slot is unset; set "
+                         f"{why} and verify_slot is unset; set "
                          "verify_slot to the slot whose code icm verify runs")
     paths = select(ctx, wanted)
     skip = dict(cfg.verify_skip)

@@ -287,7 +287,7 @@ def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
     # In MADR and adr-tools journals the verify section is optional unless
     # slots requires it: verify_slot may name a heading slots does not.
     if cfg.verify_slot and cfg.verify_slot not in cfg.slots \
-            and (cfg.journal_format == "icm" or "slots" in cfg.given):
+            and cfg.journal_format == "icm":
         raise UsageError(f"{at}: key 'verify_slot' must name one of the "
                          f"slots, got '{cfg.verify_slot}'")
     if cfg.queue_dir == cfg.journal_dir:

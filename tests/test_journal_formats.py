@@ -409,7 +409,8 @@ def test_verify_slot_names_any_heading_in_a_record_journal(repo: Path,
     """MADR 4's Confirmation section may hold the command: verify_slot names
     it (a ### heading under Decision Outcome), and it need not be a slot."""
     _tree(repo, MADR)
-    write(repo, {"icm.toml": MADR_CFG + "verify_slot = 'Confirmation'\n",
+    write(repo, {"icm.toml": MADR_CFG + "verify_slot = 'Confirmation'\nslots = "
+                 "['Context and Problem Statement', 'Decision Outcome']\n",
                  "docs/adr/0001-record-decisions-in-madr.md":
                  MADR["docs/adr/0001-record-decisions-in-madr.md"]
                  + "\n### Confirmation\n\n```sh\ntest -d docs/adr\n```\n"})
@@ -417,7 +418,7 @@ def test_verify_slot_names_any_heading_in_a_record_journal(repo: Path,
     assert code == 0 and out.splitlines()[:2] == [
         "docs/adr/0001-record-decisions-in-madr.md: would run in ROOT:",
         "    test -d docs/adr"]
-    assert icm("check-journal", "--root", str(repo))[1].count("\n") == 6
+    assert icm("check-journal", "--root", str(repo))[1].count("\n") == 4
 
 
 def test_a_fourth_slot_named_consequences_is_no_verify_command(repo: Path,
@@ -857,3 +858,14 @@ def test_handoff_names_the_decision_and_rejected_roles(repo: Path) -> None:
     assert _entry_lines(ctx, "docs/adr/0002-send-reports-with-cron.md") == (
         'Chosen option: "A cron job on the web host", because it is already there.',
         "Celery beat.")
+
+
+def test_a_records_format_can_be_told_from_its_text() -> None:
+    """What ``icm init`` may ask to pick ``journal_format``."""
+    from icm.model.journal import format_of
+
+    assert [format_of(MADR[f"docs/adr/{name}.md"]) for name in (
+        "0001-record-decisions-in-madr", "0003-keep-sessions-in-redis")] == [
+        "madr", None]  # 0003 lacks Considered Options
+    assert format_of(NYGARD["doc/adr/0002-keep-sessions-in-memory.md"]) == "nygard"
+    assert format_of("# A\n\n## Decision\nx\n") is None

@@ -305,6 +305,19 @@ def _layout(fmt: str, slots: Tuple[str, ...], verify_slot: str,
                   NamePattern(pattern))
 
 
+def format_of(text: str) -> Optional[str]:
+    """The record format one entry's text is in: "madr" or "nygard" when it
+    holds every section that format requires (front matter aside), else
+    None; for ``icm init``, which picks ``journal_format`` from the records
+    a repository has."""
+    from icm import markdown
+
+    heads = {s.title for s in markdown.sections(front_matter(text).text)
+             if s.level == 2}
+    return next((fmt for fmt in ("madr", "nygard")
+                 if set(_REQUIRED[fmt]) <= heads), None)
+
+
 def verify_slot(cfg: Config) -> Optional[str]:
     """The heading holding the Verify command: ``verify_slot``; else, in the
     icm format, a slot named Verify command or the fourth slot; in MADR and

@@ -290,20 +290,35 @@ def new_queue(title: str = typer.Argument(..., metavar="TITLE",
 
 
 @app.command("new-journal", cls=usage.Command)
-def new_journal(item: str = typer.Argument(..., metavar="ITEM", help="Queue "
-                                           "number (07), slug or path."),
+def new_journal(item: Optional[str] = typer.Argument(None, metavar="[ITEM]",
+                                                     help="Queue number (07), "
+                                                     "slug or path."),
                 day: Optional[str] = typer.Option(None, "--date", metavar=
                                                   "YYYY-MM-DD", help="Entry date "
                                                   "(default: today)."),
                 force: bool = typer.Option(False, "--force", help="Finish an "
                                            "item another writer has claimed."),
+                title: Optional[str] = typer.Option(None, "--title", metavar=
+                                                    "TITLE", help="Write an "
+                                                    "entry without a queue item."),
+                supersedes: Optional[str] = typer.Option(
+                    None, "--supersedes", metavar="ENTRY", help="Mark ENTRY (a "
+                    "number, name or path) superseded by the new one."),
                 root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Turn a queue item into a journal entry; print its path."""
+    """Write a journal entry from a queue item or a title."""
     def body() -> List[str]:
         from icm.workflow import journal
 
+        if item is None and title is None:
+            raise UsageError("new-journal needs ITEM or --title TITLE (usage: "
+                             "icm new-journal [OPTIONS] [ITEM])")
+        if item is not None and title is not None:
+            raise UsageError("new-journal takes ITEM or --title TITLE, not both")
         when = values.parse_date("--date", day) if day is not None else None
-        return journal.new_entry(_context(root), item, when, force)
+        if title is not None:
+            return journal.new_titled(_context(root), title, when, supersedes)
+        assert item is not None
+        return journal.new_entry(_context(root), item, when, force, supersedes)
 
     _write(debug, body)
 

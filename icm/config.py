@@ -65,6 +65,8 @@ class Config:
     reinvent_similarity: float = 0.25  # bench/eval_heldout.py (tuning part)
     similarity: str = "lexical"  # "semantic": the icm[semantic] extra's model
     reinvent_semantic: float = 0.35  # the semantic score's (tuning part)
+    journal_format: str = "icm"  # or "madr", "nygard" (adr-tools)
+    journal_pattern: str = ""  # empty: the format's (model.journal.PATTERNS)
     source: str = ""  # where it was read from, for messages; not a key
     given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
 
@@ -115,6 +117,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "reinvent_similarity": ("fraction", None),
     "similarity": ("enum", ("lexical", "semantic")),
     "reinvent_semantic": ("fraction", None),
+    "journal_format": ("enum", ("icm", "madr", "nygard")),
+    "journal_pattern": ("pattern", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}
@@ -295,7 +299,10 @@ def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
                 raise UsageError(f"{at}: key '{key}' must hold no control "
                                  f"character, got {text!r}")
     cfg = Config(source=name, given=frozenset(values), **values)
-    if cfg.verify_slot and cfg.verify_slot not in cfg.slots:
+    # In MADR and adr-tools journals the verify section is optional unless
+    # slots requires it: verify_slot may name a heading slots does not.
+    if cfg.verify_slot and cfg.verify_slot not in cfg.slots \
+            and cfg.journal_format == "icm":
         raise UsageError(f"{at}: key 'verify_slot' must name one of the "
                          f"slots, got '{cfg.verify_slot}'")
     _check_index(cfg, at)
@@ -386,6 +393,8 @@ def _check_value(
         return _note_names(value, bad, location(name, where))
     if kind == "index":
         return _index(value, bad)
+    if kind == "pattern":
+        return _pattern(value, bad)
     if kind in ("list", "paths", "globs", "destinations"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")
@@ -462,6 +471,18 @@ def _check_index(cfg: Config, at: str) -> None:
         if entry and (entry not in cfg.note_name or entry.startswith("!")):
             raise UsageError(f"{at}: key 'index' names {entry!r}, which is not "
                              f"an entry of note_name ({cfg.note_label})")
+
+def _pattern(value: Any, bad: Any) -> str:
+    """``journal_pattern``: a file name ending ``.md`` with a place for the
+    title (``slug``, ``title`` or ``*``); its tokens are
+    ``model.journal.NamePattern``'s."""
+    if not isinstance(value, str) or not value.strip():
+        raise bad("a non-empty string", isinstance(value, str))
+    if "/" in value or "\\" in value or not value.lower().endswith(".md") \
+            or not any(t in value for t in ("slug", "title", "*")):
+        raise bad("a file name ending .md, with slug, title or * where the "
+                  "title goes (e.g. 'NNNN-title.md')", right_type=True)
+    return value
 
 
 def _skip_list(value: Any, bad: Any, name: str, where: str

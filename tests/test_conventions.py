@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from icm import config as config_mod
 from icm.config import Config, validate
 from icm.context import NoteNames
 from tests.conftest import commit, git, write
@@ -480,29 +479,19 @@ NYGARD = ("# 1. Record architecture decisions\n\nDate: 2026-01-01\n\n## Status\n
     ("docs/adr", MADR, "madr", "MADR"),
     ("docs/decisions", NYGARD, "nygard", "adr-tools"),
 ])
-def test_init_reads_decision_records_as_the_journal_when_icm_can(
-        repo: Path, icm, monkeypatch, folder: str, text: str, kind: str,
-        shown: str) -> None:
-    """Written only when this icm knows ``journal_format`` (another branch
-    adds it): journal_dir alone would fail every record's name."""
+def test_init_reads_decision_records_as_the_journal(
+        repo: Path, icm, folder: str, text: str, kind: str, shown: str) -> None:
+    """The records are the journal: journal_dir with the format and the
+    pattern (journal_dir alone would fail every record's name)."""
     commit(repo, {"AGENTS.md": "# H\n", f"{folder}/0001-use-postgres.md": text,
                   f"{folder}/0002-use-redis.md": text,
                   f"{folder}/README.md": "# Decisions\n"}, D1)
-    assert "journal_format" not in config_mod.KNOWN_KEYS  # until that merge
-    assert icm("init", "--root", str(repo))[1].splitlines()[1:3] == [
-        f'left journal_dir = "journal": 2 {shown} records found in {folder}, and '
-        "this icm has no journal_format to read them",
-        "created journal/.gitkeep"]
-    for name in ("journal/.gitkeep", "queue/.gitkeep", "Makefile"):
-        (repo / name).unlink()
-    monkeypatch.setattr(config_mod, "KNOWN_KEYS", (*config_mod.KNOWN_KEYS,
-                                                   "journal_format",
-                                                   "journal_pattern"))
     assert icm("init", "--root", str(repo)) == (0, (
         "left alone AGENTS.md (exists)\n"
         f'journal_dir = "{folder}", journal_format = "{kind}", journal_pattern = '
         f'"NNNN-*.md": 2 {shown} records found in {folder}\n'
         "created queue/.gitkeep\ncreated Makefile\ncreated icm.toml\n"), "")
+    assert icm("check-journal", "--root", str(repo))[0] == 0
     assert (repo / "icm.toml").read_text() == (
         "# icm's settings; every key is optional (icm's docs/configuration.md).\n"
         + SET_BY_INIT + f'journal_dir = "{folder}"\njournal_format = "{kind}"\n'

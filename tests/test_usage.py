@@ -31,7 +31,10 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["bootmap", "--tokenizer", "gpt2"],
      "--tokenizer must be one of: bytes, cl100k, o200k (not 'gpt2')"),
     (["new-queue"], "new-queue needs TITLE (usage: icm new-queue [OPTIONS] TITLE)"),
-    (["new-journal"], "new-journal needs ITEM (usage: icm new-journal [OPTIONS] ITEM)"),
+    (["new-journal"], "new-journal needs ITEM or --title TITLE (usage: icm "
+     "new-journal [OPTIONS] [ITEM])"),
+    (["new-journal", "07", "--title", "X"],
+     "new-journal takes ITEM or --title TITLE, not both"),
     (["new-journal", "07", "--date", "2026-13-01"],
      "--date 2026-13-01 does not exist: there is no month 13"),
     (["new-journal", "07", "--date", "2026-02-29"],

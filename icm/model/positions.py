@@ -3,11 +3,16 @@ overruled and which designs are dead, for an agent to read at cold boot.
 
 - **Current**: every entry not superseded, newest first: its Decision's
   first sentence and its Invariant's, linking the entry.
-- **Superseded**: every entry with a ``Superseded-by:`` line, with the
-  entry that replaced it and why (the replacing Decision's first sentence).
+- **Superseded**: every entry with a ``Superseded-by:`` line (or a status
+  saying so, or an entry that ``Supersedes`` it), with the entry that
+  replaced it and why (the replacing Decision's first sentence).
 - **Rejected**: every Rejected alternative (its first sentence) with its
   entry, ranked by how often it was re-proposed, most first; the top one
   is labelled "most re-invented".
+
+Slots are read by role (``model.journal``): in a MADR journal the decision
+is the Decision Outcome and the rejected alternatives are the options it
+did not choose.
 
 A **re-proposal** is a queue item (its title and first paragraph) or a
 journal entry dated after the rejecting one (its Decision) at or above
@@ -27,6 +32,7 @@ Everything here is pure over the Context; ``render_markdown`` is the text
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 from dataclasses import dataclass
@@ -111,11 +117,6 @@ class _Read:
     decided: Tuple[similarity.Statement, ...] = ()  # its Decision's statements
 
 
-def _slot(entry: journal.Entry, slots: Sequence[str], n: int) -> str:
-    name = slots[n] if len(slots) > n else ""
-    return entry.slots[name].visible if name in entry.slots else ""
-
-
 def sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
     """The first sentence of a slot, cut at a word to ``limit`` characters."""
     said = journal.first_sentence(text, 10**6)
@@ -127,10 +128,10 @@ def sentence(text: str, limit: int = SENTENCE_CHARS) -> str:
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(",;:") + "..."
 
 
-def _day(path: str) -> str:
-    """The entry's date as its name writes it (``""`` for a bad name)."""
-    name = path.rsplit("/", 1)[-1]
-    return name[:10] if journal.valid_name(name) else ""
+def _day(path: str, lay: journal.Layout) -> str:
+    """What orders the entry (its name's date or number; ``""`` for a name
+    ``journal_pattern`` refuses)."""
+    return lay.pattern.sequence(path.rsplit("/", 1)[-1])
 
 
 def revives(text: str, path: str, key: str = _REVIVES) -> Set[str]:
@@ -171,34 +172,37 @@ def _is_field(paragraph: str) -> bool:
 def build(ctx: Context) -> Positions:
     """Read the journal and the queue once; compile the view."""
     cfg = ctx.config
-    slots = cfg.slots
+    lay = journal.layout(cfg)
     read: List[_Read] = []
-    for path in sorted(journal.entries(ctx), reverse=True):  # newest first
+    paths = journal.entries(ctx)
+    numbers = journal.numbered(paths, lay)
+    for path in sorted(paths, reverse=True):  # newest first
         try:
             text = ctx.read_markdown(path)
         except Unreadable:
             continue  # the journal check reports it
-        entry = journal.parse_entry(text, path, slots, journal.verify_slot(cfg))
+        entry = journal.read(text, path, cfg, numbers)
         read.append(_Read(path, entry, revives(text, path),
                           revives(text, path, _DIFFERS),
-                          designs(text, path, slots[1] if len(slots) > 1 else ""),
-                          designs(text, path, slots[0] if slots else "")))
+                          designs(text, path, entry, lay, "rejected"),
+                          designs(text, path, entry, lay, "decision")))
     by_path = {r.path: r for r in read}
+    replaced = journal.superseding({r.path: r.entry for r in read})
     current: List[Held] = []
     superseded: List[Overruled] = []
     for r in read:
-        decision = sentence(_slot(r.entry, slots, 0))
-        if r.entry.superseded_by:
-            by = by_path.get(r.entry.superseded_by)
-            why = sentence(_slot(by.entry, slots, 0)) if by else ""
-            superseded.append(Overruled(r.path, decision, r.entry.superseded_by,
-                                        why, by is not None))
+        decision = sentence(r.entry.said("decision"))
+        if r.path in replaced and replaced[r.path][0]:
+            new = replaced[r.path][0]
+            by = by_path.get(new)
+            why = sentence(by.entry.said("decision")) if by else ""
+            superseded.append(Overruled(r.path, decision, new, why, by is not None))
         else:
             current.append(Held(r.path, decision,
-                                sentence(_slot(r.entry, slots, 2))))
-    back = revived(read)
-    alternatives = {r.path: _shown(r, back, slots) for r in read}
-    found = sorted(_reproposals(ctx, read, alternatives, back),
+                                sentence(r.entry.said("invariant"))))
+    back = revived(read, replaced)
+    alternatives = {r.path: _shown(r, back, lay) for r in read}
+    found = sorted(_reproposals(ctx, read, back, replaced, lay),
                    key=lambda p: (p.path, p.line, p.rejected_by))
     against: Dict[str, List[Reproposal]] = {}
     for p in found:
@@ -210,14 +214,34 @@ def build(ctx: Context) -> Positions:
     return Positions(tuple(current), tuple(superseded), tuple(dead), tuple(found))
 
 
-def designs(text: str, path: str, slot: str) -> Tuple[similarity.Statement, ...]:
-    """The statements (paragraphs, list items) of one ``##`` slot of an
-    entry: each Rejected alternative is one, not only the slot's first
-    sentence (a list of four rejected designs named one)."""
-    if not slot:
+def designs(text: str, path: str, entry: journal.Entry, lay: journal.Layout,
+            role: str) -> Tuple[similarity.Statement, ...]:
+    """The statements (paragraphs, list items) of the section holding
+    ``role``: each Rejected alternative is one, not only the section's first
+    sentence (a list of four rejected designs named one). MADR's rejected
+    alternatives are computed (the options not chosen, "A; B."): one
+    statement each, at the options' heading."""
+    slot = entry.roles.get(role)
+    if slot is None:
         return ()
-    return tuple(similarity.statements(text, path, lambda trail: any(
-        level == 2 and title == slot for level, title in trail)))
+    if slot.name not in lay.headings(role):  # computed, not a section
+        parts = [p.strip(" .") for p in slot.visible.split("; ")]
+        return tuple(similarity.Statement(path, slot.line + n, part)
+                     for n, part in enumerate(p for p in parts if p))
+    found = similarity.statements(text, path, lambda trail: any(
+        level == 2 and title == slot.name for level, title in trail))
+    return tuple(dataclasses.replace(s, text=untemplated(s.text)) for s in found)
+
+
+# The words MADR's template puts in every Decision Outcome: two outcomes
+# about different things shared them and looked like one design.
+_TEMPLATE = re.compile(r"\bchosen option\b\s*:?|\bbecause\b", re.I)
+
+
+def untemplated(text: str) -> str:
+    """A decision's own words, without the template's (``Chosen option:
+    "X", because ...``)."""
+    return " ".join(_TEMPLATE.sub(" ", text).split())
 
 
 def _threshold(ctx: Context) -> float:
@@ -232,7 +256,8 @@ def _ranker(ctx: Context, texts: Sequence[str]) -> similarity.Ranker:
     return similarity.Ranker(texts, embed)
 
 
-def revived(read: Sequence[_Read]) -> Set[Tuple[str, int]]:
+def revived(read: Sequence[_Read], replaced: Dict[str, Tuple[str, int]]
+            ) -> Set[Tuple[str, int]]:
     """The Rejected alternatives (entry, line) a newer entry brought back:
     it says ``Revives: <entry>`` (the alternative its Decision is most like,
     the first when it is like none), or it supersedes the entry and its
@@ -241,10 +266,10 @@ def revived(read: Sequence[_Read]) -> Set[Tuple[str, int]]:
     by_path = {r.path: r for r in read}
     back: Set[Tuple[str, int]] = set()
     for r in read:
-        said = " ".join(s.text for s in r.decided) or _slot_text(r)
+        said = " ".join(s.text for s in r.decided) or r.entry.said("decision")
         named = set(r.revives)
-        named.update(p for p, old in by_path.items() if old.entry.superseded_by
-                     == r.path)
+        named.update(p for p in by_path
+                     if replaced.get(p, ("", 0))[0] == r.path)
         for target in sorted(named):
             old = by_path.get(target)
             if old is None or not old.rejected or target == r.path:
@@ -258,32 +283,30 @@ def revived(read: Sequence[_Read]) -> Set[Tuple[str, int]]:
     return back
 
 
-def _slot_text(r: _Read) -> str:
-    first = next(iter(r.entry.slots.values()), None)
-    return first.visible if first else ""
-
-
-def _shown(r: _Read, back: Set[Tuple[str, int]], slots: Sequence[str]) -> str:
+def _shown(r: _Read, back: Set[Tuple[str, int]], lay: journal.Layout) -> str:
     """The Rejected alternative the view lists for an entry: its first one
     still dead (``""`` when every one was revived: current, not dead)."""
-    for stmt in r.rejected:
-        if (r.path, stmt.line) not in back:
-            return journal.first_sentence(stmt.text, 10**6)
+    alive = [s for s in r.rejected if (r.path, s.line) not in back]
+    slot = r.entry.roles.get("rejected")
+    if alive and slot is not None and slot.name not in lay.headings("rejected"):
+        return "; ".join(s.text for s in alive) + "."  # MADR's, computed
+    for stmt in alive:
+        return journal.first_sentence(stmt.text, 10**6)
     if r.rejected:
         return ""
-    return journal.first_sentence(_slot(r.entry, slots, 1), 10**6)
+    return journal.first_sentence(r.entry.said("rejected"), 10**6)
 
 
 def _reproposals(ctx: Context, read: Sequence[_Read],
-                 alternatives: Dict[str, str],
-                 back: Set[Tuple[str, int]]) -> List[Reproposal]:
+                 back: Set[Tuple[str, int]], replaced: Dict[str, Tuple[str, int]],
+                 lay: journal.Layout) -> List[Reproposal]:
     """Each queue item's and newer entry's best match among the dead designs
     (every Rejected alternative not revived, every superseded Decision), when
     it scores at or above the threshold (``bench/eval_heldout.py``)."""
     dead: List[Tuple[_Read, similarity.Statement, bool]] = []  # (entry, design,
     for r in read:                                           # superseded)
         dead += [(r, s, False) for s in r.rejected if (r.path, s.line) not in back]
-        if r.entry.superseded_by:
+        if replaced.get(r.path, ("", 0))[0]:
             dead += [(r, s, True) for s in r.decided]
     if not dead:
         return []
@@ -303,11 +326,10 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
         proposals.append((item, line, said, revives(text, item), "",
                           revives(text, item, _DIFFERS)))
     for r in read:
-        name = ctx.config.slots[0] if ctx.config.slots else ""
-        slot = r.entry.slots.get(name)
-        if slot is not None and slot.visible and _day(r.path):
-            proposals.append((r.path, slot.line, slot.visible, r.revives,
-                              _day(r.path), r.differs))
+        slot = r.entry.roles.get("decision")
+        if slot is not None and slot.visible and _day(r.path, lay):
+            proposals.append((r.path, slot.line, untemplated(slot.visible), r.revives,
+                              _day(r.path, lay), r.differs))
     found = []
     for path, line, said, revived_here, day, differs in proposals:
         if not similarity.skeleton(said)[0]:
@@ -316,16 +338,16 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
             rejecter, design, superseded = dead[n]
             if rejecter.path == path:
                 continue  # an entry does not re-propose its own designs
-            if day and not (_day(rejecter.path) and _day(rejecter.path) < day):
+            then = _day(rejecter.path, lay)
+            if day and not (then and then < day):
                 continue  # only an entry newer than the rejecting one
             if rejecter.path in differs:
                 continue  # compared by a reader: a different proposal
-            acknowledged = rejecter.path in revived_here or (
-                rejecter.entry.superseded_by == path)
+            by = replaced.get(rejecter.path, ("", 0))[0]
+            acknowledged = rejecter.path in revived_here or by == path
             found.append(Reproposal(
                 path, line, rejecter.path, design.text, round(score, 3),
-                acknowledged, rejecter.entry.superseded_by or "" if superseded
-                else ""))
+                acknowledged, by if superseded else ""))
             break  # the top match only
     return found
 

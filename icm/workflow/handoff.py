@@ -147,7 +147,8 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
     jprefix = ctx.config.journal_dir.rstrip("/") + "/"
     qprefix = ctx.config.queue_dir.rstrip("/") + "/"
     new_entries = sorted(p for s, p in changed if s == "A" and p.startswith(jprefix)
-                         and journal_check.valid_name(p[len(jprefix):]))
+                         and journal_check.valid_entry_name(p[len(jprefix):],
+                                                            ctx.config))
     new_entries += sorted(p for s, p in changes if s.strip() in ("A", "??")
                           and p.startswith(jprefix) and "/" not in p[len(jprefix):]
                           and p not in new_entries)
@@ -226,13 +227,9 @@ def _entry_lines(ctx: Context, path: str) -> Tuple[str, str]:
         text = ctx.read_markdown(path)
     except Unreadable as exc:
         return f"(cannot read: {exc.reason})", ""
-    slots = ctx.config.slots
-    entry = journal_check.parse_entry(text, path, slots,
-                                      journal_check.verify_slot(ctx.config))
-    said = [entry.slots[s].visible if s in entry.slots else "" for s in slots[:2]]
-    said += [""] * (2 - len(said))
-    return (journal_check.first_sentence(said[0]),
-            journal_check.first_sentence(said[1]))
+    entry = journal_check.read(text, path, ctx.config)
+    return (journal_check.first_sentence(entry.said("decision")),
+            journal_check.first_sentence(entry.said("rejected")))
 
 
 def _open_items(ctx: Context) -> List[Tuple[str, str, str]]:

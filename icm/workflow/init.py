@@ -294,11 +294,10 @@ def init(ctx: Context) -> List[str]:
             steps.append((choice.line(f"not setting {{}} ({{}}): set "
                                       f"{'it' if len(choice.keys) < 2 else 'them'}"
                                       f" in {cfg.source}"), None))
-    # The config as it will read (keys this icm cannot check left out), to
+    # The config as it will read, to
     # know which notes will speak for the files init would touch.
-    new_cfg = config_mod.validate(
-        {k: v for k, v in chosen.items() if k not in JOURNAL_KEYS},
-        "icm.toml", "icm.toml") if chosen else cfg
+    new_cfg = config_mod.validate(chosen, "icm.toml", "icm.toml") if chosen \
+        else cfg
     owner = owner_of(dataclasses.replace(ctx, config=new_cfg, _memo={}))
     journal_dir = new_cfg.journal_dir
     if "journal_dir" not in chosen:  # an adopted folder has its records
@@ -326,9 +325,6 @@ LOCATION_LOADED = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 RECORD_DIRS = ("docs/adr", "docs/decisions")
 _RECORD = re.compile(r"[0-9]{4}-[^/]+\.md")
 RECORD_PATTERN = "NNNN-*.md"
-# The keys that read records as a journal; written only when this icm knows
-# them (``config.KNOWN_KEYS``, read at run time).
-JOURNAL_KEYS = ("journal_format", "journal_pattern")
 
 
 def toml_value(value: Any) -> str:
@@ -427,12 +423,6 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
             continue
         shown = {"madr": "MADR", "nygard": "adr-tools"}[kind]
         count = f"{len(records)} {shown} records found in {folder}"
-        if not set(JOURNAL_KEYS) <= set(config_mod.KNOWN_KEYS):
-            # journal_dir alone would fail every record ("name does not
-            # match YYYY-MM-DD_slug.md"): the journal stays where it is.
-            return Choice({}, f"left journal_dir = "
-                          f"{toml_value(ctx.config.journal_dir)}: {count}, and "
-                          "this icm has no journal_format to read them")
         return Choice({"journal_dir": folder, "journal_format": kind,
                        "journal_pattern": RECORD_PATTERN}, count)
     return None

@@ -153,7 +153,7 @@ REWRAPPED = "# src\n\nWhy the cleaner\nkeeps the raw rows.\n"
     NOTE.replace("\n", "\r\n"),  # line endings
     REWRAPPED,  # re-wrapping
     "\ufeff" + NOTE.replace("Why", "  Why\t"),  # a BOM, indentation
-])
+], ids=["empty-line", "crlf", "rewrap", "bom-indent"])
 def test_a_wordless_note_edit_is_no_review(repo: Path, icm, edit: str) -> None:
     fresh(repo)
     commit(repo, {"src/x.py": "2"}, D9)
@@ -361,3 +361,60 @@ def test_precommit_takes_a_review_and_refuses_an_empty_line(
     assert done.returncode == 0, done.stdout + done.stderr
     assert git(repo, "rev-parse", "HEAD") != head
     assert git(repo, "show", "--format=", "--stat", "HEAD").count("|") == 2
+
+
+# -- the rule against an oracle ---------------------------------------------------
+
+try:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pytest.skip("hypothesis not installed", allow_module_level=True)
+
+EVENTS = st.lists(st.tuples(st.sampled_from([None, "word", "space"]), st.booleans())
+                  .filter(lambda e: e != (None, False)), max_size=5)
+
+
+@settings(max_examples=20)
+@given(EVENTS)
+def test_ok_exactly_when_a_word_changed_at_or_after_the_code(tmp_path_factory,
+                                                             events) -> None:
+    """Random histories of note edits (a word, or whitespace only) and code
+    commits: the note is ok exactly when its last change of words is no
+    older than the code's last commit (a commit holding both is a tie)."""
+    from icm.cli import main
+
+    root = tmp_path_factory.mktemp("oracle")
+    git(root, "init", "-q")
+    words, blank = ["why"], 0
+    commit(root, {"src/context.md": "why\n", "src/x.py": "0"}, D1)
+    last_word = last_code = 0
+    for i, (note, code) in enumerate(events, 1):
+        if note == "word":
+            words.append(f"w{i}")
+            last_word = i
+        elif note == "space":
+            blank = (blank + 1) % 3
+        files = {"src/context.md": " ".join(words) + "\n" * (1 + blank)} \
+            if note else {}
+        commit(root, {**files, **({"src/x.py": str(i)} if code else {})}, D5)
+        last_code = i if code else last_code
+    assert main(["check-stale", "--root", str(root)]) == \
+        (0 if last_word >= last_code else 1)
+
+
+def test_what_cannot_be_compared_counts_as_changed(repo: Path, icm,
+                                                   monkeypatch) -> None:
+    """A note over ``WORDS_CAP`` (its blob read cut) and a path holding a
+    newline (it cannot go through git's stdin) are judged as before words:
+    any change of the note is one."""
+    monkeypatch.setattr(stale_mod, "WORDS_CAP", 16)
+    odd = "odd\nname/context.md"
+    commit(repo, {"src/context.md": NOTE, "src/x.py": "1", odd: NOTE,
+                  "odd\nname/y.py": "1"}, D1)
+    commit(repo, {"src/x.py": "2", "odd\nname/y.py": "2"}, D5)
+    commit(repo, {"src/context.md": REWRAPPED, odd: REWRAPPED}, D9)
+    shown = "odd\\nname/context.md"  # the text format escapes the newline
+    assert stale(icm, repo)[:2] == (0, f"{shown}: ok\n{OK}")
+    monkeypatch.setattr(stale_mod, "WORDS_CAP", 1 << 18)
+    assert stale(icm, repo)[:2] == (1, f"{shown}: ok\n{WORDLESS}")

@@ -228,26 +228,25 @@ def _walk_back(ctx: Context, pairs: Dict[str, str], base: Optional[str],
     the change found is at the shallow boundary. One log of all the notes
     and their code files, stopped when every note is decided; one
     ``cat-file``."""
-    notes_of: Dict[str, List[str]] = {}
     code_of: Dict[str, List[str]] = {}
     for note, path in pairs.items():
-        notes_of.setdefault(note, []).append(note)
         code_of.setdefault(path, []).append(note)
     seen: Dict[str, List[Tuple[str, str, str]]] = {n: [] for n in pairs}
     reached: Set[str] = set()
-    left = set(pairs)
+    left = set(pairs)  # a note is never code: a path is one or the other
     with closing(ctx.path_changes(sorted({*pairs, *pairs.values()}), base)) as walk:
-        for sha, _, changes in walk:
+        for sha, _, changes in walk:  # each step costs its commit's changes
             for path, old, new in changes:
-                for note in notes_of.get(path, ()):
-                    if note in left:
-                        seen[note].append((sha, old, new))
+                if path in left:
+                    seen[path].append((sha, old, new))
             for path, _, _ in changes:
                 for note in code_of.get(path, ()):
-                    if note in left:
+                    if note in left:  # the code's newest commit: the walk ends
                         reached.add(note)
                         left.discard(note)
-            left -= {n for n in left if len(seen[n]) >= WALK}
+            for path, _, _ in changes:
+                if path in left and len(seen[path]) >= WALK:
+                    left.discard(path)
             if not left:
                 break
     digests = _digests(ctx, [oid for found in seen.values()

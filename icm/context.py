@@ -161,8 +161,12 @@ class Context:
 
     def head_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
         """path -> blob id of each of ``paths`` that HEAD has (one
-        ``ls-tree``); {} for none asked."""
-        return git.tree_entries(self.root, "HEAD", paths) if paths else {}
+        ``ls-tree``; of the whole tree past ``git.PATHSPEC_MAX`` paths, as
+        ``path_changes``); {} for none asked."""
+        if len(paths) <= git.PATHSPEC_MAX:
+            return git.tree_entries(self.root, "HEAD", paths) if paths else {}
+        found = git.tree_entries(self.root, "HEAD", ["."])
+        return {path: found[path] for path in paths if path in found}
 
     def blobs(self, oids: Iterable[str], cap: int, batch: int = 1024
               ) -> Iterator[Tuple[str, bytes]]:

@@ -5,6 +5,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from icm.workflow import review as review_mod
 from tests.conftest import commit, write
@@ -169,11 +171,6 @@ def test_markers_are_no_duplicate_rule(notes: Path, icm) -> None:
 
 # -- the writer's properties ---------------------------------------------------
 
-try:
-    from hypothesis import given
-    from hypothesis import strategies as st
-except ImportError:  # pragma: no cover - hypothesis is in the test extra
-    pytest.skip("hypothesis not installed", allow_module_level=True)
 
 ROWS = st.sampled_from([
     "", "   ", "Why it is so.", "```", "~~~", "    indented", "\ufeffwith a BOM",
@@ -204,3 +201,8 @@ def test_a_review_changes_a_word_and_nothing_else(parts, closed, day) -> None:
         assert new.endswith(review_mod.marker(day) + lines.ending(text))
     again, _ = review_mod.mark(new, day)  # a second review finds the first
     assert len(lines.split(again)) == len(new_rows)
+
+
+def test_no_note_named_is_one_line(icm) -> None:
+    assert icm("review") == (
+        2, "", "icm: review needs NOTE (usage: icm review [OPTIONS] {NOTE}...)\n")

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from icm.checks import stale as stale_mod
 from icm.config import DEFAULT_STALE_IGNORE
@@ -284,6 +286,11 @@ def test_past_pathspec_max_the_log_takes_no_paths(repo: Path, icm, monkeypatch,
     commit(repo, {f"{at}lib/context.md": NOTE + "\nReread.\n\n"}, D10)
     assert stale(icm, repo / root) == (
         1, "lib/context.md: ok\n" + WORDLESS, "")
+    write(repo, {f"{at}lib/context.md": NOTE + "\nReread.\n", f"{at}lib/y.py": "3",
+                 f"{at}src/context.md": NOTE + "\nReread.\n"})  # pending
+    assert stale(icm, repo / root) == (
+        1, "lib/context.md: STALE - code in lib changed (uncommitted) after the "
+        "note\nsrc/context.md: ok (pending)\n", "")
 
 
 def test_the_words_cost_a_fixed_number_of_git_processes(repo: Path, icm,
@@ -365,11 +372,6 @@ def test_precommit_takes_a_review_and_refuses_an_empty_line(
 
 # -- the rule against an oracle ---------------------------------------------------
 
-try:
-    from hypothesis import given, settings
-    from hypothesis import strategies as st
-except ImportError:  # pragma: no cover - hypothesis is in the test extra
-    pytest.skip("hypothesis not installed", allow_module_level=True)
 
 EVENTS = st.lists(st.tuples(st.sampled_from([None, "word", "space"]), st.booleans())
                   .filter(lambda e: e != (None, False)), max_size=5)

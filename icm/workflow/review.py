@@ -21,9 +21,9 @@ Good::
 Every note named is checked and planned before the first write, under
 the queue lock (renumber rewrites links in notes), and all are written or
 none (``files.all_or_nothing``), each keeping its line endings and
-byte-order mark. A path that is not a note, a symlink (git
-records the link, not the text: a review there would change nothing git
-sees) and a file that is not UTF-8 are refused, nothing changed.
+byte-order mark. A path that is not a note, a symlink (git records the
+link, not the text: a review there would change nothing git sees) and a
+file that is not UTF-8 are refused, nothing changed.
 """
 
 from __future__ import annotations

@@ -522,6 +522,29 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
     raise typer.Exit(_guard(debug, body))
 
 
+NotesArg = typer.Argument(..., metavar="NOTE", help="Notes read against their "
+                         "code and still true.")
+
+
+@app.command("review", cls=usage.Command)
+def review(notes: List[str] = NotesArg,
+           day: Optional[str] = typer.Option(None, "--date", metavar="YYYY-MM-DD",
+                                             help="The review's date (default: "
+                                             "today, UTC)."),
+           root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Record that a note still holds: its reviewed line.
+
+    Writes or updates <!-- icm: reviewed DATE --> in each note, a change of
+    words check-stale counts (a whitespace change is no review)."""
+    def body() -> List[str]:
+        from icm.workflow import review as mod
+
+        when = values.parse_date("--date", day) if day is not None else None
+        return mod.review(_context(root), notes, when)
+
+    _write(debug, body)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Run icm with ``argv``; return the exit code (never raises SystemExit).
 

@@ -29,6 +29,20 @@ CONFIG_FILES = ("icm.toml", "pyproject.toml")
 DEFAULT_SLOTS = ("Decision", "Rejected alternative", "Invariant", "Verify command")
 DEFAULT_PLACEHOLDERS = ("looks good", "TBD", "TODO", "n/a", "none", "-",
                         "same as above")
+# Files a tool writes, not a person: a commit of only these moves no code
+# for check-stale. Dependency lockfiles, then test snapshots (docs/checks.md
+# names the tool of each).
+DEFAULT_STALE_IGNORE = (
+    "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock",
+    "bun.lock", "bun.lockb", "deno.lock", "uv.lock", "poetry.lock",
+    "Pipfile.lock", "pdm.lock", "pixi.lock", "Cargo.lock", "go.sum",
+    "go.work.sum", "composer.lock", "Gemfile.lock", "flake.lock", "mix.lock",
+    "pubspec.lock", "Podfile.lock", "Package.resolved", "packages.lock.json",
+    "gradle.lockfile",
+    "**/__snapshots__/**", "*.snap", "*.ambr", "**/__Snapshots__/**",
+    "*.verified.*", "**/__image_snapshots__/**", "**/*-snapshots/**",
+    "**/cypress/snapshots/**", "**/backstop_data/bitmaps_reference/**",
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +62,8 @@ class Config:
     links_ignore: Tuple[str, ...] = ()
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
+    stale_ignore: Tuple[str, ...] = DEFAULT_STALE_IGNORE
+    stale_ignore_extend: Tuple[str, ...] = ()
     max_file_bytes: int = 10_000_000
     queue_refs: Tuple[str, ...] = ()
     agents_dirs: Tuple[str, ...] = ("Agents/*",)
@@ -100,6 +116,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "links_ignore": ("destinations", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
+    "stale_ignore": ("globs", None),
+    "stale_ignore_extend": ("globs", None),
     "max_file_bytes": ("int", None),
     "queue_refs": ("list", None),
     "agents_dirs": ("globs", None),

@@ -19,6 +19,7 @@ from typing import (
     Iterator,
     List,
     Optional,
+    Sequence,
     Set,
     Tuple,
 )
@@ -156,6 +157,34 @@ class Context:
 
     def markdown_files(self) -> Tuple[str, ...]:
         return tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
+
+    def path_changes(self, paths: Sequence[str], base: Optional[str] = None,
+                     commits: Sequence[str] = ()
+                     ) -> git.Changes:
+        """The commits of ``history``'s pass that change ``paths``, newest
+        first, each with its changes' blob ids (``git.path_changes``; close
+        it to stop git early); with ``commits``, only those."""
+        return git.path_changes(self.root, self.config.stale_history, paths, base,
+                                commits)
+
+    def head_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
+        """path -> blob id of each of ``paths`` that HEAD has (one
+        ``ls-tree``; of the whole tree past ``git.PATHSPEC_MAX`` paths, as
+        ``path_changes``); {} for none asked."""
+        if len(paths) <= git.PATHSPEC_MAX:
+            return git.tree_entries(self.root, "HEAD", paths) if paths else {}
+        found = git.tree_entries(self.root, "HEAD", ["."])
+        return {path: found[path] for path in paths if path in found}
+
+    def blobs(self, oids: Iterable[str], cap: int, batch: int = 1024
+              ) -> Iterator[Tuple[str, bytes]]:
+        """(id, its first ``cap`` bytes) of each blob found, ``batch`` at a
+        time (one ``cat-file --batch`` each: memory is a batch's, whatever
+        the number)."""
+        wanted = sorted(set(oids))
+        for start in range(0, len(wanted), batch):
+            yield from git.read_blobs(self.root, wanted[start:start + batch],
+                                      cap).items()
 
 
 @dataclass(frozen=True)

@@ -449,7 +449,7 @@ OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "lim
                   "cap", "chunk", "check", "stdin", "filters", "partial"}
 # The mechanism itself, and a parser that runs nothing.
 NOT_A_CALL = {"command", "run", "unopened", "history_command",
-              "own_commits_command"}  # argv builders, over ``command``
+              "own_commits_command", "changes_command"}  # argv builders
 
 EVIL = ["--output={outside}/written", "-o", "-c", "--all", "--exec={program}",
         "--upload-pack={program}"]
@@ -500,6 +500,17 @@ def _calls(repo: Path, x: str):
         "read_blobs": (lambda _: g.read_blobs(repo, [x]), {}),
         "commit_positions": (lambda _: g.commit_positions(repo, [x]), {}),
         "stage_move": (lambda _: _moved(repo, x), ["D", f"{x}/f.md", "A", f"{x}/g.md"]),
+        # Paths and commits go to git log's standard input, after "--" and
+        # before it; a commit must be a hash, so x names none.
+        "path_changes": (lambda _: [[p for p, _, _ in changes] for _, _, changes
+                                    in g.path_changes(repo, "first-parent",
+                                                      [f"{x}/f.md"])],
+                         [[f"{x}/f.md"]]),
+        "path_changes commits": (lambda _: list(g.path_changes(
+            repo, "first-parent", ["src/a.py"], commits=[x])), []),
+        "path_changes base": (lambda r: [sha for sha, _, _ in g.path_changes(
+            repo, "first-parent", ["src/a.py"], base=g.commit_of(repo, r))],
+            "plain"),
         # The base as the stale check passes it: resolved to a commit first.
         "HistoryPass.__init__": (lambda r: sorted(g.HistoryPass(
             repo, "first-parent", base=g.commit_of(repo, r)).result().items()),

@@ -498,6 +498,7 @@ QUEUE_WRITERS = {
     "new-queue": ["new-queue", "Next"],
     "check-links --fix": ["check-links", "--fix"],
     "positions --write": ["positions", "--write"],
+    "review": ["review", "a/context.md"],
 }
 
 

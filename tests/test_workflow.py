@@ -484,7 +484,8 @@ def test_make_new_journal_and_new_queue_say_how_to_call_them(repo: Path) -> None
     write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
     inc = ROOT / "templates" / "Makefile.inc"
     for target, usage in (("new-journal", "ITEM=07 (a queue number, slug or path)"),
-                          ("new-queue", 'TITLE="Auto-detect the delimiter"')):
+                          ("new-queue", 'TITLE="Auto-detect the delimiter"'),
+                          ("review", "NOTE=src/context.md")):
         result = _make(repo, target)
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.endswith(f"*** usage: make {target} {usage}.  Stop.\n")
@@ -555,6 +556,9 @@ def test_make_targets_through_the_include_line(repo: Path) -> None:
     assert make("check-positions").stdout == "positions ok\n"
     write(repo, {"icm.toml": 'positions_file = "journal/POSITIONS.md"\n'})
     assert make("positions").stdout == "created journal/POSITIONS.md\n"
+    write(repo, {"my notes/context.md": "# Mine\n"})
+    assert make("review", "NOTE=my notes/context.md").stdout.startswith(
+        "my notes/context.md: reviewed ")
 
 
 # -- ecosystem -----------------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
-from icm import paths
+from icm import paths, registry
 from icm.errors import UsageError
 from icm.escape import inert
 
@@ -60,6 +60,8 @@ class Config:
     dupes_ignore: Tuple[str, ...] = ()
     positions_file: str = ""  # empty: no positions file is kept
     reinvent_similarity: float = 0.25  # bench/eval_reinvent.py
+    select: Tuple[str, ...] = ()  # rule codes reported (empty: every code)
+    ignore: Tuple[str, ...] = ()  # rule codes not reported
     source: str = ""  # where it was read from, for messages; not a key
     given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
 
@@ -100,6 +102,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_ignore": ("globs", None),
     "positions_file": ("path", None),
     "reinvent_similarity": ("fraction", None),
+    "select": ("codes", None),
+    "ignore": ("codes", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}
@@ -364,6 +368,11 @@ def _check_value(
         return value
     if kind == "skip":
         return _skip_list(value, bad, name, where)
+    if kind == "codes":  # CHECK or CHECK/CODE, as --select takes them
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad("a list of strings")
+        return tuple(registry.selector(v, f"{location(name, where)}: key "
+                                          f"'{key}'") for v in value)
     if kind in ("list", "paths", "globs", "destinations"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")

@@ -170,7 +170,8 @@ def test_text_format_escapes_every_repository_name(repo: Path, icm) -> None:
                  f"Agents/{TEXT_HOSTILE}/AGENT.md": "# a\n",
                  f"::warning::{TEXT_HOSTILE}/context.md": "# n\n"})
     assert icm("check-queue", "--root", str(repo)) == (
-        1, f"queue/07_{SHOWN}.md: name does not match NN_slug.md\n", "")
+        1, f"queue/07_{SHOWN}.md: name does not match NN_slug.md\n"
+           "queue: 1 problem (no base branch to compare with)\n", "")
     assert icm("check-journal", "--root", str(repo)) == (
         1, f"journal/2026-01-01_{SHOWN}.md: name does not match "
            "YYYY-MM-DD_slug.md\n", "")

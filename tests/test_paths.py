@@ -255,6 +255,7 @@ NOT_PATHS = {
     "slots": "headings", "placeholders": "prose", "verify_slot": "a heading",
     "queue_refs": "git refs, passed as data after --end-of-options",
     "links_ignore": "link text, never opened: ignoring '../sibling/**' is a use",
+    "select": "rule codes", "ignore": "rule codes",
 }
 
 

@@ -17,7 +17,8 @@ codes on the next line; at the end of a line, on that line;
 ``<!-- icm: ignore-file CODE -->`` in the whole file. A CODE is a check
 (``links``) or one of its codes (``links/missing-anchor``), as ``--select``
 takes them. ``<!-- icm: allow-duplicate -->`` is ``ignore dupes``. Fenced
-code holds examples, never a suppression.
+code holds examples, never a suppression. Only errors and warnings are
+silenced: information fails nothing, and a clean run reads no file more.
 
 The baseline is repository text: read through ``icm.paths``, at most
 ``max_file_bytes``, validated key by key; a bad file is one line and exit 2.
@@ -267,9 +268,11 @@ class Silenced:
 def judge(ctx: Context, reports: Iterable[Report], chosen: registry.Selection,
           baseline: Optional[Mapping[Key, int]] = None
           ) -> Tuple[List[Report], Silenced]:
-    """``reports`` without the findings ``chosen`` leaves out, those a
-    suppression silences and those ``baseline`` holds (each key at most its
-    count, in order); each report's tail made again for what it keeps."""
+    """``reports`` without the findings ``chosen`` leaves out, the errors
+    and warnings a suppression silences and those ``baseline`` holds (each
+    key at most its count, in order); each report's tail made again for
+    what it keeps. Only a file with an error or warning is read for
+    suppressions: a clean run reads nothing more."""
     left = dict(baseline or {})
     files: Dict[str, Markers] = {}
     held = {"baselined": 0, "suppressed": 0}
@@ -281,12 +284,14 @@ def judge(ctx: Context, reports: Iterable[Report], chosen: registry.Selection,
         for f in report.findings:
             if not chosen.wants(f.check, f.code):
                 continue
-            problem = f.severity is not Severity.INFO
+            if f.severity is Severity.INFO:  # never fails: no file is read
+                kept.append(f)
+                continue
             if _marks(ctx, f.path, files).silence(f):
-                held["suppressed"] += problem
+                held["suppressed"] += 1
                 continue
             k = key(f)
-            if problem and left.get(k):
+            if left.get(k):
                 left[k] -= 1
                 held["baselined"] += 1
                 continue

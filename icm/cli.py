@@ -120,9 +120,12 @@ def _cwd() -> Path:
 
 
 def _run_checks(specs: Sequence[Spec], given: Dict[str, Any], root: Optional[Path],
-                fmt: str, quiet: bool) -> int:
-    """Run ``specs`` and render them; more than one ends with the summary."""
-    from icm import engine, report
+                fmt: str, quiet: bool, select: Optional[List[str]] = None,
+                ignore: Optional[List[str]] = None) -> int:
+    """Run ``specs`` and render them; more than one ends with the summary.
+    Only the codes selected are reported; suppressed and baselined findings
+    are counted, not shown (``icm.baseline``)."""
+    from icm import baseline, engine, report
 
     values.choice("--format", fmt, values.FORMATS)
     parsed = _parsed(specs, given)
@@ -131,13 +134,24 @@ def _run_checks(specs: Sequence[Spec], given: Dict[str, Any], root: Optional[Pat
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         ctx = _context(root, progress)
-        reports = engine.run(ctx, specs, parsed)
+        chosen = registry.Selection.of((ctx.config.select, ctx.config.ignore),
+                                       (select or (), ignore or ()))
+        run = [spec for spec in specs if chosen.runs(spec.name)]
+        if not run:  # a run that reports nothing would pass: a mistake
+            raise UsageError("no code left to report: select and ignore (the "
+                             "config's, --select, --ignore) leave out every "
+                             "code of " + ", ".join(s.name for s in specs))
+        chosen.check(run)
+        recorded = baseline.load(ctx)  # a bad file is exit 2 before any work
+        reports, held = baseline.judge(ctx, engine.run(ctx, run, parsed), chosen,
+                                       recorded)
     finally:
         if progress is not None:
             progress.close()
     buf = io.StringIO()
     report.render(reports, fmt, buf, color=_color(sys.stdout), root=str(ctx.root),
-                  quiet=quiet, summary=len(specs) > 1, prefix=ctx.prefix)
+                  quiet=quiet, summary=len(specs) > 1, prefix=ctx.prefix,
+                  held=held, describe=_describe)
     _emit(buf.getvalue())
     return 1 if any(r.failed for r in reports) else 0
 
@@ -202,6 +216,13 @@ _SHARED = [
                       annotation=str),
     inspect.Parameter("quiet", inspect.Parameter.KEYWORD_ONLY, default=QuietOpt,
                       annotation=bool),
+    inspect.Parameter("select", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(
+        None, "--select", metavar="CODE", help="Report only these codes: a check "
+        "(links) or CHECK/CODE (links/missing-anchor); repeatable."),
+        annotation=Optional[List[str]]),
+    inspect.Parameter("ignore", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(
+        None, "--ignore", metavar="CODE", help="Do not report these codes "
+        "(repeatable)."), annotation=Optional[List[str]]),
     inspect.Parameter("debug", inspect.Parameter.KEYWORD_ONLY, default=DebugOpt,
                       annotation=bool),
 ]
@@ -222,9 +243,10 @@ def _command(params: List[inspect.Parameter],
 
 def _check(checks: Optional[List[str]], skip: Optional[List[str]],
            root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+           select: Optional[List[str]], ignore: Optional[List[str]],
            **given: Any) -> int:
     return _run_checks(registry.select(checks or (), skip or ()), given, root, fmt,
-                       quiet)
+                       quiet, select, ignore)
 
 
 app.command("check", cls=usage.Command, help="Run the checks, all or those named.\n\n"
@@ -247,8 +269,9 @@ app.command("check", cls=usage.Command, help="Run the checks, all or those named
 def _alias(spec: Spec) -> None:
     """``icm check-NAME``: ``icm check NAME`` with only that check's options."""
     def body(root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+             select: Optional[List[str]], ignore: Optional[List[str]],
              **given: Any) -> int:
-        return _run_checks((spec,), given, root, fmt, quiet)
+        return _run_checks((spec,), given, root, fmt, quiet, select, ignore)
 
     app.command(spec.command, cls=usage.Command,
                 help=spec.summary + (f"\n\n{spec.help}" if spec.help else ""))(
@@ -257,6 +280,79 @@ def _alias(spec: Spec) -> None:
 
 for _spec in registry.ALL:
     _alias(_spec)
+
+
+def _rules_of(check: str) -> Any:
+    """The module holding ``check``'s RULES: a check's, verify's or the
+    baseline's; None for no such name."""
+    if check in registry.BY_NAME:
+        return registry.BY_NAME[check].module
+    if check in ("verify", "baseline"):
+        import importlib
+
+        return importlib.import_module("icm.workflow.verify" if check == "verify"
+                                       else "icm.baseline")
+    return None
+
+
+def _describe(check: str, code: str) -> Any:
+    """(rule, why, how to silence, docs) of CHECK/CODE, or None
+    (``report.Describe``). A check's codes are silenced the one way
+    (``baseline.silencing``) and its own; verify's and the baseline's, their
+    own only."""
+    module = _rules_of(check)
+    rules = getattr(module, "RULES", None)
+    if rules is None or code not in rules.rules:
+        return None
+    own = getattr(module, "SILENCE", "")
+    if check in registry.BY_NAME:
+        from icm.baseline import silencing
+
+        return (rules[code], module.WHY, silencing(check, code, own),
+                f"docs/checks.md#{check}")
+    docs = "docs/verify.md" if check == "verify" else "docs/output.md#baseline"
+    return rules[code], module.WHY, own, docs
+
+
+@app.command("explain", cls=usage.Command)
+def explain(code: str = typer.Argument(..., metavar="CODE", help="CHECK/CODE "
+                                       "(links/missing-anchor), a code alone "
+                                       "when one check has it, or a check "
+                                       "(its codes)."),
+            debug: bool = DebugOpt) -> None:
+    """Say what a rule code means and how to silence it."""
+    def body() -> int:
+        from icm.escape import text_line
+        from icm.report import explain_lines
+
+        said = [explain_lines(c, k, *_describe(c, k))
+                for c, k in _explained(code)]
+        more = f"{code}/CODE" if code in (*registry.NAMES, "verify", "baseline") \
+            else "CHECK/CODE"
+        text = said[0] if len(said) == 1 else [block[0] for block in said] + [
+            f"icm explain {more} says more about one"]
+        return _print("".join(text_line(line) + "\n" for line in text))
+
+    raise typer.Exit(_guard(debug, body))
+
+
+def _explained(text: str) -> List[Any]:
+    """The (check, code) pairs ``icm explain TEXT`` names; UsageError with a
+    near miss otherwise."""
+    import difflib
+
+    every = [(c, k) for c in (*registry.NAMES, "verify", "baseline")
+             for k, _rule in _rules_of(c).RULES]
+    check, _, code = text.partition("/")
+    found = [(c, k) for c, k in every
+             if (c, k) == (check, code) or (not _ and (c == text or k == text))]
+    if found:
+        return found
+    names = [f"{c}/{k}" for c, k in every] + [*registry.NAMES, "verify", "baseline"]
+    near = difflib.get_close_matches(text, names, n=1)
+    hint = f" (did you mean '{near[0]}'?)" if near else ""
+    raise UsageError(f"no rule code {values.quote(text)}{hint}; icm explain CHECK "
+                     "lists a check's codes")
 
 
 # -- commands that write -----------------------------------------------------
@@ -347,6 +443,27 @@ def init(root: Optional[Path] = InitRootOpt,
         return init_mod.init(_context(root or _cwd()))
 
     _write(debug, body)
+
+
+@app.command("baseline", cls=usage.Command)
+def baseline(grow: bool = typer.Option(False, "--grow", help="Also add findings "
+                                       "the baseline does not hold yet."),
+             root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Record today's findings so that only new ones fail.
+
+    They go into icm-baseline.json; icm check counts them (3 baselined) and
+    fails on any other. A baseline there already only shrinks: entries
+    whose finding is gone are dropped, and a new finding is added only with
+    --grow."""
+    def body() -> int:
+        from icm.escape import text_line
+        from icm.workflow import baseline as mod
+
+        said, code = mod.write(_context(root), grow)
+        _print("".join(text_line(line) + "\n" for line in said))
+        return code
+
+    raise typer.Exit(_guard(debug, body))
 
 
 @app.command("handoff")
@@ -497,7 +614,8 @@ def verify(entries: Optional[List[str]] = EntriesArg,
         result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
         buf = io.StringIO()
         report.render([result], fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix)
+                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix,
+                      describe=_describe)
         _emit(buf.getvalue())
         return 1 if result.failed else 0
 

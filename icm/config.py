@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
-from icm import paths
+from icm import paths, registry
 from icm.errors import UsageError
 from icm.escape import inert
 
@@ -83,6 +83,8 @@ class Config:
     reinvent_semantic: float = 0.35  # the semantic score's (tuning part)
     journal_format: str = "icm"  # or "madr", "nygard" (adr-tools)
     journal_pattern: str = ""  # empty: the format's (model.journal.PATTERNS)
+    select: Tuple[str, ...] = ()  # rule codes reported (empty: every code)
+    ignore: Tuple[str, ...] = ()  # rule codes not reported
     source: str = ""  # where it was read from, for messages; not a key
     given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
 
@@ -137,6 +139,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "reinvent_semantic": ("fraction", None),
     "journal_format": ("enum", ("icm", "madr", "nygard")),
     "journal_pattern": ("pattern", None),
+    "select": ("codes", None),
+    "ignore": ("codes", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}
@@ -413,6 +417,11 @@ def _check_value(
         return _index(value, bad)
     if kind == "pattern":
         return _pattern(value, bad)
+    if kind == "codes":  # CHECK or CHECK/CODE, as --select takes them
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad("a list of strings")
+        return tuple(registry.selector(v, f"{location(name, where)}: key "
+                                          f"'{key}'") for v in value)
     if kind in ("list", "paths", "globs", "destinations"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")

@@ -826,14 +826,33 @@ def origin_default(root: Path) -> Optional[str]:
 def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
     """The ref this branch will merge into, where it is known: ``ICM_BASE``,
     then ``GITHUB_BASE_REF`` as ``origin/<it>``, then the upstream of the
-    current branch, then ``origin/HEAD``; None when none names a commit."""
+    current branch, then ``local_main``, then ``origin/HEAD``; None when
+    none names a commit."""
     candidates = [env.get("ICM_BASE", "")]
     if env.get("GITHUB_BASE_REF"):
         candidates.append(f"origin/{env['GITHUB_BASE_REF']}")
-    candidates += [upstream(root) or "", origin_default(root) or ""]
+    origin = origin_default(root) or ""
+    candidates += [upstream(root) or "", local_main(root, origin) or "", origin]
     for ref in candidates:
         if ref and commit_of(root, ref):
             return ref
+    return None
+
+
+def local_main(root: Path, origin: str) -> Optional[str]:
+    """Local ``main`` (else ``master``) when it is not the branch checked out
+    and holds a commit touching the root that ``origin`` (``origin/HEAD``'s
+    target; "" if none) lacks: merges made here and not pushed yet. A
+    stale ``origin/HEAD`` said ``queue ok`` beside a 07 on local main."""
+    current = branch_name(root)
+    for name in ("main", "master"):
+        if commit_of(root, f"refs/heads/{name}") is None:
+            continue
+        if name == current:
+            return None
+        if not origin or count_commits(root, origin, f"refs/heads/{name}"):
+            return name
+        return None
     return None
 
 

@@ -438,13 +438,18 @@ Options:
   --against, --base REF           The branch this one merges into: compare the
                                   queue with REF before merging (default:
                                   ICM_BASE, GITHUB_BASE_REF, the upstream,
+                                  local main ahead of origin/HEAD,
                                   origin/HEAD).
   --root DIR                      Repository root (default: found from the
                                   working directory).
-  --format [text|json|github|sarif]
+  --format [text|json|github|sarif|concise]
                                   Output format.  [default: text]
   -q, --quiet                     Print problems and the summary only: no ok
                                   lines, no bootmap table within budget.
+  --select CODE                   Report only these codes: a check (links) or
+                                  CHECK/CODE (links/missing-anchor);
+                                  repeatable.
+  --ignore CODE                   Do not report these codes (repeatable).
   --debug                         Show tracebacks of internal errors.
   -h, --help                      Show this message and exit.
 """, "")
@@ -521,7 +526,7 @@ def test_help_lists_full_sentences_and_readable_metavars(icm) -> None:
         assert text.endswith(".") and "..." not in text and len(row) <= 78, row
     sub = icm("bootmap", "--help")[1] + icm("new-queue", "--help")[1]
     for metavar in ("--tokenizer [bytes|cl100k|o200k]", "--budget N", "--root DIR",
-                    "--format [text|json|github|sarif]",
+                    "--format [text|json|github|sarif|concise]",
                     "Usage: icm new-queue [OPTIONS] TITLE\n",
                     "Arguments:\n  TITLE  The item's title.  [required]\n"):
         assert metavar in sub

@@ -310,7 +310,10 @@ def test_init_adopts_nested_agents_md_and_the_first_commit_passes(repo: Path,
         "      9 words  web/AGENTS.md\n"
         "      7 words  web/ui/AGENTS.md\n"
         "cold-boot set: 118 bytes, about 29 tokens (budget 1600)\n"
-        "queue ok\ndupes ok\npositions ok\nicm check: all 9 checks passed\n")
+        "queue ok (no base branch to compare with)\ndupes ok\n"
+        "handoff: no records in handoff yet (handoff_dir)\n"
+        "agents: no exported sessions in Agents/* (agents_dirs)\n"
+        "positions ok\nicm check: all 9 checks passed\n")
     assert icm("check", "--root", str(repo)) == (0, checked, "")
     assert f"$ git add -A && icm check\n{checked}```" in doc
     commit(repo, {}, D2, "adopt icm")
@@ -354,7 +357,10 @@ def test_init_adopts_claude_md_stubs_in_every_folder(repo: Path, icm) -> None:
         "      8 words  web/ui/CLAUDE.md (imports web/ui/AGENTS.md)\n"
         "      7 words  web/ui/AGENTS.md\n"
         "cold-boot set: 135 bytes, about 33 tokens (budget 1600)\n"
-        "queue ok\ndupes ok\npositions ok\nicm check: all 9 checks passed\n"), "")
+        "queue ok (no base branch to compare with)\ndupes ok\n"
+        "handoff: no records in handoff yet (handoff_dir)\n"
+        "agents: no exported sessions in Agents/* (agents_dirs)\n"
+        "positions ok\nicm check: all 9 checks passed\n"), "")
 
 
 def test_init_keeps_the_index_for_context_md_beside_nested_agents_md(
@@ -457,7 +463,8 @@ def test_icm_files_are_not_code(repo: Path, icm) -> None:
     commit(repo, {"icm.toml": "stale_scope = 'subtree'\n", "AGENTS.md": "# H\n",
                   "context.md": "# root\n", "app.py": "1\n"}, D1)
     commit(repo, {"icm.toml": "stale_scope = 'subtree'\nbudget = 900\n",
-                  "icm-baseline.json": "{}\n", "journal/.gitkeep": "",
+                  "icm-baseline.json": '{"version": 1, "findings": []}\n',
+                  "journal/.gitkeep": "",
                   "queue/.gitkeep": ""}, D2)
     assert icm("check-stale", "--root", str(repo)) == (0, "context.md: ok\n", "")
     commit(repo, {"queue/worker.py": "1\n"}, D3)

@@ -484,6 +484,10 @@ def _calls(repo: Path, x: str):
         "tree_entries": (lambda r: g.tree_entries(repo, r, ["src"]), "plain"),
         "default_base": (lambda r: g.commit_of(repo, g.default_base(
             repo, {"ICM_BASE": r}) or "none"), "plain"),
+        # origin/HEAD's target, named like an option: main is ahead of it
+        # (checked out on ``plain``, so main is not the current branch).
+        "local_main": (lambda r: _on_branch(repo, "plain", lambda: g.local_main(
+            repo, r)), "main"),
         # A revision that looks like an option is refused before git runs.
         "changed_since": (lambda r: g.changed_since(repo, r),
                           ("refused", f"--since {x}: not a revision")),
@@ -516,6 +520,17 @@ def _calls(repo: Path, x: str):
             repo, "first-parent", base=g.commit_of(repo, r)).result().items()),
             "plain"),
     }
+
+
+def _on_branch(repo: Path, branch: str, call):
+    """``call()`` with HEAD on ``branch`` (no checkout: nothing reads the
+    work tree), then back."""
+    before = git(repo, "symbolic-ref", "HEAD").strip()
+    git(repo, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
+    try:
+        return call()
+    finally:
+        git(repo, "symbolic-ref", "HEAD", before)
 
 
 def _moved(repo: Path, x: str) -> List[str]:
@@ -599,9 +614,10 @@ def test_option_shaped_refs_through_the_cli(repo: Path, tmp_path: Path,
     code, out, err = icm(*record)
     assert (code, err) == (0, "") and f"- base: {x} (from default" in out
     assert f"- merge base: {mb}\n" in out
-    assert icm("check-queue", *root) == (0, "queue ok\n", "")
+    said = (0, f"queue ok (against {x})\n", "")
+    assert icm("check-queue", *root) == said
     monkeypatch.delenv("ICM_BASE")
-    assert icm("check-queue", *root, "--against", x) == (0, "queue ok\n", "")
+    assert icm("check-queue", *root, "--against", x) == said
     assert icm("new-queue", *root, "--against", x, "Second") == (
         0, "queue/02_second.md\n", "")
     write(repo, {"icm.toml": f"queue_refs = [{json.dumps(x)}]\n"})

@@ -198,6 +198,7 @@ def test_budget_cuts_tail_first_then_lists(repo: Path, icm) -> None:
 
 def test_no_base_says_so(repo: Path, icm) -> None:
     _branch_repo(repo)
+    git(repo, "branch", "-m", "main", "trunk")  # a local main would be the base
     out = _record(repo, icm)
     assert "- base: none found (pass --base REF or set ICM_BASE)\n" in out
     assert "- merge base: unknown (no base)\n" in out
@@ -309,9 +310,12 @@ def test_a_squash_merged_record_warns_in_a_fresh_clone(repo: Path, icm,
            "handoff ok\n", "")
 
 
-def test_no_records_is_silent(repo: Path, icm) -> None:
+def test_no_records_says_so(repo: Path, icm) -> None:
+    """One info line, never a bare "handoff ok" over nothing read."""
     _branch_repo(repo)
-    assert icm("check-handoff", "--root", str(repo)) == (0, "", "")
+    assert icm("check-handoff", "--root", str(repo)) == (
+        0, "handoff: no records in handoff yet (handoff_dir)\n", "")
+    assert icm("check-handoff", "--root", str(repo), "-q") == (0, "", "")
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")

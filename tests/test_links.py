@@ -574,6 +574,10 @@ def test_an_impossible_destination_hides_nothing_in_any_format(repo: Path,
         ("bootmap/bad-import", 5, "broken import: AGENTS.md -> @L.md (a file name "
          "cannot be longer than 255 bytes) (fix: import files inside the "
          "repository only)"),
+        ("handoff/no-records", 0, "handoff: no records in handoff yet "
+         "(handoff_dir)"),
+        ("agents/no-sessions", 0, "agents: no exported sessions in Agents/* "
+         "(agents_dirs)"),
     ]
     code, out, err = icm("check", "--format", "github", "--root", str(repo))
     assert (code, err) == (1, "")

@@ -257,6 +257,7 @@ NOT_PATHS = {
     "links_ignore": "link text, never opened: ignoring '../sibling/**' is a use",
     "index": "modes keyed by note_name entries, which note_name confines",
     "journal_pattern": "a file-name rule, matched against names in journal_dir",
+    "select": "rule codes", "ignore": "rule codes",
 }
 
 

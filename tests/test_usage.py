@@ -7,9 +7,9 @@ import pytest
 from tests.conftest import write
 
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
-            "check-dupes, check-handoff, check-agents, check-positions, "
-            "new-queue, new-journal, init, handoff, claim, release, renumber, "
-            "makefile, completion, verify, positions, review")
+            "check-dupes, check-handoff, check-agents, check-positions, explain, "
+            "new-queue, new-journal, init, baseline, handoff, claim, release, "
+            "renumber, makefile, completion, verify, positions, review")
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -20,9 +20,9 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["chek"], "unknown command 'chek' (did you mean 'check'?)"),
     (["frobnicate"], f"unknown command 'frobnicate' (commands: {COMMANDS})"),
     (["check", "--format", "xml"],
-     "--format must be one of: text, json, github, sarif (not 'xml')"),
+     "--format must be one of: text, json, github, sarif, concise (not 'xml')"),
     (["check-journal", "--format"],
-     "--format needs a value: one of: text, json, github, sarif"),
+     "--format needs a value: one of: text, json, github, sarif, concise"),
     (["bootmap", "--budget", "x"], "--budget must be a positive integer (not 'x')"),
     (["bootmap", "--budget", "0"], "--budget must be a positive integer (not '0')"),
     (["check", "--budget", "-3"], "--budget must be a positive integer (not '-3')"),

@@ -27,19 +27,21 @@ D1 = "2026-10-01T12:00:00+00:00"
 def test_queue_ok_and_duplicates(repo: Path, icm) -> None:
     write(repo, {"queue/07_auto-detect-delimiter.md": "a", "queue/.gitkeep": "",
                  "queue/README.md": "about", "queue/08_x.md": "b"})
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
     write(repo, {"queue/07_summary-to-stderr.md": "c", "queue/notes.md": "d"})
     assert icm("check-queue", "--root", str(repo)) == (1, (
         "queue: number 07 is used twice: queue/07_auto-detect-delimiter.md, "
         "queue/07_summary-to-stderr.md\n"
-        "queue/notes.md: name does not match NN_slug.md\n"), "")
+        "queue/notes.md: name does not match NN_slug.md\n"
+        "queue: 2 problems (no base branch to compare with)\n"), "")
 
 
 def test_queue_three_times(repo: Path, icm) -> None:
     write(repo, {"queue/07_a.md": "", "queue/07_b.md": "", "queue/007_c.md": ""})
     assert icm("check-queue", "--root", str(repo))[1] == (
         "queue: number 007 is used 3 times: queue/007_c.md, queue/07_a.md, "
-        "queue/07_b.md\n")
+        "queue/07_b.md\nqueue: 1 problem (no base branch to compare with)\n")
 
 
 # -- new-queue -----------------------------------------------------------------
@@ -74,7 +76,8 @@ def test_titles_in_other_scripts_go_through_the_workflow(repo: Path, icm, title:
                                                          name: str) -> None:
     assert icm("new-queue", title, "--root", str(repo)) == (
         0, f"queue/01_{name}.md\n", "")
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
     assert icm("new-journal", "01", "--date", "2026-11-29", "--root", str(repo)) == (
         0, f"journal/2026-11-29_{name}.md\nremoved queue/01_{name}.md\n", "")
     entry = (repo / f"journal/2026-11-29_{name}.md").read_text(encoding="utf-8")
@@ -466,7 +469,8 @@ def test_init_prefixes_targets_when_the_makefile_has_its_own_check(repo: Path,
     assert (result.returncode, result.stdout, result.stderr) == (
         0, "project check\n", "")  # no "overriding recipe" warning
     result = _make(repo, "icm-check-queue")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "queue ok\n", "")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "queue ok (no base branch to compare with)\n", "")
 
 
 def test_init_extends_the_makefile_make_reads(repo: Path, icm) -> None:
@@ -548,7 +552,7 @@ def test_make_targets_through_the_include_line(repo: Path) -> None:
     assert result.stderr.rstrip().endswith("check-journal] Error 1")
     assert make("new-queue", "TITLE=Summary to stderr").stdout == \
         "queue/01_summary-to-stderr.md\n"
-    assert make("check-queue").stdout == "queue ok\n"
+    assert make("check-queue").stdout == "queue ok (no base branch to compare with)\n"
     assert make("new-journal", "ITEM=01").stdout.startswith("journal/")
     assert "budget 7" in make("bootmap", "BUDGET=7").stdout
     assert make("check-links").stdout == "links ok\n"

@@ -36,6 +36,11 @@ from icm.model.imports import size as _size
 from icm.registry import BootmapOptions
 
 NAME = "bootmap"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("Every session pays for the cold-boot set before it starts; a budget turns "
+       "handbook creep into a number in the build log.")
+SILENCE = ("budget and boot in the config; better, move specifics out of the handbook "
+           "into the notes of their folders")
 RULES = Rules(NAME, {
     "over-budget": Rule("the cold-boot set is over its token budget",
                         fix="move specifics out of the handbook into folder "

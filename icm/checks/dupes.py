@@ -40,6 +40,11 @@ from icm.model import journal
 from icm.registry import NoOptions
 
 NAME = "dupes"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("One fact, one home: a copy costs a reader twice, and a copy that disagrees "
+       "leads to a wrong change.")
+SILENCE = ("<!-- icm: allow-duplicate --> on either statement; dupes_ignore (globs of "
+           "files)")
 SLOT = "Invariant"
 FIX = "keep one home, link to it"
 CACHE_FILE = "dupes-cache.json"

@@ -50,6 +50,12 @@ from icm.model.journal import (
 from icm.registry import NoOptions
 
 NAME = "journal"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("A summariser drops the constraint first: a gate gives each slot a heading, so "
+       "an entry keeps its decision, what it rejected, the invariant and the command "
+       "that re-tests it.")
+SILENCE = ("journal_exempt excuses an entry (the list may only shrink); placeholders = "
+           "[] turns that finding off; slots sets the sections")
 RULES = Rules(NAME, {
     "missing-slot": Rule("a configured slot is not a level-2 heading of the entry"),
     "empty-slot": Rule("a slot's heading has nothing a reader sees under it"),

@@ -55,6 +55,10 @@ from icm.paths import unnameable
 from icm.registry import LinksOptions
 
 NAME = "links"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("A broken link or an unindexed note is context no agent reaches: the text "
+       "exists, and nothing leads there.")
+SILENCE = "links_ignore (globs of link destinations); exclude (files not read)"
 RULES = Rules(NAME, {
     "missing-file": Rule("a relative link points at a file that does not exist",
                          fix="fix the path or restore the file"),
@@ -158,17 +162,22 @@ def run(ctx: Context, options: LinksOptions) -> Report:
         nothing = (RULES("nothing-to-check", ".", f"links: no handbook "
                          f"{cfg.handbook} and no notes named {cfg.note_label} "
                          "(set handbook, note_name)"),)
-    if findings:
-        order = list(KIND_LABELS)
-        parts = ", ".join(f"{KIND_LABELS[k]} {n}" for k, n in
-                          sorted(counts.items(), key=lambda kv: order.index(kv[0])))
-        noun = "problem" if len(findings) == 1 else "problems"
-        tail: Tuple[str, ...] = (f"links: {len(findings)} {noun} ({parts})",)
-    else:
-        tail = ("links ok",)
-    return Report(NAME, nothing + findings, tail=tail,
+    return Report(NAME, nothing + findings, tail=tail_of(findings),
                   data={"files": len(md_files), "links": links_total,
-                        "by_kind": dict(counts)})
+                        "by_kind": dict(counts)}, retail=tail_of)
+
+
+def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
+    """``links ok``, or the problems counted by kind."""
+    found = [f for f in findings if f.code != "nothing-to-check"]
+    if not found:
+        return ("links ok",)
+    counts = Counter(f.code for f in found)
+    order = list(KIND_LABELS)
+    parts = ", ".join(f"{KIND_LABELS[k]} {n}" for k, n in
+                      sorted(counts.items(), key=lambda kv: order.index(kv[0])))
+    noun = "problem" if len(found) == 1 else "problems"
+    return (f"links: {len(found)} {noun} ({parts})",)
 
 
 def _verdict(source: str, target: Target, tree: Tree,

@@ -30,6 +30,11 @@ from icm.model import positions
 from icm.registry import NoOptions
 
 NAME = "positions"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("The positions view is read at cold boot: a stale one states overruled decisions"
+       " as held, and a rejected design that comes back unnamed is argued again.")
+SILENCE = ("Revives: journal/... or Differs-from: journal/... in the proposal; "
+           "reinvent_similarity sets the threshold")
 FIX = "run: icm positions --write"
 RULES = Rules(NAME, {
     "positions-stale": Rule("the positions block is not what the journal "

@@ -100,6 +100,10 @@ from icm.model.notes import code_by_note
 from icm.registry import StaleOptions
 
 NAME = "stale"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("A note older than its folder's code describes code that moved on, and the next "
+       "session trusts it anyway.")
+SILENCE = "reread the note against the code and commit it (with the code)"
 RULES = Rules(NAME, {
     "stale": Rule("a note's folder has code that changed after the note's last "
                   "change of words",

@@ -128,7 +128,8 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
         base_source = "--base"
     else:
         base = git.default_base(root, dict(os.environ))
-        base_source = "default (ICM_BASE, GITHUB_BASE_REF, upstream, origin/HEAD)"
+        base_source = ("default (ICM_BASE, GITHUB_BASE_REF, upstream, local "
+                       "main ahead of origin/HEAD, origin/HEAD)")
     mb = git.merge_base(root, base, commit) if base else None
     name = git.config_value(root, "user.name") or "(user.name not set)"
     email = git.config_value(root, "user.email") or "(user.email not set)"

@@ -62,6 +62,10 @@ from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model import journal
 
 NAME = "verify"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("An Invariant is only as good as the command that re-tests it: a command that "
+       "fails is a decision that no longer holds.")
+SILENCE = "verify_skip names an entry and why it is skipped (the list may only shrink)"
 RULES = Rules(NAME, {
     "holds": Rule("the entry's Verify command exits 0", Severity.INFO),
     "broken": Rule("the entry's Verify command fails: its invariant no longer "

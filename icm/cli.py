@@ -357,6 +357,11 @@ def init(root: Optional[Path] = InitRootOpt,
     _write(debug, body)
 
 
+RuledOutOpt = typer.Option(None, "--ruled-out", metavar="TEXT", help="Something "
+                           "this work found does not work (author text; "
+                           "repeatable).")
+
+
 @app.command("handoff")
 def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT",
                                                   help="Why the work changes "
@@ -377,12 +382,13 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
                                      "messages of the last N commits (0-4)."),
             show: bool = typer.Option(False, "--show", help="Print the newest "
                                       "record for the current branch."),
+            ruled_out: Optional[List[str]] = RuledOutOpt,
             root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
             debug: bool = DebugOpt) -> None:
     """Write a handoff record built from the repository's state.
 
-    Only --reason and --question are author text; everything else is read
-    from git, the journal, the queue and the checks."""
+    Only --reason, --question and --ruled-out are author text; everything
+    else is read from git, the journal, the queue and the checks."""
     def body() -> int:
         from icm.workflow import handoff as mod
 
@@ -392,7 +398,7 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
             raise UsageError(f"--tail must be {values.ACCEPTS['--tail']} (not "
                              f"{values.quote(tail)})")
         return _print(mod.command(_context(root), reason, question, base, lines,
-                                  output, fmt, show))
+                                  output, fmt, show, ruled_out or ()))
 
     raise typer.Exit(_guard(debug, body))
 
@@ -515,6 +521,12 @@ def verify(entries: Optional[List[str]] = EntriesArg,
 @app.command("positions")
 def positions(write: bool = typer.Option(False, "--write", help="Write the view "
                                          "into positions_file's marked block."),
+              budget: Optional[str] = typer.Option(
+                  None, "--budget", metavar="N", help="Tokens (bytes / 4) the "
+                  "markdown may take (default: positions_budget; 0: all)."),
+              folder: Optional[str] = typer.Option(
+                  None, "--folder", metavar="DIR", help="Only the entries "
+                  "naming a path in DIR or below it."),
               root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
               debug: bool = DebugOpt) -> None:
     """Compile the journal into its positions view.
@@ -527,21 +539,61 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
         from icm.escape import inert_lines, text_line
         from icm.model import positions as mod
         from icm.report import plain
+        from icm.workflow import positions as writer
 
         values.choice("--format", fmt, ("text", "json"))
+        tokens = values.number("--budget", budget, 0)
+        if write and (tokens is not None or folder is not None):
+            raise UsageError("--write writes the view the config sets "
+                             "(positions_budget); --budget and --folder are for "
+                             "reading it")
         ctx = _context(root)
         if write:
-            from icm.workflow import positions as writer
-
             return _print("".join(text_line(line) + "\n"
                                   for line in writer.write(ctx)))
         view = mod.build(ctx)
+        if folder is not None:
+            view = writer.folder_view(ctx, view, folder)
         if fmt == "json":
             return _print(json.dumps(plain(mod.as_json(view)), indent=2,
                                      ensure_ascii=False) + "\n")
+        shown = ctx.config.positions_budget if tokens is None else tokens
         target = ctx.config.positions_file
-        return _print(inert_lines(mod.block_text(view, target) if target
-                                  else mod.render_markdown(view)))
+        return _print(inert_lines(mod.block_text(view, target, shown) if target
+                                  else mod.render_markdown(view, "", shown)))
+
+    raise typer.Exit(_guard(debug, body))
+
+
+ItemsArg = typer.Argument(..., metavar="ITEM", help="Queue numbers (07), "
+                          "slugs or paths.")
+
+
+@app.command("brief", cls=usage.Command)
+def brief(items: List[str] = ItemsArg,
+          budget: Optional[str] = typer.Option(
+              None, "--budget", metavar="N", help="Tokens the whole brief may "
+              "take (default: brief_budget)."),
+          tokenizer: str = typer.Option("bytes", "--tokenizer",
+                                        metavar="[bytes|cl100k|o200k]",
+                                        help="How tokens are counted."),
+          root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
+          debug: bool = DebugOpt) -> None:
+    """Print what a session taking ITEM reads first.
+
+    The handbook, the notes of the folders the items name, the items, then
+    the journal's positions that bear on them, best first. It writes
+    nothing."""
+    def body() -> int:
+        from icm.escape import inert_lines
+        from icm.workflow import brief as mod
+
+        values.choice("--format", fmt, ("text", "json"))
+        values.choice("--tokenizer", tokenizer, values.TOKENIZERS)
+        text = mod.command(_context(root), items, values.number("--budget",
+                                                                budget, 1),
+                           tokenizer, fmt)
+        return _print(text if fmt == "json" else inert_lines(text))
 
     raise typer.Exit(_guard(debug, body))
 

@@ -60,6 +60,8 @@ class Config:
     dupes_ignore: Tuple[str, ...] = ()
     positions_file: str = ""  # empty: no positions file is kept
     reinvent_similarity: float = 0.25  # bench/eval_reinvent.py
+    positions_budget: int = 0  # tokens of the positions view; 0: not bounded
+    brief_budget: int = 0  # tokens of ``icm brief``; 0: ``budget`` plus a quarter
     source: str = ""  # where it was read from, for messages; not a key
     given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
 
@@ -100,6 +102,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_ignore": ("globs", None),
     "positions_file": ("path", None),
     "reinvent_similarity": ("fraction", None),
+    "positions_budget": ("int", None),
+    "brief_budget": ("int", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}

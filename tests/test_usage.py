@@ -9,7 +9,7 @@ from tests.conftest import write
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
             "check-dupes, check-handoff, check-agents, check-positions, "
             "new-queue, new-journal, init, handoff, claim, release, renumber, "
-            "makefile, completion, verify, positions")
+            "makefile, completion, verify, positions, brief")
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -55,6 +55,9 @@ class Slot:
     name: str
     line: int  # 1-based line of its heading
     visible: str  # the text a reader sees under it, whitespace collapsed
+    # its top-level paragraphs as written (markup kept), a blank line
+    # between two: what the positions view cuts sentences from
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     lines: Dict[str, int] = {}
     heads: Dict[str, List[int]] = {}
     seen: Dict[str, List[str]] = {}  # joined once at the end: linear
+    written: Dict[str, List[Tuple[int, str]]] = {}
     codes: List[markdown.Code] = []
     superseded: Optional[str] = None
     superseded_line = 0
@@ -113,6 +117,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
             if sec.title in slots and sec.title not in lines:
                 current = sec.title
                 lines[current], seen[current] = sec.line, []
+                written[current] = []
         if not seen_two:
             for line, source in sec.lines:
                 source = source.strip()
@@ -124,13 +129,28 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
         if current is not None:
             if sec.visible:
                 seen[current].append(sec.visible)
+            written[current].extend(sec.lines)
             if current == verify:
                 codes.extend(sec.code)
-    found = {name: Slot(name, lines[name], " ".join(seen[name])) for name in lines}
+    found = {name: Slot(name, lines[name], " ".join(seen[name]),
+                        _paragraphs(written[name])) for name in lines}
     held = found.get(verify) if verify else None
     repeated = {name: tuple(at) for name, at in heads.items() if len(at) > 1}
     return Entry(found, command(codes), held.line if held else 0,
                  superseded, superseded_line, tuple(every), repeated)
+
+
+def _paragraphs(rows: Sequence[Tuple[int, str]]) -> str:
+    """Source lines of top-level paragraphs as text: a gap in their line
+    numbers is a paragraph break."""
+    out: List[str] = []
+    last = -1
+    for line, source in rows:
+        if out and line != last + 1:
+            out.append("")
+        out.append(source)
+        last = line
+    return "\n".join(out)
 
 
 def command(codes: Sequence[Any]) -> Optional[str]:

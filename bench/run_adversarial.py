@@ -265,6 +265,10 @@ CASES: List[Case] = [
         lambda n: "<!--" * (n // 4))),
     ("first sentence (positions)", "'```a' * N in a slot", _sentence(
         lambda n: "```a" * (n // 4))),
+    ("first sentence (positions)", "'`a [b](c) **d ' * N, no stop", _sentence(
+        lambda n: "`a [b](c) **d " * (n // 14))),
+    ("first sentence (positions)", "'[' * N, one paragraph", _sentence(
+        lambda n: "[" * n)),
     ("TOML config", "'a = ' + '[' * N", _toml(lambda n: "a = " + "[" * n)),
     ("TOML config", "'x' + '.x' * N = 1", _toml(lambda n: "x" + ".x" * (n // 2)
                                                  + " = 1\n")),

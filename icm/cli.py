@@ -466,6 +466,11 @@ def baseline(grow: bool = typer.Option(False, "--grow", help="Also add findings 
     raise typer.Exit(_guard(debug, body))
 
 
+RuledOutOpt = typer.Option(None, "--ruled-out", metavar="TEXT", help="Something "
+                           "this work found does not work (author text; "
+                           "repeatable).")
+
+
 @app.command("handoff")
 def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT",
                                                   help="Why the work changes "
@@ -486,12 +491,13 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
                                      "messages of the last N commits (0-4)."),
             show: bool = typer.Option(False, "--show", help="Print the newest "
                                       "record for the current branch."),
+            ruled_out: Optional[List[str]] = RuledOutOpt,
             root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
             debug: bool = DebugOpt) -> None:
     """Write a handoff record built from the repository's state.
 
-    Only --reason and --question are author text; everything else is read
-    from git, the journal, the queue and the checks."""
+    Only --reason, --question and --ruled-out are author text; everything
+    else is read from git, the journal, the queue and the checks."""
     def body() -> int:
         from icm.workflow import handoff as mod
 
@@ -501,7 +507,7 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
             raise UsageError(f"--tail must be {values.ACCEPTS['--tail']} (not "
                              f"{values.quote(tail)})")
         return _print(mod.command(_context(root), reason, question, base, lines,
-                                  output, fmt, show))
+                                  output, fmt, show, ruled_out or ()))
 
     raise typer.Exit(_guard(debug, body))
 
@@ -625,6 +631,12 @@ def verify(entries: Optional[List[str]] = EntriesArg,
 @app.command("positions")
 def positions(write: bool = typer.Option(False, "--write", help="Write the view "
                                          "into positions_file's marked block."),
+              budget: Optional[str] = typer.Option(
+                  None, "--budget", metavar="N", help="Tokens (bytes / 4) the "
+                  "markdown may take (default: positions_budget; 0: all)."),
+              folder: Optional[str] = typer.Option(
+                  None, "--folder", metavar="DIR", help="Only the entries "
+                  "naming a path in DIR or below it."),
               root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
               debug: bool = DebugOpt) -> None:
     """Compile the journal into its positions view.
@@ -635,7 +647,41 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
         from icm.workflow import positions as mod
 
         values.choice("--format", fmt, ("text", "json"))
-        return _print(mod.command(_context(root), fmt, write))
+        return _print(mod.command(_context(root), fmt, write,
+                                  values.number("--budget", budget, 0), folder))
+
+    raise typer.Exit(_guard(debug, body))
+
+
+ItemsArg = typer.Argument(..., metavar="ITEM", help="Queue numbers (07), "
+                          "slugs or paths.")
+
+
+@app.command("brief", cls=usage.Command)
+def brief(items: List[str] = ItemsArg,
+          budget: Optional[str] = typer.Option(
+              None, "--budget", metavar="N", help="Tokens the whole brief may "
+              "take (default: brief_budget)."),
+          tokenizer: str = typer.Option("bytes", "--tokenizer",
+                                        metavar="[bytes|cl100k|o200k]",
+                                        help="How tokens are counted."),
+          root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
+          debug: bool = DebugOpt) -> None:
+    """Print what a session taking ITEM reads first.
+
+    The handbook, the notes of the folders the items name, the items, then
+    the journal's positions that bear on them, best first. It writes
+    nothing."""
+    def body() -> int:
+        from icm.escape import inert_lines
+        from icm.workflow import brief as mod
+
+        values.choice("--format", fmt, ("text", "json"))
+        values.choice("--tokenizer", tokenizer, values.TOKENIZERS)
+        text = mod.command(_context(root), items, values.number("--budget",
+                                                                budget, 1),
+                           tokenizer, fmt)
+        return _print(text if fmt == "json" else inert_lines(text))
 
     raise typer.Exit(_guard(debug, body))
 

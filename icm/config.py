@@ -85,6 +85,8 @@ class Config:
     journal_pattern: str = ""  # empty: the format's (model.journal.PATTERNS)
     select: Tuple[str, ...] = ()  # rule codes reported (empty: every code)
     ignore: Tuple[str, ...] = ()  # rule codes not reported
+    positions_budget: int = 0  # tokens of the positions view; 0: not bounded
+    brief_budget: int = 0  # tokens of ``icm brief``; 0: ``budget`` plus a quarter
     source: str = ""  # where it was read from, for messages; not a key
     given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
 
@@ -141,6 +143,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "journal_pattern": ("pattern", None),
     "select": ("codes", None),
     "ignore": ("codes", None),
+    "positions_budget": ("int", None),
+    "brief_budget": ("int", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}

@@ -676,3 +676,12 @@ def _inline_links(children: Sequence[Token], base: int, links: List[Link],
                     links.append(Link(line + offset, value, value, "html"))
                 else:
                     anchors.append(value)
+
+
+def inline_tokens(src: str) -> List[Token]:
+    """The inline tokens of one paragraph's source (no reference
+    definitions: a ``[text][ref]`` stays text), for a reader that cuts or
+    re-renders inline markup (the positions view's sentences)."""
+    children: List[Token] = []
+    _MD.inline.parse(src, _MD, {}, children)
+    return children

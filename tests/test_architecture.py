@@ -41,7 +41,7 @@ LAYERS: Dict[str, Set[str]] = {
     "git": set(),
 }
 BASE = {"errors", "escape", "lines", "slug", "paths", "values", "finding",
-        "output", "__init__", "templates"}
+        "output", "tokens", "__init__", "templates"}
 
 
 def module_name(path: Path) -> str:

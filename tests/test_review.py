@@ -205,4 +205,4 @@ def test_a_review_changes_a_word_and_nothing_else(parts, closed, day) -> None:
 
 def test_no_note_named_is_one_line(icm) -> None:
     assert icm("review") == (
-        2, "", "icm: review needs NOTE (usage: icm review [OPTIONS] {NOTE}...)\n")
+        2, "", "icm: review needs NOTE (usage: icm review [OPTIONS] NOTE...)\n")

@@ -9,7 +9,7 @@ from tests.conftest import write
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
             "check-dupes, check-handoff, check-agents, check-positions, explain, "
             "new-queue, new-journal, init, baseline, handoff, claim, release, "
-            "renumber, makefile, completion, verify, positions, review")
+            "renumber, makefile, completion, verify, positions, brief, review")
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -3,11 +3,12 @@ when they come back.
 
 With ``positions_file`` set, the block between ``<!-- icm:positions -->``
 and ``<!-- /icm:positions -->`` in it must be what ``icm positions``
-compiles from the journal now (an error otherwise: the file is read at
-cold boot, and a stale one states overruled decisions as held). Always: a
-queue item, or a journal entry newer than the rejecting one, that proposes
-what an entry listed as its Rejected alternative is a warning, unless it
-carries ``Revives: <that entry>`` (see ``icm.positions``).
+compiles from the journal now, within ``positions_budget`` when one is set
+(an error otherwise: the file is read at cold boot, and a stale one states
+overruled decisions as held). Always: a queue item, or a journal entry
+newer than the rejecting one, that proposes what an entry listed as its
+Rejected alternative is a warning, unless it carries ``Revives: <that
+entry>`` (see ``icm.model.positions``).
 
 Bad::
 
@@ -53,7 +54,8 @@ def run(ctx: Context, options: NoOptions) -> Report:
     found: List[Finding] = []
     target = ctx.config.positions_file
     if target:
-        problem = _block_problem(ctx, target, positions.block_text(view, target))
+        problem = _block_problem(ctx, target, positions.block_text(
+            view, target, ctx.config.positions_budget))
         if problem is not None:
             found.append(problem)
     for p in view.reproposals:

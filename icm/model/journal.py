@@ -85,6 +85,9 @@ class Slot:
     name: str
     line: int  # 1-based line of its heading
     visible: str  # the text a reader sees under it, whitespace collapsed
+    # its top-level paragraphs as written (markup kept), a blank line
+    # between two: what the positions view cuts sentences from
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -487,7 +490,8 @@ class _Part:
         self.items.extend(sec.items)
 
     def slot(self, name: Optional[str] = None) -> Slot:
-        return Slot(name or self.title, self.line, " ".join(self.seen))
+        return Slot(name or self.title, self.line, " ".join(self.seen),
+                    _paragraphs(self.lines))
 
 
 def parse_entry(text: str, path: str, slots: Sequence[str],
@@ -669,6 +673,19 @@ def _same(option: str, chosen: str) -> bool:
     short, long_ = sorted((option, chosen), key=len)
     return long_ == short or long_.startswith(short + " ") or \
         long_.startswith(short + ",")
+
+
+def _paragraphs(rows: Sequence[Tuple[int, str]]) -> str:
+    """Source lines of top-level paragraphs as text: a gap in their line
+    numbers is a paragraph break."""
+    out: List[str] = []
+    last = -1
+    for line, source in rows:
+        if out and line != last + 1:
+            out.append("")
+        out.append(source)
+        last = line
+    return "\n".join(out)
 
 
 def command(codes: Sequence[Any]) -> Optional[str]:

@@ -195,6 +195,25 @@ def test_a_stub_is_judged_with_its_import(repo: Path, icm) -> None:
         "web/CLAUDE.md: STALE - code in web moved 1 day after the note\n")
 
 
+def test_a_symlinked_note_is_judged_with_its_target(repo: Path, icm) -> None:
+    """``CLAUDE.md -> AGENTS.md`` in every folder (bunli's layout, issue 24's
+    trial): the link's blob never changes, so all 13 links were STALE beside
+    their fresh targets. A link is its target, as a stub is its import."""
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "api/AGENTS.md": "# api\n\nThin.\n", "api/app.py": "v1\n"})
+    (repo / "api" / "CLAUDE.md").symlink_to("AGENTS.md")
+    commit(repo, {}, D1)
+    commit(repo, {"api/app.py": "v2\n"}, D2)
+    # one note per folder speaks for its code: the last by name (the link)
+    stale = ("api/AGENTS.md: ok\n"
+             "api/CLAUDE.md: STALE - code in api moved 1 day after the note\n")
+    assert icm("check-stale", "--root", str(repo)) == (1, stale, "")
+    commit(repo, {"api/AGENTS.md": "# api\n\nThin; v2 adds retries.\n"}, D3)
+    assert icm("check-stale", "--root", str(repo)) == (
+        0, "api/AGENTS.md: ok\napi/CLAUDE.md: ok\n", "")
+
+
 # -- the index rule ------------------------------------------------------------
 
 HANDBOOK = "# H\n\nThe API's note: `api/AGENTS.md`.\n"

@@ -501,9 +501,17 @@ NYGARD = ("# 1. Record architecture decisions\n\nDate: 2026-01-01\n\n## Status\n
           "them.\n\n## Consequences\n\nA folder of them.\n")
 
 
+# Altinn's form (issue 24's trial): the status a list item, not a section;
+# init found no records, and with the keys set every record lacked 'Status'.
+NYGARD_LINE = ("# ADR-0001: Record architecture decisions\n\n- **Status:** Accepted\n"
+               "- **Date:** 2026-01-01\n\n## Context\n\nWe need records.\n\n"
+               "## Decision\n\nWe keep them.\n\n## Consequences\n\nA folder.\n")
+
+
 @pytest.mark.parametrize("folder,text,kind,shown", [
     ("docs/adr", MADR, "madr", "MADR"),
     ("docs/decisions", NYGARD, "nygard", "adr-tools"),
+    ("docs/adr", NYGARD_LINE, "nygard", "adr-tools"),
 ])
 def test_init_reads_decision_records_as_the_journal(
         repo: Path, icm, folder: str, text: str, kind: str, shown: str) -> None:

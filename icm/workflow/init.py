@@ -416,7 +416,9 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
                 continue
             if {"Decision Outcome", "Considered Options"} & titles:
                 votes["madr"] += 1
-            elif {"Status", "Consequences"} <= titles:
+            elif {"Status", "Consequences"} <= titles or {
+                    "Context", "Decision", "Consequences"} <= titles:
+                # Nygard's sections; the status may be a "Status:" line
                 votes["nygard"] += 1
         kind = max(votes, key=lambda k: votes[k])
         if not votes[kind]:

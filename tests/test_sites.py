@@ -1,6 +1,6 @@
-"""Docs sites' pages link by route (issue 24's adoption trial): Fumadocs'
-and Nuxt Content's ``content/`` folders, whose links name the site's pages
-and its ``public/`` files, not files of the repository."""
+"""Links that name a site's pages, not files (issue 24's adoption trial):
+Fumadocs' and Nuxt Content's ``content/`` folders, whose links name the
+site's pages and its ``public/`` files, and GitHub's own pages."""
 
 from __future__ import annotations
 
@@ -84,3 +84,17 @@ def test_every_page_is_reached_by_its_route_from_every_page(pages, data) -> None
     for page in pages:
         assert sites.resolves(source, "/" + route(page) + "#part")
     assert not sites.resolves("site/other.md", "/" + route(pages[0]))
+
+
+def test_a_link_to_githubs_own_page_is_no_finding(repo: Path, icm) -> None:
+    """``../../security`` in a root SECURITY.md is the repository's Security
+    tab on GitHub (Portarium's two outside-root findings); a link climbing
+    further, or to no page of GitHub's, still leaves the root."""
+    commit(repo, {"SECURITY.md": "[tab](../../security) [new](../../issues/new)\n"
+                                 "[x](../../secret) [y](../../../security)\n",
+                  "docs/a.md": "[discuss](../../../discussions)\n"}, D1)
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: SECURITY.md -> ../../secret (outside the repository root)\n"
+        "broken link: SECURITY.md -> ../../../security (outside the repository "
+        "root)\n"
+        "links: 2 problems (outside the root 2)\n"), "")

@@ -53,7 +53,7 @@ from icm.model.links import (
     parse_text,
     resolve,
 )
-from icm.model.sites import Sites
+from icm.model.sites import Sites, github_page
 from icm.paths import unnameable
 from icm.registry import LinksOptions
 
@@ -190,6 +190,8 @@ def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
 def _verdict(source: str, target: Target, tree: Tree,
              anchors_of: Callable[[str], Optional[FrozenSet[str]]]) -> Tuple[str, str]:
     if target.problem == "outside-root":
+        if github_page(target.path):
+            return "", ""  # ../../issues: the repository's page on GitHub
         return "outside-root", "outside the repository root"
     if target.path not in tree.files and target.path not in tree.dirs:
         # Decoded, a destination can be a name no file has (``%00``): the

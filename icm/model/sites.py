@@ -1,4 +1,5 @@
-"""Docs sites: pages whose links are the site's routes, not files.
+"""Docs sites: pages whose links are the site's routes, not files; and
+GitHub's own pages, which a link may climb to from the repository.
 
 A folder listed in ``site_content`` holds the Markdown pages of a docs site
 (Nuxt Content's or Fumadocs' ``content/``). The site serves each page at its
@@ -70,6 +71,24 @@ class Sites:
             return False
         public = posixpath.join(posixpath.dirname(folder), "public", url)
         return route(url) in self.pages[folder] or public in self.files
+
+
+# GitHub serves a file at /OWNER/REPO/blob/BRANCH/PATH, so a link climbing
+# two folders past the root lands on the repository's own pages:
+# "../../issues" in a root SECURITY.md is its Issues tab, a common idiom.
+GITHUB_PAGES = frozenset((
+    "actions", "blob", "branches", "commits", "compare", "discussions",
+    "graphs", "issues", "labels", "milestones", "network", "projects",
+    "pull", "pulls", "releases", "security", "tags", "tree", "wiki"))
+
+
+def github_page(path: str) -> bool:
+    """Whether ``path`` (normalised from the root, leaving it) climbs exactly
+    to GitHub's ``/OWNER/REPO/`` and names one of its pages, as the
+    repository's web view reads the link."""
+    parts = path.split("/")
+    return len(parts) >= 3 and parts[:2] == ["..", ".."] \
+        and parts[2] in GITHUB_PAGES
 
 
 def folders_with_pages(files: Iterable[str]) -> Tuple[str, ...]:

@@ -60,6 +60,7 @@ class Config:
     boot: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
     links_ignore: Tuple[str, ...] = ()
+    site_content: Tuple[str, ...] = ()  # docs sites' page folders (model/sites)
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
     stale_ignore: Tuple[str, ...] = DEFAULT_STALE_IGNORE
@@ -118,6 +119,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "boot": ("globs", None),
     "exclude": ("globs", None),
     "links_ignore": ("destinations", None),
+    "site_content": ("paths", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
     "stale_ignore": ("globs", None),

@@ -352,7 +352,21 @@ class Choice:
 
 def detect(ctx: Context, handbook: str) -> List[Choice]:
     """The choices what the tree holds calls for, in the order said."""
-    return [c for c in (*_detect_notes(ctx, handbook), _detect_records(ctx)) if c]
+    return [c for c in (*_detect_notes(ctx, handbook), _detect_records(ctx),
+                        _detect_sites(ctx)) if c]
+
+
+def _detect_sites(ctx: Context) -> Optional[Choice]:
+    """Docs sites' page folders (``model.sites``): their links are routes."""
+    from icm.model.sites import folders_with_pages
+
+    found = folders_with_pages(ctx.files)
+    if not found:
+        return None
+    noun = "docs site" if len(found) == 1 else "docs sites"
+    return Choice({"site_content": list(found)},
+                  f"{len(found)} {noun} found: links in their pages are the "
+                  "site's routes")
 
 
 def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
@@ -416,7 +430,9 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
                 continue
             if {"Decision Outcome", "Considered Options"} & titles:
                 votes["madr"] += 1
-            elif {"Status", "Consequences"} <= titles:
+            elif {"Status", "Consequences"} <= titles or {
+                    "Context", "Decision", "Consequences"} <= titles:
+                # Nygard's sections; the status may be a "Status:" line
                 votes["nygard"] += 1
         kind = max(votes, key=lambda k: votes[k])
         if not votes[kind]:

@@ -512,6 +512,8 @@ NYGARD_LINE = ("# ADR-0001: Record architecture decisions\n\n- **Status:** Accep
     ("docs/adr", MADR, "madr", "MADR"),
     ("docs/decisions", NYGARD, "nygard", "adr-tools"),
     ("docs/adr", NYGARD_LINE, "nygard", "adr-tools"),
+    # Portarium's place (issue 24's trial): a records folder anywhere
+    ("docs/internal/adr", NYGARD, "nygard", "adr-tools"),
 ])
 def test_init_reads_decision_records_as_the_journal(
         repo: Path, icm, folder: str, text: str, kind: str, shown: str) -> None:

@@ -993,9 +993,11 @@ def stem(word: str) -> str:
     return word
 
 
-def rank_words(text: str) -> FrozenSet[str]:
-    """The stemmed content words of a text (material and stop words out)."""
-    return frozenset(stem(w) for w in skeleton(text)[0]
+def rank_words(text: str, skel: Optional[Tuple[str, ...]] = None
+               ) -> FrozenSet[str]:
+    """The stemmed content words of a text (material and stop words out);
+    ``skel``: its ``skeleton``, when known."""
+    return frozenset(stem(w) for w in (skeleton(text)[0] if skel is None else skel)
                      if w not in STOPWORDS and w not in _MASKED and len(w) > 1)
 
 
@@ -1052,9 +1054,10 @@ class Ranker:
     little), the semantic one (``embed`` given) the mean of that and the
     cosine of the two texts' embeddings."""
 
-    def __init__(self, texts: Sequence[str], embed: Optional[Embedder] = None
-                 ) -> None:
-        self._words = [rank_words(t) for t in texts]
+    def __init__(self, texts: Sequence[str], embed: Optional[Embedder] = None,
+                 skeletons: Optional[Sequence[Tuple[str, ...]]] = None) -> None:
+        self._words = [rank_words(t) for t in texts] if skeletons is None else [
+            rank_words(t, s) for t, s in zip(texts, skeletons)]
         self._postings: Dict[str, List[int]] = defaultdict(list)
         for i, words in enumerate(self._words):
             for word in words:
@@ -1109,24 +1112,28 @@ class Ranker:
         words held by at most ``cap`` texts, so the work grows with the
         text; a pair under the lexical ``floor`` is not scored further (the
         semantic score is the mean of the lexical one and the cosine)."""
+        weight = self._weight
         weights = [self._weigh(w) for w in self._words]
         vectors = self._vectors
         best: Dict[int, Tuple[float, int]] = {}
+        capped = {w: p for w, p in self._postings.items() if 1 < len(p) <= cap}
         for i, words in enumerate(self._words):
             near: Set[int] = set()
-            for word in words:
-                posting = self._postings[word]
-                if len(posting) <= cap:
-                    near.update(k for k in posting if k > i)
-            for j in sorted(near):
+            for word in words & capped.keys():
+                near.update(capped[word])
+            for j in sorted(k for k in near if k > i):
                 common = words & self._words[j]
                 if len(common) < RANK_SHARED:
                     continue
-                score = 2 * self._weigh(common) / (weights[i] + weights[j] or 1.0)
-                if score < floor or not accept(i, j):
+                score = 2 * sum(weight[w] for w in common) / (
+                    weights[i] + weights[j] or 1.0)
+                if score < floor:
                     continue
                 if vectors is not None:
                     score = (score + float(vectors[i] @ vectors[j])) / 2
+                # under the threshold a pair is no one's best worth reporting
+                if score < threshold or not accept(i, j):
+                    continue
                 for a, b in ((i, j), (j, i)):
                     if score > best.get(a, (-1.0, 0))[0]:
                         best[a] = (score, b)

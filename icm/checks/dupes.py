@@ -320,8 +320,9 @@ def _restated(stmts: Sequence[similarity.Statement],
     its own subject (``similarity.own_subjects``, ``similarity.parallel``).
     Info: on the tuning part's hand-written notes two in five (lexical) or
     one in two (semantic) are one rule."""
-    texts = [s for s, (_skel, words) in zip(stmts, skeletons)
-             if words >= min_words and not s.allowed and kinds[s.path] != 2]
+    kept = [(s, skel) for s, (skel, words) in zip(stmts, skeletons)
+            if words >= min_words and not s.allowed and kinds[s.path] != 2]
+    texts = [s for s, _skel in kept]
     paired = {(id(m.a), id(m.b)) for m in matches}
     paired |= {(b, a) for a, b in paired}
 
@@ -330,7 +331,8 @@ def _restated(stmts: Sequence[similarity.Statement],
         return a.path != b.path and (id(a), id(b)) not in paired
 
     embed = similarity.semantic_model() if semantic else None
-    ranker = similarity.Ranker([s.text for s in texts], embed)
+    ranker = similarity.Ranker([s.text for s in texts], embed,
+                               [skel for _s, skel in kept])
     threshold, floor = ((RESTATED_SEMANTIC, RESTATED_FLOOR) if semantic
                         else (RESTATED_LEXICAL, 0.0))
     found = []

@@ -760,10 +760,12 @@ def test_the_semantic_option_ranks_restated_candidates(repo: Path, icm,
     """With ``similarity = "semantic"`` the model's cosine lifts a pair the
     lexical score leaves under its threshold, and candidates still come from
     shared words (an embedder scoring every pair alike finds no other)."""
-    import numpy as np
+    class Unit(tuple):  # a unit vector, without numpy (an extra's package)
+        def __matmul__(self, other):
+            return sum(a * b for a, b in zip(self, other))
 
     def embed(texts):  # the "same meaning" for every text: cosine 1.0
-        return np.ones((len(texts), 2)) / np.sqrt(2)
+        return [Unit((0.6, 0.8)) for _ in texts]
 
     near = {"AGENTS.md": "# H\n\n- Ship the nightly archive to the mirror "
                          "after tagging a release candidate.\n",

@@ -5,7 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from icm import __version__
+import pytest
+
+from icm import __version__, cache
 from tests.conftest import commit
 
 REPORT = ("import atexit, sys; atexit.register(lambda: print(sorted(m for m in "
@@ -18,11 +20,23 @@ def loaded(argv, mods, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, cwd=cwd)
 
 
-def test_version_loads_no_cli(tmp_path: Path) -> None:
-    proc = loaded(["--version"], ("typer", "icm.cli", "icm.usage", "icm.report"),
-                  tmp_path)
+# The modules a run adds to the bare interpreter's, ``signal`` aside (the
+# exit ignores a late Ctrl-C; some sites load it already).
+ADDED = ("import atexit, sys; bare = set(sys.modules); "
+         "atexit.register(lambda: print(sorted(set(sys.modules) - bare - "
+         "{{'signal'}}), "
+         "file=sys.stderr)); sys.argv = ['icm', *{argv!r}]; "
+         "from icm.__main__ import run; run()")
+
+
+def test_version_loads_nothing_the_interpreter_does_not(tmp_path: Path) -> None:
+    """``icm --version`` costs what ``python -c pass`` does: no typer, git
+    or markdown_it, and not even ``typing`` or ``threading``."""
+    proc = subprocess.run([sys.executable, "-c", ADDED.format(argv=["--version"])],
+                          capture_output=True, text=True, cwd=tmp_path)
     assert (proc.returncode, proc.stdout, proc.stderr) == (
-        0, f"icm {__version__}\n", "[]\n")
+        0, f"icm {__version__}\n",
+        "['icm', 'icm.__main__', 'icm.errors', 'icm.output']\n")
 
 
 def test_version_among_other_words_is_typer_s(tmp_path: Path) -> None:
@@ -32,10 +46,37 @@ def test_version_among_other_words_is_typer_s(tmp_path: Path) -> None:
 
 
 def test_check_links_loads_neither_pydantic_nor_gitpython(repo: Path) -> None:
+    """Nor ``importlib.metadata`` (25 ms) for the parsers' versions in the
+    cache's key."""
     commit(repo, {"AGENTS.md": "# h\n\n[a](a.md)\n", "a.md": "# a\n"},
            "2026-10-01T12:00:00+00:00")
-    proc = loaded(["check-links", "--root", str(repo)], ("pydantic", "git"), repo)
+    proc = loaded(["check-links", "--root", str(repo)],
+                  ("pydantic", "git", "importlib.metadata"), repo)
     assert (proc.returncode, proc.stderr) == (0, "[]\n"), proc.stdout
+
+
+@pytest.mark.parametrize("module, names", [
+    ("markdown_it", ("markdown-it-py",)),
+    ("markdown_it_pyrs", ("markdown-it-pyrs", "markdown-it-pyrs-abi3")),
+    ("typer", ("typer",))])
+def test_a_version_read_from_the_install_is_importlib_s(module: str, names) -> None:
+    """The cache keys' versions, read from the dist-info folder's name, are
+    what ``importlib.metadata`` says."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def metadata(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return ""
+
+    found = cache.installed_version(module, names)
+    assert found is not None
+    assert found == next(filter(None, map(metadata, names)), "")
+
+
+def test_a_module_not_installed_has_no_version() -> None:
+    assert cache.installed_version("icm_no_such_module", ("nope",)) == ""
 
 
 def test_check_links_loads_no_other_check(repo: Path) -> None:

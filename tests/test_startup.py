@@ -87,3 +87,44 @@ def test_check_links_loads_no_other_check(repo: Path) -> None:
               "icm.checks.stale", "icm.similarity", "icm.checks.links")
     proc = loaded(["check-links", "--root", str(repo)], others, repo)
     assert (proc.returncode, proc.stderr) == (0, "['icm.checks.links']\n"), proc.stdout
+
+
+def test_typer_builds_only_the_command_named(repo: Path, monkeypatch, capsys) -> None:
+    """A parser for every command was 8 ms of every run; help and an
+    unknown name still see them all."""
+    import typer.main
+
+    from icm import cli
+
+    commit(repo, {"AGENTS.md": "# h\n", "a.md": "# a\n"}, "2026-10-01T12:00:00+00:00")
+    built: list = []
+    real = typer.main.get_command_from_info
+
+    def spy(command_info, **kwargs):
+        built.append(command_info.name)
+        return real(command_info, **kwargs)
+
+    monkeypatch.setattr(typer.main, "get_command_from_info", spy)
+    assert cli.main(["check-links", "--root", str(repo)]) == 0
+    assert built == ["check-links"]
+    built.clear()
+    assert cli.main(["check-linkz"]) == 2
+    assert built == [c.name for c in cli.app.registered_commands]
+    assert capsys.readouterr().err == (
+        "icm: unknown command 'check-linkz' (did you mean 'check-links'?)\n")
+
+
+def test_a_version_is_read_only_from_one_dist_info(tmp_path: Path, monkeypatch) -> None:
+    """An upgrade that left the old folder behind names two versions: the
+    layout does not answer (``importlib.metadata`` does); a module alone
+    (``.py``) reads its folder too."""
+    (tmp_path / "icm_fake_pkg").mkdir()
+    (tmp_path / "icm_fake_pkg" / "__init__.py").write_text("")
+    (tmp_path / "icm_fake_mod.py").write_text("")
+    (tmp_path / "Icm_Fake-2.0.1.dist-info").mkdir()
+    monkeypatch.syspath_prepend(str(tmp_path))
+    names = ("icm-fake", "other")
+    assert cache.installed_version("icm_fake_pkg", names) == "2.0.1"
+    assert cache.installed_version("icm_fake_mod", names) == "2.0.1"
+    (tmp_path / "icm_fake-1.0.dist-info").mkdir()
+    assert cache.installed_version("icm_fake_pkg", names) is None

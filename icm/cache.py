@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 import math
 import os
@@ -141,6 +140,8 @@ def stamp(st: os.stat_result) -> Stamp:
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # a warm run whose every stamp matched hashes nothing
+
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 

@@ -1,8 +1,10 @@
 """Start-up loads only what a run uses (issue 16): measured in a fresh
 interpreter, where ``sys.modules`` starts empty."""
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,16 @@ def test_a_version_is_read_only_from_one_dist_info(tmp_path: Path, monkeypatch) 
     assert cache.installed_version("icm_fake_mod", names) == "2.0.1"
     (tmp_path / "icm_fake-1.0.dist-info").mkdir()
     assert cache.installed_version("icm_fake_pkg", names) is None
+
+
+def test_a_warm_check_links_loads_no_pool_no_hash(repo: Path) -> None:
+    """Every stamp matched: nothing to hash (hashlib), parse (the markdown
+    parsers), fork (pickle) or write to a temporary file (tempfile)."""
+    commit(repo, {"AGENTS.md": "# h\n\n[a](a.md)\n", "a.md": "# a\n"},
+           "2026-10-01T12:00:00+00:00")
+    mods = ("hashlib", "pickle", "tempfile", "markdown_it", "icm.extract")
+    assert loaded(["check-links", "--root", str(repo)], mods, repo).returncode == 0
+    later = time.time() + 60  # the cache written well after the files
+    os.utime(repo / ".git" / "icm" / cache.FILE_NAME, (later, later))
+    proc = loaded(["check-links", "--root", str(repo)], mods, repo)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "links ok\n", "[]\n")

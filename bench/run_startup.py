@@ -1,12 +1,14 @@
 """Time icm's start-up beside the bare interpreter, and say where it goes.
 
     python bench/run_startup.py [--tree DIR] [--runs 11] [--imports 5]
-                                [--before OLD] [--instructions]
+                                [--before OLD] [--code NAME=DIR ...]
+                                [--instructions]
 
 Each command runs as ``python -m icm ...`` from ``--tree`` (default: this
 repository's ``example_repo``) with ``PYTHONPATH`` at the code timed: this
 checkout, and with ``--before`` an older copy of it (``git archive REV icm |
-tar -x -C OLD``), so both pay the same interpreter and site start-up. The
+tar -x -C OLD``; ``--code``: any other copy, named), so each pays the same
+interpreter and site start-up. The
 floor, ``python -c pass``, runs in the same turns. Figures are medians of
 interleaved runs (``timing.interleaved_medians``), CPU seconds (user plus
 system of the process and the git it waited for: the machine is shared) and
@@ -108,10 +110,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--imports", type=int, default=5)
     parser.add_argument("--before", type=Path, default=None)
+    parser.add_argument("--code", action="append", default=[], metavar="NAME=DIR")
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args(argv)
-    codes = [("after", HERE)] + ([("before", args.before)] if args.before else [])
+    codes = [("after", HERE)] + ([("before", args.before)] if args.before else []) + [
+        (name, Path(path)) for name, _, path in (c.partition("=") for c in args.code)]
     for name, code in codes:
         found = subprocess.run(
             [sys.executable, "-c", "import icm; print(icm.__file__)"],

@@ -143,3 +143,11 @@ def test_a_warm_check_links_loads_no_pool_no_hash(repo: Path) -> None:
     os.utime(repo / ".git" / "icm" / cache.FILE_NAME, (later, later))
     proc = loaded(["check-links", "--root", str(repo)], mods, repo)
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "links ok\n", "[]\n")
+
+
+def test_check_queue_with_nothing_added_elsewhere_loads_no_similarity(
+        repo: Path) -> None:
+    commit(repo, {"AGENTS.md": "# h\n", "queue/01_a.md": "# a\n"},
+           "2026-10-01T12:00:00+00:00")
+    proc = loaded(["check-queue", "--root", str(repo)], ("icm.similarity",), repo)
+    assert (proc.returncode, proc.stderr) == (0, "[]\n"), proc.stdout

@@ -30,13 +30,16 @@ def median_seconds(runs: int, cmd: Sequence[str], cwd: Optional[Path] = None,
 def interleaved_medians(runs: int, cmds: Sequence[Sequence[str]],
                         cwd: Optional[Path] = None,
                         env: Optional[Dict[str, str]] = None,
-                        cpu: bool = False) -> List[float]:
+                        cpu: bool = False,
+                        envs: Optional[Sequence[Dict[str, str]]] = None
+                        ) -> List[float]:
     """``median_seconds`` of each command, run in turn (one of each, then
-    again), so a change in the machine's load falls on all of them alike."""
+    again), so a change in the machine's load falls on all of them alike;
+    ``envs``: one environment per command."""
     samples: List[List[float]] = [[] for _ in cmds]
     for _ in range(runs):
         for i, cmd in enumerate(cmds):
-            samples[i].append(_once(cmd, cwd, env, True, cpu))
+            samples[i].append(_once(cmd, cwd, envs[i] if envs else env, True, cpu))
     return [statistics.median(s) for s in samples]
 
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 import math
 import os
@@ -75,6 +74,9 @@ def limit(files: int, size: int) -> int:
 
 def markdown_it_version() -> str:
     """Part of every cache key: a new parser may split text differently."""
+    found = installed_version("markdown_it", ("markdown-it-py",))
+    if found:
+        return found
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -89,14 +91,46 @@ def fast_parser_version() -> str:
     """The ``[fast]`` parser's version, or "" without it: part of the link
     cache's key too, though its answers are held equal to markdown-it-py's
     (a release that broke that would otherwise be believed from the cache)."""
+    names = ("markdown-it-pyrs", "markdown-it-pyrs-abi3")  # Python < 3.13, >=
+    found = installed_version("markdown_it_pyrs", names)
+    if found is not None:
+        return found
     from importlib.metadata import PackageNotFoundError, version
 
-    for name in ("markdown-it-pyrs", "markdown-it-pyrs-abi3"):  # Python < 3.13, >=
+    for name in names:
         try:
             return version(name)
         except PackageNotFoundError:
             pass
     return ""
+
+
+def installed_version(module: str, names: Tuple[str, ...]) -> Optional[str]:
+    """The version in the ``NAME-VERSION.dist-info`` folder of one of
+    ``names`` beside ``module`` (found, not imported): "" when no such
+    module is installed, None when the layout does not answer (no such
+    folder, or two). ``importlib.metadata``'s imports (email, zipfile, csv)
+    were 25 ms of every warm run for the same answer."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return ""
+    if spec is None or not spec.origin:
+        return ""
+    site = os.path.dirname(spec.origin)
+    if spec.submodule_search_locations is not None:  # a package's __init__
+        site = os.path.dirname(site)
+    wanted = {name.replace("-", "_").lower() for name in names}
+    try:
+        entries = os.listdir(site)  # the installed package's folder, not the root
+    except OSError:
+        return None
+    found = {entry[:-len(".dist-info")].partition("-")[2] for entry in entries
+             if entry.endswith(".dist-info")
+             and entry.partition("-")[0].lower() in wanted}
+    return found.pop() if len(found) == 1 else None
 
 
 def stamp(st: os.stat_result) -> Stamp:
@@ -106,6 +140,8 @@ def stamp(st: os.stat_result) -> Stamp:
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # a warm run whose every stamp matched hashes nothing
+
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 

@@ -1,13 +1,21 @@
 """The exception type that becomes a single line and exit code 2, and the one
 way an interrupt ends a run: ``interrupted`` says it, ``held_signals`` keeps
-a signal from cutting a writer's changes in half."""
+a signal from cutting a writer's changes in half.
+
+Imported by ``icm --version``, which loads nothing the bare interpreter does
+not (``tests/test_startup.py``): no ``typing`` (names for mypy only), no
+``threading`` until a writer holds signals."""
+
+from __future__ import annotations
 
 import contextlib
 import os
 import signal
 import sys
-import threading
-from typing import Iterator, List
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator, List
 
 
 class UsageError(Exception):
@@ -82,6 +90,8 @@ def held_signals() -> Iterator[Held]:
     Handling SIGTERM and SIGHUP like SIGINT was chosen over journalling a
     plan for the next run to finish: nothing is left for anyone to find. It
     cannot cover SIGKILL, which ends the process between two changes."""
+    import threading
+
     held = Held()
     if threading.current_thread() is not threading.main_thread():
         yield held

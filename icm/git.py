@@ -16,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import (
     IO,
@@ -530,6 +529,8 @@ class HistoryPass:
         commands = [history_command(mode, at_top)] if base is None else [
             own_commits_command(base, at_top), history_command(mode, at_top, base)]
         self.runs: List[Tuple["subprocess.Popen[bytes]", IO[bytes], IO[bytes]]] = []
+        import tempfile  # on first use, as below: check-links needs none
+
         try:
             for command in commands:
                 out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
@@ -718,6 +719,8 @@ def _changes(root: Path, args: Argv, stdin: bytes, chunk: int
     exe = executable()
     if exe is None:
         raise UsageError("git is not installed or not on PATH")
+    import tempfile
+
     with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as err:
         given.write(stdin)
         given.seek(0)
@@ -1025,6 +1028,8 @@ def read_blobs(root: Path, oids: Sequence[str], cap: int = 1 << 16
     found: Dict[str, bytes] = {}
     if not wanted:
         return found
+    import tempfile
+
     with tempfile.TemporaryFile() as ids:
         ids.write("".join(f"{oid}\n" for oid in wanted).encode("ascii"))
         ids.seek(0)

@@ -1,11 +1,16 @@
 """Writing a run's output: the one way text reaches stdout. Light on
 purpose: ``icm --version`` answers with this alone, before typer loads."""
 
+from __future__ import annotations
+
 import os
 import sys
-from typing import Any
 
 from icm.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def emit(text: str) -> None:

@@ -718,7 +718,8 @@ RAW_ALLOWED = {
                         "os.close", "os.fdopen"},  # the fork pool's own pipes
     # icm's own cache, inside the git directory, by a descriptor of its folder
     "cache.py": {"os.open", "os.mkdir", "os.close", "os.fstat", "open",
-                 "os.replace", "os.unlink"},
+                 "os.replace", "os.unlink",
+                 "os.listdir"},  # the parsers' install folder: their versions
     "git.py": {".read_text"},  # git's own shallow file, in the git directory
     "output.py": {"os.open", "os.close"},  # /dev/null over stdout after a closed pipe
     "markdown_rs.py": {"os.open", "os.close"},  # /dev/null over fd 2 for a panic

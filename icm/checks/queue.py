@@ -34,7 +34,6 @@ from icm.finding import Finding, Report, Rule, Rules, Severity, failing
 from icm.lines import to_lf
 from icm.model.queue import CARRIED, PATTERN, claim_of, gist, items, match, number
 from icm.registry import QueueOptions
-from icm.similarity import Index, Statement
 
 NAME = "queue"
 # icm explain: why the rule matters, and how to silence it here
@@ -166,7 +165,10 @@ def _against(ctx: Context, view: Optional[Against]) -> List[Finding]:
                 "finished-elsewhere", f"drop {path} here (git rm), or rebase on "
                 f"{ref}")
     added_there = [p for p in theirs if p not in view.base_files]
-    index = Index(Statement(p, 1, gist(_text(view, p))) for p in added_there)
+    if added_there:  # similarity loads only then: 8 ms of a run with none
+        from icm.similarity import Index, Statement
+
+        index = Index(Statement(p, 1, gist(_text(view, p))) for p in added_there)
     for path in here:
         if path in view.base_files or not added_there:
             continue

@@ -8,7 +8,6 @@ followed."""
 from __future__ import annotations
 
 import os
-import pickle
 import posixpath
 import re
 import select
@@ -295,6 +294,8 @@ def _parse_parallel(work: List[Job],
 
 def _fork_worker(part: List[Job],
                  siblings: List[int]) -> Tuple[int, int]:
+    import pickle  # the pool's alone: a warm run loads none of it
+
     read_fd, write_fd = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker: never returns, never prints
@@ -320,6 +321,8 @@ def _fork_worker(part: List[Job],
 def _collect(pid: int, live: Dict[int, int]) -> Optional[List[ParseResult]]:
     """A worker's answers, or None when it did not finish them. On an
     interrupt the worker stays in ``live`` for ``_reap``."""
+    import pickle
+
     fd = live[pid]
     chunks = []
     while True:

@@ -3,6 +3,7 @@ fails with that rule's line, golden."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -170,3 +171,23 @@ def test_no_sessions_says_so(tmp_path: Path, icm) -> None:
     assert icm("check-agents", "--root", str(tmp_path)) == (
         0, "agents: no exported sessions in Agents/* (agents_dirs)\n", "")
     assert icm("check-agents", "--root", str(tmp_path), "-q") == (0, "", "")
+
+
+def test_checking_a_session_keeps_the_link_cache_whole(session: Path, icm) -> None:
+    """check-agents reads a session's few files through the link cache; it
+    never cuts the cache to them (the next check-links parsed every file
+    again, on every ``icm check`` of a repository with sessions)."""
+    from icm import cache
+    from tests.conftest import git
+
+    write(session, {f"docs/page{i}.md": f"# Page {i}\n\n[x](page0.md)\n"
+                    for i in range(5)})
+    git(session, "init", "-q")
+    git(session, "add", "-A")
+    assert icm("check-links", "--root", str(session))[0] == 0
+    cache_file = session / ".git" / "icm" / cache.FILE_NAME
+    written = set(json.loads(cache_file.read_bytes().partition(b"\n")[2])["entries"])
+    assert {f"docs/page{i}.md" for i in range(5)} <= written
+    assert icm("check-agents", "--root", str(session))[0] == 0
+    after = set(json.loads(cache_file.read_bytes().partition(b"\n")[2])["entries"])
+    assert after == written

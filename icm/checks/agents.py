@@ -300,7 +300,7 @@ def _links(ctx: Context, folder: str, names: Sequence[str]
     from icm.model import links
 
     paths = [f"{folder}/{n}" for n in names if f"{folder}/{n}" in ctx.file_set]
-    corpus = links.extract_all(ctx, paths)
+    corpus = links.extract_all(ctx, paths, save=False)  # the cache is links'
     out: Dict[str, List[Tuple[int, str, Optional[str]]]] = {}
     for path, (found, *_rest) in corpus.parsed.items():
         rows = []

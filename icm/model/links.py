@@ -143,8 +143,13 @@ class Corpus:
     errors: Dict[str, Unreadable]
 
 
-def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
+def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0,
+                save: bool = True) -> Corpus:
     """Links and anchors of every file, holding one file's text at a time.
+
+    ``save=False`` for a call on a few of the files: the cache keeps only
+    what a run used, so saving would cut it to those few, and the next
+    run parsed every file again (check-agents did, on every ``icm check``).
 
     A file is looked up in the cache by its stamp (and must still be
     readable: a user dropped from a group changes no stamp), then by content
@@ -207,7 +212,8 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
         else:
             parsed[rel] = result
             store.put(rel, hashed, _columns(result), stamps[rel])
-    store.save()
+    if save:
+        store.save()
     return Corpus(parsed, errors)
 
 

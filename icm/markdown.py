@@ -7,6 +7,7 @@ breaks inside the block. Callers see 1-based lines only.
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -624,9 +625,15 @@ def backend() -> str:
     it before forking its workers, so each need not load it again)."""
     global _fast
     if _fast is None:
-        from icm import markdown_rs
-        _fast = markdown_rs.extract if markdown_rs.available() else False
-    return "markdown-it.rs" if _fast else "markdown-it-py"
+        if os.environ.get("ICM_PARSER") == "events":  # pulldown-cmark (issue 27)
+            from icm import markdown_events as chosen
+        else:
+            from icm import markdown_rs as chosen  # type: ignore[no-redef]
+        _fast = chosen.extract if chosen.available() else False
+    if not _fast:
+        return "markdown-it-py"
+    return "pulldown-cmark" if os.environ.get("ICM_PARSER") == "events" else \
+        "markdown-it.rs"
 
 
 def extract_reference(text: str) -> Extract:

@@ -19,7 +19,7 @@ import bisect
 import importlib
 import os
 import re
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from markdown_it.common.html_blocks import block_names
 from markdown_it.helpers import parseLinkDestination
@@ -178,7 +178,7 @@ def _odd_delimiter_row(text: str) -> bool:
 # reference may end the paragraph there and read code.
 _INDENTED_OPENER = re.compile(
     rb"\n([ \t>]*?(?: {4}|\t)[ \t]*)(?:[*+\-_`~<>#|]|\d{1,9}[.)])")
-_ITEM_MARKER = re.compile(rb"(?:[*+-]|\d{1,9}[.)])( *)(\r?\n|\Z)?")
+_ITEM_MARKER = re.compile(rb"( *)(?:[*+-]|\d{1,9}[.)])( *)(\r?\n|\Z)?")
 # A tab after a list marker: the item's content column, by parser.
 _MARKER_TAB = re.compile(r"(?m)^[ \t>]*(?:[*+-]|\d{1,9}[.)]) *\t")
 # Backslash, then whitespace to the line's end, in a definition: the
@@ -206,17 +206,17 @@ _AFTER_DEFINITION = re.compile(
 _ODD_BLANK_LINE = re.compile(
     r"\n[ \t>*+\-0-9.)]*[^\S \t\n\r][^\S\n\r]*(?=\r?\n|\Z)")
 
-# Ranges a lazy line inside of is read alike (or looked at apart).
-_LAZY_FREE = frozenset(("BlockQuote", "List", "Item", "CodeBlock", "HtmlBlock",
-                        "Table"))
 # Text that could be a definition to the reference: a label, a destination
 # (on the label's line or the next), then a title's opening or the line's end.
 _DEFINITION_OPEN = re.compile(
-    rb"\[(?:\\.|[^\\\[\]])*\]:[ \t]*(?:\r?\n[ \t>]*)?(?:<[^>\n]*>|[^ \t\r\n]+)"
-    rb"[ \t]*(?:\r?\n|\Z|[\"'(])")
-
-# Containers: a range that covers them says nothing about what is inside.
-_CONTAINERS = frozenset(("BlockQuote", "List", "Item"))
+    rb"\[(?:\\.|[^\\\[\]])*\]:[ \t]*(?:\r?\n[ \t>]*)?"
+    rb"(?:<[^>\n]*>|[^ \t\r\n]+)(?=[ \t\r\n]|\Z)[ \t]*(?=\r?\n|\Z|[\"'(])")
+_TILDES = re.compile(rb"~{2,}")
+# Two tildes and no third.
+_STRIKE = re.compile(rb"~~(?!~)")
+_CONTAINER_STARTS = frozenset(("BlockQuote", "List", "Item"))
+# Where a line's text (after container markers) opens with "[".
+_BRACKET_LINE = re.compile(rb"\n[ \t>*+\-0-9.)]*\[")
 
 
 class _Walk:
@@ -225,6 +225,9 @@ class _Walk:
         self.data = text.encode("utf-8")
         self._at = 0  # byte offset ``_line`` counted to
         self._line = 1
+        self.links: List[Link] = []
+        self.at: List[int] = []  # the byte offset of each link
+        self.quotes: List[int] = []  # where the open block quotes end
 
     def line(self, offset: int) -> int:
         """1-based line of a byte offset; offsets come in document order, so
@@ -239,195 +242,161 @@ class _Walk:
         """The source of a range as the reference reads it: CRLF as LF."""
         return self.data[start:end].decode("utf-8").replace("\r\n", "\n")
 
+    def quoted(self, offset: int) -> bool:
+        """Whether ``offset`` lies in a block quote (offsets in order)."""
+        quotes = self.quotes
+        while quotes and quotes[-1] <= offset:
+            quotes.pop()
+        return bool(quotes)
+
     def run(self) -> Extract:
+        """One pass over the events. Most events are text, breaks and the
+        ends of spans nobody reads, so each costs a test or two; what only
+        some files need is recorded for them alone and looked at after."""
         text, data = self.text, self.data
-        links: List[Link] = []
-        at: List[int] = []  # the byte offset of each link, for definitions
+        links = self.links
         anchors: List[str] = []
         heads: List[Heading] = []
         slugger = markdown.Slugger()
         defs: Dict[str, Any] = (_PM.reference_definitions(text)
                                 if "]:" in text else {})
-        # Definitions make no event; a label defined twice is reported once.
-        covered: Optional[List[Tuple[int, int]]] = (
-            [] if defs and text.count("]:") != len(defs) else None)
-        depth = quotes = image = 0
+        lazy = _Lazy(data)
+        lz = bool(lazy.lines)
+        blocks: List[Tuple[int, int]] = []  # code and HTML blocks
         head: Optional[List[str]] = None  # heading text, while in one
+        sink: Optional[List[str]] = None  # where text goes: heading, HTML
         held: List[str] = []  # anchors of raw HTML inside a heading
         head_start = head_level = 0
-        html: Optional[List[str]] = None  # an HTML block's text, while in one
         html_start = 0
-        autolink = False  # in an autolink (its text is normalised)
-        # line starts indented as code that open like a block, in order; a
-        # range of content that holds one reads it as a lazy line
-        lazy: List[int] = []
-        self.lazy_cols: List[int] = []  # each line's indent (-1: not spaces)
-        if b"\n " in data or b"\n\t" in data:
-            for m in _INDENTED_OPENER.finditer(data):
-                lazy.append(m.start() + 1)
-                lead = m.group(1)
-                self.lazy_cols.append(len(lead) if lead.strip(b" ") == b"" else -1)
-        lazy_at = 0
-        self.items: List[int] = []  # content columns of the open list items
-        self.quotes = 0
-        # where a block's text opens like a definition that pulldown-cmark
-        # did not take, the reference may have
-        opens = b"]:" in data
-        item = False  # an item opened and its text has not begun
+        image = 0  # depth of images: their alt text is no part of the answer
+        autolink = False  # in an autolink in a heading (its text normalised)
+        tab = False  # the heading holds a tab
+        runs = strikes = 0  # runs of two or more tildes in it; its strikethroughs
         for event, span in _PM.events_with_range(text, merge_text=True):
             if type(event) is str:  # SoftBreak, HardBreak, Rule
-                if head is not None and not image and event != "Rule":
-                    head.append(" ")
-                if lazy_at < len(lazy) and event != "Rule":
-                    lazy_at = self.lazy(lazy, lazy_at, span["start"],
-                                        span["end"] + 1)
+                if event != "Rule":
+                    if sink is head and sink is not None:
+                        sink.append(" ")
+                    if lz:
+                        lazy.breaks.add(span["end"])
                 continue
             if "Text" in event:
-                if item:
-                    item = self.opens(span["start"])
-                if head is not None and not image:
+                if sink is not None:
                     value = event["Text"]
-                    head.append(markdown._MD.normalizeLinkText(value) if autolink
+                    sink.append(markdown._MD.normalizeLinkText(value) if autolink
                                 else value)
-                elif html is not None:
-                    html.append(event["Text"])
                 continue
             if "End" in event:
-                depth -= 1
+                if sink is None and not image:
+                    continue
                 end = event["End"]
                 if end == "Image":
                     image -= 1
+                    if not image and head is not None:
+                        sink = head
                 elif end == "Link":
                     autolink = False
                 elif end == "HtmlBlock":
-                    assert html is not None
-                    self.html("".join(html), html_start, links, at, anchors)
-                    html = None
+                    assert sink is not None
+                    self.html("".join(sink), html_start, anchors)
+                    sink = None
                 elif type(end) is dict and "Heading" in end:
                     assert head is not None
                     value = "".join(head)
                     if _ODD_SPACE.search(value):
                         raise _Decline("Unicode whitespace in a heading")
+                    if runs != 2 * strikes or tab and (
+                            value.rstrip(" \t") != value or b"\t#" in data[
+                                head_start:span["end"]]):
+                        # (pulldown-cmark keeps a tab before a heading's end)
+                        raise _Decline("tildes or a tab the parsers read apart "
+                                       "in a heading")
                     anchors.append(slugger.slug(value))
                     anchors.extend(held)
                     held.clear()
                     heads.append(Heading(head_level, value.strip(),
                                          self.line(head_start)))
-                    head = None
-                elif end == "Item":
-                    self.items.pop()
-                elif type(end) is dict and "BlockQuote" in end:
-                    quotes -= 1
-                    self.quotes = quotes
+                    head = sink = None
                 continue
-            start = span["start"]
-            if item:
-                item = self.opens(start)
-            if lazy_at < len(lazy):
-                tag = event.get("Start")
-                if tag is None or (type(tag) is str and tag not in _LAZY_FREE) or (
-                        type(tag) is dict and not _LAZY_FREE.intersection(tag)):
-                    lazy_at = self.lazy(lazy, lazy_at, start, span["end"])
-            if "Start" in event:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _Decline("nested too deep")
-                tag = event["Start"]
-                if type(tag) is str:
-                    if tag == "HtmlBlock":
-                        html, html_start = [], start
-                    elif tag == "Paragraph" and opens:
-                        self.opens(start)
-                    elif tag == "Item":
-                        self.items.append(self.content_column(start))
-                        item = opens
-                    elif tag == "Strikethrough" and head is not None:
-                        raise _Decline("strikethrough in a heading")
-                    if covered is not None and tag not in _CONTAINERS:
-                        covered.append((start, span["end"]))
-                    continue
-                if "Link" in tag:
+            tag = event.get("Start")
+            if tag is None:
+                if "Code" in event:
+                    if sink is head and sink is not None:
+                        sink.append(event["Code"])
+                    if lz:
+                        lazy.inline(span)
+                elif "InlineHtml" in event:
                     if not image:
-                        autolink = self.link(tag["Link"], start, span["end"],
-                                             quotes, False, links, at)
-                elif "Image" in tag:
-                    if not image:
-                        self.link(tag["Image"], start, span["end"], quotes, True,
-                                  links, at)
-                    image += 1
-                elif "Heading" in tag:
-                    if data.find(b"\t", start, span["end"]) >= 0 or \
-                            data.find(b"~~", start, span["end"]) >= 0:
-                        raise _Decline("a tab or tildes in a heading")
-                    if opens:
-                        self.opens(start)
-                    head, head_start = [], start
-                    head_level = int(tag["Heading"]["level"][1])
-                elif "BlockQuote" in tag:
-                    quotes += 1
-                    self.quotes = quotes
-                if covered is not None and not _CONTAINERS.intersection(tag):
-                    covered.append((start, span["end"]))
+                        self.html(event["InlineHtml"], span["start"],
+                                  held if head is not None else anchors)
+                    if lz:
+                        lazy.inline(span)
+                elif "Html" in event and sink is not None:
+                    sink.append(event["Html"])
                 continue
-            if covered is not None:
-                covered.append((start, span["end"]))
-            if "Code" in event:
-                if head is not None and not image:
-                    head.append(event["Code"])
-            elif "InlineHtml" in event:
+            if type(tag) is str:
+                if tag == "Item":
+                    if lz:
+                        lazy.items.append((span["start"], span["end"]))
+                elif tag == "HtmlBlock":
+                    sink, html_start = [], span["start"]
+                    blocks.append((span["start"], span["end"]))
+                elif tag == "Strikethrough" and head is not None:
+                    # markdown-it pairs runs of two tildes, pulldown-cmark
+                    # runs of one or two
+                    end = span["end"]
+                    if not (_STRIKE.match(data, span["start"])
+                            and data.endswith(b"~~", 0, end)
+                            and not data.endswith(b"~", 0, end - 2)):
+                        raise _Decline("strikethrough the parsers read apart")
+                    strikes += 1
+                continue
+            if "Link" in tag:
+                if not image and self.link(tag["Link"], span, False) and \
+                        head is not None:
+                    autolink = True
+                if lz:
+                    lazy.inline(span)
+            elif "Image" in tag:
                 if not image:
-                    self.html(event["InlineHtml"], start, links, at,
-                              held if head is not None else anchors)
-            elif "Html" in event:
-                if html is not None:
-                    html.append(event["Html"])
-        if defs:
-            self.definitions(defs, covered, links, at)
+                    self.link(tag["Image"], span, True)
+                image += 1
+                sink = None
+                if lz:
+                    lazy.inline(span)
+            elif "Heading" in tag:
+                start = span["start"]
+                tab = data.find(b"\t", start, span["end"]) >= 0
+                runs = (len(_TILDES.findall(data, start, span["end"]))
+                        if data.find(b"~~", start, span["end"]) >= 0 else 0)
+                strikes = 0
+                head = sink = []
+                head_start = start
+                head_level = int(tag["Heading"]["level"][1])
+                if lz:
+                    lazy.inline(span)  # a setext heading's text
+            elif "BlockQuote" in tag:
+                self.quoted(span["start"])
+                self.quotes.append(span["end"])
+                if lz:
+                    lazy.quotes.append((span["start"], span["end"]))
+            elif "CodeBlock" in tag:
+                blocks.append((span["start"], span["end"]))
+        if lz:
+            lazy.check()
+        if b"]:" in data:
+            repeats = _definition_like(text, data, defs, blocks)
+            if defs:
+                self.definitions(defs, repeats)
         return Extract(tuple(links), tuple(anchors), tuple(heads), 0)
 
-    def opens(self, start: int) -> bool:
-        """Decline if the text at ``start`` opens like a definition."""
-        if self.data.startswith(b"[", start) and _DEFINITION_OPEN.match(
-                self.data, start):
-            raise _Decline("text that opens like a definition")
-        return False
-
-    def content_column(self, start: int) -> int:
-        """The column where the text of the list item whose marker is at
-        ``start`` begins (CommonMark's rule); a large one where its line
-        holds a tab or a quote marker before it."""
-        data = self.data
-        begin = data.rfind(b"\n", 0, start) + 1
-        prefix = data[begin:start]
-        m = _ITEM_MARKER.match(data, start)
-        if m is None or prefix.strip(b" ") or data.startswith(b"\t", m.end(1)):
-            return 1 << 30
-        width = m.end(1) - start
-        spaces = len(m.group(1))
-        if m.group(2) is not None or spaces > 4:
-            width -= spaces - 1
-        return len(prefix) + width
-
-    def lazy(self, lazy: List[int], at: int, start: int, end: int) -> int:
-        """Decline if a line of ``lazy`` starts inside ``start:end`` (past
-        its start) as a lazy line: less indented than the list item's text,
-        or under a quote; the index of the first line past ``start``."""
-        while at < len(lazy) and lazy[at] <= start:
-            at += 1
-        while at < len(lazy) and lazy[at] < end:
-            col = self.lazy_cols[at]
-            if col < 0 or self.quotes or (self.items and col < self.items[-1]):
-                raise _Decline("a lazy line indented as code opens a block")
-            at += 1
-        return at
-
-    def link(self, tag: Dict[str, Any], start: int, end: int, quotes: int,
-             image: bool, links: List[Link], at: List[int]) -> bool:
+    def link(self, tag: Dict[str, Any], span: Dict[str, int], image: bool) -> bool:
         """Record an inline link or an autolink; True for an autolink."""
         kind = tag["link_type"]
+        start, end = span["start"], span["end"]
         if kind == "Inline":
             src = self.source(start, end)
-            if quotes and "\n" in src:
+            if "\n" in src and self.quotes and self.quoted(start):
                 # The reference reads the link with the quote markers of its
                 # later lines stripped: only its label may span lines here.
                 label = markdown.label_end(src, image)
@@ -439,52 +408,49 @@ class _Walk:
             raw, href = found
             if href != tag["dest_url"]:
                 raise _Decline("a destination the parsers read apart")
-            links.append(Link(self.line(start), raw or href, href,
-                              "image" if image else "link"))
-            at.append(start)
+            self.links.append(Link(self.line(start), raw or href, href,
+                                   "image" if image else "link"))
+            self.at.append(start)
             return False
         if kind in ("Autolink", "Email"):
             inner = self.source(start + 1, end - 1)
             href = inner if kind == "Autolink" else "mailto:" + inner
             if not markdown._MD.validateLink(href):
                 raise _Decline("an autolink the reference does not make")
-            links.append(Link(self.line(start), href, href, "autolink"))
-            at.append(start)
+            self.links.append(Link(self.line(start), href, href, "autolink"))
+            self.at.append(start)
             return True
         return False  # a reference use: its definition is the one checked
 
-    def html(self, content: str, start: int, links: List[Link], at: List[int],
-             anchors: List[str]) -> None:
+    def html(self, content: str, start: int, anchors: List[str]) -> None:
         found = markdown._scan_html(content)
         if not found:
             return
         base = self.line(start)
         for offset, what, value in found:
             if what == "link":
-                links.append(Link(base + offset, value, value, "html"))
-                at.append(start)
+                self.links.append(Link(base + offset, value, value, "html"))
+                self.at.append(start)
             else:
                 anchors.append(value)
 
     def definitions(self, defs: Dict[str, Any],
-                    covered: Optional[List[Tuple[int, int]]],
-                    links: List[Link], at: List[int]) -> None:
+                    repeats: List[Tuple[int, int, str]]) -> None:
         """Put each definition among the links in document order."""
-        spans = sorted((d["span"]["start"], d["span"]["end"], d["dest"])
-                       for d in defs.values())
-        if covered is not None:
-            self.unreported(spans, covered)
-        found: List[Tuple[int, Link]] = []
-        for start, end, dest in spans:
-            found.append((start, self.definition(start, end, dest)))
+        spans = sorted([*((d["span"]["start"], d["span"]["end"], d["dest"])
+                          for d in defs.values()), *repeats])
+        found = [(start, self.definition(start, end, dest))
+                 for start, end, dest in spans]
+        links = self.links
         if not links:
             links.extend(link for _, link in found)
             return
         # stable: links of one HTML block share their block's offset
-        merged = sorted([*zip(at, links), *found], key=lambda pair: pair[0])
+        merged = sorted([*zip(self.at, links), *found], key=lambda pair: pair[0])
         links[:] = [link for _, link in merged]
 
     def definition(self, start: int, end: int, dest: str) -> Link:
+        """A definition, read as the reference reads it."""
         if not markdown._MD.validateLink(dest):
             raise _Decline("a definition the reference does not make")
         src = self.source(start, end)
@@ -509,33 +475,147 @@ class _Walk:
             raw = m.group(1)
             if raw.startswith("<") and raw.endswith(">"):
                 raw = raw[1:-1]
-        href = _definition_href(src)
+        plain = _PLAIN_DEFINITION.match(src)
+        if plain is not None and plain.group(plain.lastindex or 1) == dest and (
+                "&" not in dest or ";" not in dest):
+            href = dest  # no escapes, entities or brackets: as written
+        else:
+            href = _definition_href(src)
         if href != dest:
             raise _Decline("a definition the parsers read apart")
         return Link(self.line(start), raw, href, "definition")
 
-    def unreported(self, spans: List[Tuple[int, int, str]],
-                   covered: List[Tuple[int, int]]) -> None:
-        """Decline where a ``]:`` lies in no event's range and no reported
-        definition: a definition pulldown-cmark read and did not report (a
-        label defined twice), which the reference lists."""
-        ranges = sorted([*covered, *((s, e) for s, e, _ in spans)])
-        starts = [s for s, _ in ranges]
-        reach: List[int] = []  # the furthest end of the ranges so far
-        furthest = -1
-        for _, e in ranges:
-            furthest = max(furthest, e)
-            reach.append(furthest)
-        data = self.data
-        pos = data.find(b"]:")
-        while pos >= 0:
-            i = bisect.bisect_right(starts, pos) - 1
-            if i < 0 or reach[i] <= pos:
-                raise _Decline("a definition pulldown-cmark does not report")
-            pos = data.find(b"]:", pos + 2)
+
+def _definition_like(text: str, data: bytes, defs: Dict[str, Any],
+                     blocks: List[Tuple[int, int]]) -> List[Tuple[int, int, str]]:
+    """The definitions pulldown-cmark read and did not report: a label
+    defined again is reported once (the first), where the reference lists
+    each. Decline where a line opens like a definition the reference could
+    make and is no such repeat, outside code and HTML blocks: text to
+    pulldown-cmark, maybe a definition to the reference."""
+    reported = {d["span"]["start"] for d in defs.values()}
+    labels = {" ".join(label.split()).lower() for label in defs}
+    blocks.sort()
+    starts = [s for s, _ in blocks]
+    again: List[int] = []
+    for m in _BRACKET_LINE.finditer(b"\n" + data):
+        at = m.end() - 2  # in ``data``
+        if at in reported:
+            continue
+        found = _DEFINITION_OPEN.match(data, at)
+        if found is None:
+            continue
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and blocks[i][1] > at:
+            continue
+        label = data[at + 1:data.find(b"]", at)]
+        if b"\n" in found.group() or not label.isascii() or \
+                " ".join(label.decode("ascii").split()).lower() not in labels:
+            raise _Decline("a definition pulldown-cmark does not report")
+        again.append(at)
+    if not again:
+        return []
+    # A repeat is a definition where no event covers it (pulldown-cmark
+    # took it for one) and text where one does.
+    ranges: List[Tuple[int, int]] = []
+    for event, span in _PM.events_with_range(text, merge_text=True):
+        if type(event) is not str:
+            if "End" in event:
+                continue
+            tag = event.get("Start")
+            if tag in _CONTAINER_STARTS if type(tag) is str else (
+                    tag is not None and _CONTAINER_STARTS.intersection(tag)):
+                continue
+        ranges.append((span["start"], span["end"]))
+    ranges.sort()
+    range_starts = [s for s, _ in ranges]
+    reach: List[int] = []
+    for _, end in ranges:
+        reach.append(max(end, reach[-1]) if reach else end)
+    repeats: List[Tuple[int, int, str]] = []
+    for at in again:
+        i = bisect.bisect_right(range_starts, at) - 1
+        if i >= 0 and reach[i] > at:
+            continue  # text to both: a definition cannot interrupt a paragraph
+        stop = data.find(b"\n", at)
+        line = data[at:stop if stop >= 0 else len(data)].decode("utf-8")
+        alone = list(_PM.reference_definitions(line).values())
+        if len(alone) != 1 or alone[0]["span"]["start"] != 0:
+            raise _Decline("a definition pulldown-cmark does not report")
+        size = len(line[:alone[0]["span"]["end"]].encode("utf-8"))
+        repeats.append((at, at + size, alone[0]["dest"]))
+    return repeats
+
+
+class _Lazy:
+    """Lines indented as code (four columns) that open like a block, and
+    where pulldown-cmark read one as the next line of a paragraph: a lazy
+    line (CommonMark) where the reference may end the paragraph and read
+    code. Only where it is less indented than the list item's text, or
+    under a quote, can the reference read it apart."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.lines: List[int] = []  # offsets of the lines, in order
+        self.cols: List[int] = []  # each one's indent (-1: under a quote marker)
+        if b"\n " in data or b"\n\t" in data:
+            for m in _INDENTED_OPENER.finditer(data):
+                self.lines.append(m.start() + 1)
+                lead = m.group(1)
+                self.cols.append(-1 if b">" in lead else
+                                 len(lead.decode("ascii").expandtabs(4)))
+        self.breaks: Set[int] = set()  # where a line break's range ends
+        self.spans: List[Tuple[int, int]] = []  # inline ranges over lines
+        self.items: List[Tuple[int, int]] = []
+        self.quotes: List[Tuple[int, int]] = []
+
+    def inline(self, span: Dict[str, int]) -> None:
+        start, end = span["start"], span["end"]
+        if self.data.find(b"\n", start, end) >= 0:
+            self.spans.append((start, end))
+
+    def check(self) -> None:
+        spans = sorted(self.spans)
+        starts = [s for s, _ in spans]
+        reach: List[int] = []  # the furthest end of the spans so far
+        for _, end in spans:
+            reach.append(max(end, reach[-1]) if reach else end)
+        items = sorted(self.items)
+        item_starts = [s for s, _ in items]
+        for line, col in zip(self.lines, self.cols):
+            if line not in self.breaks:
+                i = bisect.bisect_left(starts, line) - 1
+                if i < 0 or reach[i] <= line:
+                    continue  # the line opens a block of its own
+            if col < 0 or any(s < line < e for s, e in self.quotes):
+                raise _Decline("a lazy line indented as code opens a block")
+            i = bisect.bisect_left(item_starts, line) - 1
+            while i >= 0 and items[i][1] <= line:
+                i -= 1
+            if i >= 0 and col < _content_column(self.data, items[i][0]):
+                raise _Decline("a lazy line indented as code opens a block")
+
+
+def _content_column(data: bytes, start: int) -> int:
+    """The column where the text of the list item whose marker is at
+    ``start`` begins (CommonMark's rule); a large one where its line holds
+    a tab or a quote marker before it."""
+    begin = data.rfind(b"\n", 0, start) + 1
+    prefix = data[begin:start]
+    m = _ITEM_MARKER.match(data, start)
+    if m is None or prefix.strip(b" ") or data.startswith(b"\t", m.end(2)):
+        return 1 << 30
+    width = m.end(2) - start
+    spaces = len(m.group(2))
+    if m.group(3) is not None or spaces > 4:
+        width -= spaces - 1
+    return len(prefix) + width
 
 
 _LABEL = re.compile(r"[ \t]*\[(?:\\.|[^\\\]])*\]:", re.S)
+_PLAIN_DEFINITION = re.compile(
+    r"[ \t]*\[[^\[\]\\]*\]:[ \t]*\n?[ \t]*"
+    r"(?:<([^<>\n\\]*)>|([^\s()<\\\x00-\x1f\x7f]+))(?=\s|\Z)")
 
 
 def _definition_href(src: str) -> str:

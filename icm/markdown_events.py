@@ -31,9 +31,14 @@ from icm.markdown import Extract, Heading, Link
 ENV = "ICM_PARSER"
 NAME = "events"
 
-# Deeper than this (pulldown-cmark's open blocks and spans) the file goes to
-# the reference, whose MAX_NESTING cut-off (and ``too-deep``) must decide.
-MAX_DEPTH = 40
+# The reference drops blocks nested MAX_NESTING (100) levels deep and says
+# where (``too-deep``): a file that could nest that deep is its to answer.
+# A line opening a block at level L has a prefix of container markers and
+# indentation of at least L/4 characters (a tab is four columns, two list
+# levels of two each), so a prefix weighing MAX_WEIGHT is declined.
+MAX_WEIGHT = 90
+_LONG_PREFIX = re.compile(
+    r"\n(?:[ \t>]|(?:[*+\-]|\d{1,9}[.)])[ \t]){%d,}" % (MAX_WEIGHT // 4))
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 # Unicode whitespace that is not ASCII: markdown-it-py trims it (``strip``)
@@ -112,6 +117,9 @@ _DELIMITER_ROW = re.compile(r"\n([ \t>]*)([|:\-][|:\- \t]*)\r?(?=\n|\Z)")
 # the table ends there in one parser and not in the other.
 _TABLE_BREAKER = re.compile(
     r"[ \t]{0,3}(?:\d{1,9}[.)]|[-+*_](?:[ \t]|\r?$)|[>#`~<=])|(?: {4}|[ \t]*\t)")
+# A table head opening like another block (a fence, HTML, a definition, a
+# heading): a table to the reference, which tries tables first.
+_HEAD_OPENERS = ("`", "~", "<", "[", "#")
 # A table head on a list marker's line: in the item or over it, by parser.
 _LIST_LEAD = re.compile(r"[ \t>]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|\r?$)")
 
@@ -121,16 +129,28 @@ def _screen(text: str) -> str:
     if nothing stands in the way. Every test here is linear."""
     if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
         return "NUL or lone CR"
+    if len(text) > MAX_WEIGHT // 4 and _deep(text):
+        return "could nest too deep"
     if "\t" in text and _MARKER_TAB.search(text):
         return "a tab after a list marker"
     if not text.isascii() or "\x0b" in text or "\x0c" in text:
-        if _ODD_SPACE.search(text) and _ODD_BLANK_LINE.search("\n" + text):
-            return "a line of Unicode whitespace"
+        if _ODD_SPACE.search(text) and (_ODD_BLANK_LINE.search("\n" + text)
+                                        or _ODD_HTML_LINE.search("\n" + text)):
+            return "a line of Unicode whitespace, or HTML with it"
     if "|" in text and _ONE_COLUMN_TABLE.search(text):
         return "a one-column table or a setext heading"
     if ("|" in text or ":-" in text or "-:" in text) and _odd_delimiter_row(text):
         return "a delimiter row the parsers could read apart"
     return ""
+
+
+def _deep(text: str) -> bool:
+    for m in _LONG_PREFIX.finditer("\n" + text):
+        prefix = m.group()
+        if len(prefix) - 1 + 3 * prefix.count("\t") >= MAX_WEIGHT:  # a marker
+            # and its space weigh two: two levels (list, item) in two columns
+            return True
+    return False
 
 
 def _run_lines(text: str, pos: int) -> Iterator[Tuple[int, str]]:
@@ -159,8 +179,13 @@ def _odd_delimiter_row(text: str) -> bool:
         if "|" not in row and ":" not in row:
             continue  # a setext underline or a rule
         end = m.start()  # the previous line ends here
-        head = text[text.rfind("\n", 0, end) + 1:end]
-        if "|" not in head or head.lstrip(" \t>").startswith(("`", "~", "<", "[")) \
+        begin = text.rfind("\n", 0, end)
+        head = text[begin + 1:end]
+        above = text[text.rfind("\n", 0, max(begin, 0)) + 1:max(begin, 0)]
+        if above.strip(" \t\r>"):
+            return True  # a paragraph's line as the head: its inline text
+            # may run into the head in one parser
+        if "|" not in head or head.lstrip(" \t>").startswith(_HEAD_OPENERS) \
                 or "\\|" in head or _ODD_SPACE.search(head) \
                 or _LIST_LEAD.match(head):
             return True
@@ -205,6 +230,9 @@ _AFTER_DEFINITION = re.compile(
 # ASCII: blank to pulldown-cmark, text to the reference (``strip``).
 _ODD_BLANK_LINE = re.compile(
     r"\n[ \t>*+\-0-9.)]*[^\S \t\n\r][^\S\n\r]*(?=\r?\n|\Z)")
+# A line opening with HTML and holding such whitespace: where an HTML block
+# of kind 7 may open (a tag and whitespace alone), the parsers part.
+_ODD_HTML_LINE = re.compile(r"\n[ \t>*+\-0-9.)]*<[^\n]*?[^\S \t\n\r]")
 
 # Text that could be a definition to the reference: a label, a destination
 # (on the label's line or the next), then a title's opening or the line's end.
@@ -212,6 +240,7 @@ _DEFINITION_OPEN = re.compile(
     rb"\[(?:\\.|[^\\\[\]])*\]:[ \t]*(?:\r?\n[ \t>]*)?"
     rb"(?:<[^>\n]*>|[^ \t\r\n]+)(?=[ \t\r\n]|\Z)[ \t]*(?=\r?\n|\Z|[\"'(])")
 _TILDES = re.compile(rb"~{2,}")
+_SPACE_BREAK = re.compile(rb"[ \t]\r?\n")
 # Two tildes and no third.
 _STRIKE = re.compile(rb"~~(?!~)")
 _CONTAINER_STARTS = frozenset(("BlockQuote", "List", "Item"))
@@ -305,9 +334,16 @@ class _Walk:
                     value = "".join(head)
                     if _ODD_SPACE.search(value):
                         raise _Decline("Unicode whitespace in a heading")
+                    source = data[head_start:span["end"]]
+                    # a setext heading's lines before its underline
+                    last = source.rstrip(b"\r\n").rfind(b"\n")
+                    body = source[:last].rstrip(b"\r") if last > 0 else b""
+                    if body and (_SPACE_BREAK.search(body) or b"\r" in body):
+                        # a setext heading's line ending in whitespace (or
+                        # CR): the parsers keep it apart before the break
+                        raise _Decline("a heading line ending in whitespace")
                     if runs != 2 * strikes or tab and (
-                            value.rstrip(" \t") != value or b"\t#" in data[
-                                head_start:span["end"]]):
+                            value.rstrip(" \t") != value or b"\t#" in source):
                         # (pulldown-cmark keeps a tab before a heading's end)
                         raise _Decline("tildes or a tab the parsers read apart "
                                        "in a heading")
@@ -352,8 +388,11 @@ class _Walk:
                     strikes += 1
                 continue
             if "Link" in tag:
-                if not image and self.link(tag["Link"], span, False) and \
-                        head is not None:
+                if image:
+                    # a link in an image's text: no link may hold it
+                    # (CommonMark), which the reference does not see
+                    raise _Decline("a link inside an image")
+                if self.link(tag["Link"], span, False) and head is not None:
                     autolink = True
                 if lz:
                     lazy.inline(span)

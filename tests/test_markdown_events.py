@@ -1,0 +1,187 @@
+"""The event-stream path (pulldown-cmark through pyromark, issue 27) gives
+the reference's answers or declines. These are the constructs where the two
+parsers part, found by ``bench/diff_backends.py --backend events`` on real
+trees and by fuzzing (random documents, mutated real files), and random
+documents built from them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import List
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from icm import markdown, markdown_events
+
+pytestmark = pytest.mark.skipif(not markdown_events.available(),
+                                reason="pyromark is not installed")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Answered by the event path, and the same as the reference.
+ANSWERED = [
+    "# Title\n\nSee [the guide](docs/guide.md#setup) and ![logo](img/logo.png).\n",
+    "[xy](a\\_b%20c) [long label](<with space.md>) [e](a&amp;b.md) [q](a(b)c.md)\n",
+    "[ref][x] [x] [x][]\n\n[x]: <dest y> \"title\"\n[y]:\n  e%20f\\_\n",
+    "[d]: <data:image/png;base64,AAAA>\n[e]: https://x.test/?a=1&b=2\n",
+    "<http://auto.test/a> <me@example.com> <MAILTO:x@y>\n",
+    "# A \\_b &amp; `code` *em* [link](x.md) ![alt *q*](i.png) <span id=s>t</span>\n",
+    "# <http://a.test/%41> <m@e.test> ~~gone~~ a~~b~~c\n",
+    "Setext *heading*\n===\n\nOther\n---\n",
+    "<div id=\"top\">\n<a name=\"n\" href=\"a.md\"></a>\n</div>\n\n<img src=\"i.png\">\n",
+    "| a | b |\n|---|---|\n| [x](y.md) | ~~s~~ [z](<w.md>) |\n",
+    "> quoted [x](y.md) and\n> [a label\n> over lines](z.md)\n",
+    "- item [a](a.md)\n  - nested [b](b.md)\n\n    para [c](c.md)\n",
+    "1. one\n2. two [t](t.md)\n\n```md\n[not](a link)\n```\n\n    [nor](this)\n",
+    "para\r\nwith [crlf](x.md)\r\n\r\n## Head\r\n",
+    "é [ü](ü.md)\n# 日本語 [x](y)\n",
+    "[a](javascript-free.md) [b](<>) [c]() ![d]()\n",
+    "[![img](i.png)](target.md)\n",
+    # a label defined again: reported once by pulldown-cmark, listed twice
+    "[a]: x\n[A]: y\n\n[a] [b]\n\n[b]: z\n\n- [b]: w\n",
+    "[a]: x\n\n> [a]: y\n",
+    "[Tim]: [a](b)\n\n- x\n- [Tim]: [c](d)\n",
+    # a list item's continuation more indented than its text: no lazy line
+    "    - [x] a\n          - [L](x.md)\n",
+    "* Beta\n    * KEP 277: a\n        * \n    * KEP 2040: b [x](y)\n        * \n",
+    "- a\n  \t**b** [c](d)\n",
+    "## May 2, 2022\t[Public Meeting](x.md)\n",
+    "[Jim A]: Quick note: [x](y.md)\n",
+    "> " * 44 + "[x](y)\n",
+]
+
+# (document, why the event path declines it)
+DECLINED = [
+    ("a\0b [x](y)\n", "NUL or lone CR"),
+    ("a\rb [x](y)\n", "NUL or lone CR"),
+    ("> " * 150 + "[x](y)\n", "could nest too deep"),
+    ("- " * 50 + "[x](y)\n", "could nest too deep"),
+    ("\t" * 30 + "x\n", "could nest too deep"),
+    ("> [x](\n> y.md)\n", "link over lines in a quote"),
+    ("[![[x](y)](b)](c)\n", "a link inside an image"),
+    ("![a [b](c)](d)\n", "a link inside an image"),
+    ("[j](javascript:x)\n", "a destination the parsers read apart"),
+    ("<javascript:x>\n", "an autolink the reference does not make"),
+    ("[x]: javascript:y\n", "a definition the reference does not make"),
+    ("*    W\n        *   C\n    *   R [p](q)\n",
+     "a lazy line indented as code opens a block"),
+    ("[y]:\n=\n", "a definition pulldown-cmark does not report"),
+    ("# ~a~\n", "strikethrough the parsers read apart"),
+    ("## A \t\n", "tildes or a tab the parsers read apart in a heading"),
+]
+
+# Where the two parsers part, found by fuzzing the event path: each must
+# be declined, whatever the reason.
+PARTED = [
+    "[x]:\\ ", "[x]:\\\n", "[x]:y\n\t[]()", "[x]:\n+", "[x]:\n=", "[x]:\n*",
+    "[x]:\n1.", "[x]:|\n<a>\n[]()", "[1]:()()\n2.\n-", "- [x]:y\n)\n-",
+    ">[1]:>\n=\n-", "0) [x]:_\n<\n\n    <a href=\"\">",  # after a definition
+    ">>)\n    - []()", ">>.\n    - []()", "[y]:>\n\t[]()", ">>`[]()\n\t- `",
+    ">>\\\n    - <img src=g>", ">>- ;  \n    - []()", ">>\\\n    <!--[]()",
+    "-    )\n    ```<tp:>",  # lazy lines indented as code
+    ">>- \t[]()", ">>- \t<tp:>", "~~~\n~~~\n>>- \t[]()",  # a tab after a marker
+    "|+\n--", "|)\n--", "-|\n--", "<div \\|[]()\n:-", "# |>\n-|-",
+    "a|b\n-|-\nc [a](b)\n    d [e](f)\n", "[](u '\n')|(\n-|-",  # tables
+    "1. \xa0\n[]()", "\xa0\n[]()", "\xa0\n<tp:>", "```\n```\n<a>\xa0\n#",
+    "## A \t\n", "# A\t#\n", "# A #\t\n", "~~l~~~\n=", "# ~~~a~~~\n",
+    ": \t\n_\n-", "\\ \n]\n-", "`\r\n`\n-",  # headings
+    "[![[]()]()]()",  # a link in an image in a link
+]
+
+
+@pytest.mark.parametrize("text", ANSWERED)
+def test_event_path_answers_as_the_reference(text: str) -> None:
+    got, why = markdown_events.explain(text)
+    assert why == ""
+    assert got == markdown.extract_reference(text)
+
+
+@pytest.mark.parametrize("text,why", DECLINED)
+def test_event_path_declines_where_it_could_differ(text: str, why: str) -> None:
+    got, reason = markdown_events.explain(text)
+    assert (got, reason) == (None, why)
+
+
+@pytest.mark.parametrize("text", PARTED)
+def test_where_the_parsers_part_the_event_path_declines(text: str) -> None:
+    got, why = markdown_events.explain(text)
+    assert got is None and why, (got, markdown.extract_reference(text))
+
+
+def test_icm_parser_events_makes_extract_try_it_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(markdown_events.ENV, markdown_events.NAME)
+    monkeypatch.setattr(markdown, "_fast", None)
+    assert markdown.backend() == "pulldown-cmark"
+    assert markdown._fast is markdown_events.extract
+    text = "# T\n\n[a](b.md) <x id=y>\n\n[r]: s\n"
+    assert markdown.extract(text) == markdown.extract_reference(text)
+
+
+def test_importing_markdown_loads_no_event_path() -> None:
+    """The caller chooses the parser: ``icm.markdown`` imports the adapter
+    only when asked for it, so start-up and the default stay as they were."""
+    code = ("import sys, icm.markdown; "
+            "assert 'icm.markdown_events' not in sys.modules; "
+            "assert 'pyromark' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_this_repositorys_documents_answer_as_the_reference() -> None:
+    """The docs, journal and example repository: the suite's fixtures."""
+    differing = []
+    for path in sorted(ROOT.glob("**/*.md")):
+        if ".venv" in path.parts or ".git" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        got = markdown_events.extract(text)
+        if got is not None and got != markdown.extract_reference(text):
+            differing.append(str(path.relative_to(ROOT)))
+    assert differing == []
+
+
+FRAGMENTS = [
+    "[a](b.md)", "[a b](<c d.md>)", "![i](j.png)", "[r][x]", "[x]", "[x][]",
+    "<http://h.test>", "<m@e.test>", "<a href=\"h.md\">", "<span id=\"s\">",
+    "`code [x](y)`", "*em [e](f)*", "**st**", "~~del~~", "~s~", "\\[esc\\]",
+    "&amp;", "&#32;", "[p](q(r).md)", "[t](u \"title\")", "[", "]", "(", ")",
+    "`", "``", "<", ">", "*", "_", "\\", "!", "&", "#", "|", "\\|", "é", "x",
+    "y z", "~~~", "```", ":-", "](", "]:", "\"\"", "1.", "2)", "- ", "---",
+    "<!-- c -->", "<!X>", "<div>", "<script>", "\t", "    ", "\xa0", "[x]: y",
+    "[x]:", "'t'", "<a name=n>", "<img src=i.png>", "[a [b](c)](d)",
+    "![a [b](c)](d)", "[![i](j)](k)", "[j](javascript:x)", "  \n", "[^1]",
+]
+LINE_STARTS = [
+    "", "", "# ", "## ", "> ", ">> ", ">\t", "- ", "* ", "  - ", "    - ",
+    "     - ", "\t", "    ", "        ", "1. ", "10) ", "\t- ", "-    ",
+    "[x]: ", "[x]:\n  ", "| ", "```\n", "~~~\n", "<div>\n", "---\n", "2. ",
+    "|-|\n", "|---|---|\n", ":-\n", "<!-- ", "- <!--\n", "> - ", "- > ", "   ",
+]
+
+
+@st.composite
+def documents(draw: st.DrawFn) -> str:
+    lines: List[str] = []
+    for _ in range(draw(st.integers(1, 8))):
+        start = draw(st.sampled_from(LINE_STARTS))
+        body = " ".join(draw(st.lists(st.sampled_from(FRAGMENTS), max_size=5)))
+        lines.append(start + body)
+        if draw(st.booleans()):
+            lines.append("")
+    if draw(st.booleans()):
+        lines.insert(draw(st.integers(0, len(lines))),
+                     draw(st.sampled_from(["|---|---|", "-|-", "---", "==="])))
+    return "\n".join(lines) + draw(st.sampled_from(["", "\n", "\r\n"]))
+
+
+@settings(max_examples=400, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(documents())
+def test_random_documents_answer_as_the_reference_or_decline(text: str) -> None:
+    got, _why = markdown_events.explain(text)
+    if got is not None:
+        assert got == markdown.extract_reference(text)

@@ -4,6 +4,8 @@ on the same trees, in the same run. Prints a markdown table of medians.
     python bench/run_links.py TREE [TREE ...] [--runs 5] [--lychee PATH]
                               [--rumdl PATH] [--remark DIR] [--remark-runs 1]
                               [--jobs N [N ...]] [--floor] [--restored]
+    python bench/run_links.py TREE [TREE ...] --parsers NAME [NAME ...]
+                              --lychee PATH [--runs 5] [--jobs 1 2]
 
 Cold: icm's cache deleted before each run. Warm: cache left from the run
 before. lychee runs offline with fragment checking; remark-validate-links
@@ -19,6 +21,14 @@ can take, beside lychee in the same run. ``--restored`` adds a column:
 icm with the cache of an earlier run restored into a fresh checkout (every
 file's stamp new, as ``actions/cache`` leaves it in CI: files are read and
 hashed, none parsed).
+
+``--parsers`` prints only the parser table (issue 27): icm cold with each
+named parser forced through ``ICM_PARSER`` (``rs``: the default,
+markdown-it.rs; ``events``: pulldown-cmark, ``icm.markdown_events``;
+``markdown-it-py``: the reference alone) at each ``--jobs`` (default 1 and
+2), and lychee, one run of each per round, interleaved, ``--runs`` rounds;
+medians of wall and CPU seconds (user + system, workers included). The CPU
+ratio is the one to read on a shared machine.
 """
 
 from __future__ import annotations
@@ -26,12 +36,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Dict, List, Optional, Tuple
 
-from timing import median_seconds
+from timing import median_seconds, run_once
 
 
 def main() -> None:
@@ -46,7 +57,11 @@ def main() -> None:
     parser.add_argument("--remark-runs", type=int, default=1)
     parser.add_argument("--floor", action="store_true")
     parser.add_argument("--restored", action="store_true")
+    parser.add_argument("--parsers", nargs="*", default=[])
     args = parser.parse_args()
+    if args.parsers:
+        parser_table(args)
+        return
     print("| tree | md files | icm cold | icm warm | icm, cache restored | lychee "
           "| rumdl | remark-validate-links | cold / lychee | warm / lychee "
           "| restored / lychee | cold / rumdl |")
@@ -107,6 +122,46 @@ def main() -> None:
         for name, cold, lychee, floor in floors:
             print(f"| {name} | {_secs(cold)} | {_secs(floor)} | {_secs(lychee)} | "
                   f"{_ratio(floor, lychee)} |")
+
+
+def parser_table(args: argparse.Namespace) -> None:
+    jobs = args.jobs or ["1", "2"]
+    print("| tree | md files | parser | --jobs | icm cold, wall | icm cold, CPU | "
+          "lychee, wall | lychee, CPU | CPU / lychee |\n|---|---|---|---|---|---|---|"
+          "---|---|")
+    for tree in args.trees:
+        tree = tree.resolve()
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
+                                capture_output=True, text=True).stdout
+        md = sum(1 for name in listed.split("\0") if name.endswith(".md"))
+        cache = tree / ".git" / "icm"
+        runs: Dict[str, List[Tuple[float, float]]] = {}
+        lychee = [args.lychee, "--offline", "--include-fragments", "--no-progress",
+                  "--root-dir", str(tree), str(tree)]
+        for _ in range(args.runs):
+            if args.lychee:
+                runs.setdefault("lychee", []).append(run_once(lychee, judged=False))
+            for name in args.parsers:
+                env = dict(os.environ)
+                env.pop("ICM_PARSER", None)
+                if name != "rs":
+                    env["ICM_PARSER"] = name
+                for n in jobs:
+                    runs.setdefault(f"{name} {n}", []).append(run_once(
+                        [args.icm, "check-links", "--root", str(tree), "--jobs", n],
+                        env=env, before=lambda c=cache: shutil.rmtree(c, True)))
+        peer = _medians(runs["lychee"]) if args.lychee else (None, None)
+        for name in args.parsers:
+            for n in jobs:
+                wall, cpu = _medians(runs[f"{name} {n}"])
+                print(f"| {tree.name} | {md} | {name} | {n} | {wall:.2f} s | "
+                      f"{cpu:.2f} s | {_secs(peer[0])} | {_secs(peer[1])} | "
+                      f"{_ratio(cpu, peer[1])} |", flush=True)
+
+
+def _medians(samples: List[Tuple[float, float]]) -> Tuple[float, float]:
+    return (statistics.median(w for w, _ in samples),
+            statistics.median(c for _, c in samples))
 
 
 def _secs(value: Optional[float]) -> str:

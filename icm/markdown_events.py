@@ -37,8 +37,10 @@ NAME = "events"
 # indentation of at least L/4 characters (a tab is four columns, two list
 # levels of two each), so a prefix weighing MAX_WEIGHT is declined.
 MAX_WEIGHT = 90
-_LONG_PREFIX = re.compile(
-    r"\n(?:[ \t>]|(?:[*+\-]|\d{1,9}[.)])[ \t]){%d,}" % (MAX_WEIGHT // 4))
+_LONG_PREFIX = re.compile(r"\n[ \t>*+\-0-9.)]{%d,}" % (MAX_WEIGHT // 4))
+# the part of such a prefix that opens containers: indentation, quote
+# markers and list markers with their space (``----`` is no marker)
+_CONTAINER_PREFIX = re.compile(r"(?:[ \t>]|(?:[*+\-]|\d{1,9}[.)])[ \t])*")
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 # Unicode whitespace that is not ASCII: markdown-it-py trims it (``strip``)
@@ -145,10 +147,11 @@ def _screen(text: str) -> str:
 
 
 def _deep(text: str) -> bool:
-    for m in _LONG_PREFIX.finditer("\n" + text):
-        prefix = m.group()
-        if len(prefix) - 1 + 3 * prefix.count("\t") >= MAX_WEIGHT:  # a marker
-            # and its space weigh two: two levels (list, item) in two columns
+    text = "\n" + text
+    for m in _LONG_PREFIX.finditer(text):
+        prefix = _CONTAINER_PREFIX.match(text, m.start() + 1).group()  # type: ignore[union-attr]
+        if len(prefix) + 3 * prefix.count("\t") >= MAX_WEIGHT:  # a marker and
+            # its space weigh two: two levels (list, item) in two columns
             return True
     return False
 
@@ -201,8 +204,9 @@ def _odd_delimiter_row(text: str) -> bool:
 # A line indented as code (four columns) that opens like a block: where
 # pulldown-cmark reads it as a lazy line of a paragraph (CommonMark), the
 # reference may end the paragraph there and read code.
-_INDENTED_OPENER = re.compile(
-    rb"\n([ \t>]*?(?: {4}|\t)[ \t]*)(?:[*+\-_`~<>#|]|\d{1,9}[.)])")
+_INDENTED_OPENER = re.compile(  # (the lookahead fails fast on most lines)
+    rb"\n(?=[ \t>]*?(?: {4}|\t))([ \t>]*?(?: {4}|\t)[ \t]*)"
+    rb"(?:(?:[*+-]|\d{1,9}[.)]|#{1,6})(?=[ \t\r\n])|\*\*\*|---|___|```|~~~|[<>|])")
 _ITEM_MARKER = re.compile(rb"( *)(?:[*+-]|\d{1,9}[.)])( *)(\r?\n|\Z)?")
 # A tab after a list marker: the item's content column, by parser.
 _MARKER_TAB = re.compile(r"(?m)^[ \t>]*(?:[*+-]|\d{1,9}[.)]) *\t")
@@ -216,14 +220,17 @@ _BLOCK_AFTER_LABEL = re.compile(
 # The line after a definition indented as code: a lazy line to pulldown-
 # cmark, code to the reference.
 _CODE_LINE = re.compile(rb"[ >]*(?: {4}|\t)")
+_LEAD = re.compile(rb"[ \t>]*")
 
 # The line after a definition, unless it is blank, another definition,
 # plain text or a block both parsers let interrupt a paragraph (a heading,
-# a quote, a fence, an HTML comment or block tag): the reference parses it
+# a quote, a list item with text, a fence, an HTML comment or block tag):
+# the reference parses it
 # as a new block (a setext underline, HTML of kind 7, an empty list item),
 # pulldown-cmark as the rest of a paragraph.
 _AFTER_DEFINITION = re.compile(
-    rb"[ \t>]*(?:[A-Za-z\[>#]|```|~~~|<!--|\r?\n|\Z|</?(?i:"
+    rb"[ \t>]*(?:[A-Za-z\[>#]|(?:[*+-]|1[.)])[ \t]+[^ \t\r\n]|```|~~~|<!--"
+    rb"|\r?\n|\Z|</?(?i:"
     + "|".join(n for n in block_names if n != "search").encode()
     + rb")(?:[ \t>/]|\r?\n|\Z))")
 # A line with nothing but container markers and whitespace, one of it not
@@ -236,9 +243,14 @@ _ODD_HTML_LINE = re.compile(r"\n[ \t>*+\-0-9.)]*<[^\n]*?[^\S \t\n\r]")
 
 # Text that could be a definition to the reference: a label, a destination
 # (on the label's line or the next), then a title's opening or the line's end.
+_END = rb"[ \t]*(?=\r?\n|\Z)"
 _DEFINITION_OPEN = re.compile(
     rb"\[(?:\\.|[^\\\[\]])*\]:[ \t]*(?:\r?\n[ \t>]*)?"
-    rb"(?:<[^>\n]*>|[^ \t\r\n]+)(?=[ \t\r\n]|\Z)[ \t]*(?=\r?\n|\Z|[\"'(])")
+    rb"(?:<[^>\n]*>|[^ \t\r\n]+)(?=[ \t\r\n]|\Z)[ \t]*"
+    # then the line's end, a title closed on the line, or one left open
+    rb"(?:" + _END + rb"|\"[^\"\n]*\"" + _END + rb"|'[^'\n]*'" + _END
+    + rb"|\([^()\n]*\)" + _END + rb"|\"[^\"\n]*" + _END + rb"|'[^'\n]*" + _END
+    + rb"|\([^)\n]*" + _END + rb")")
 _TILDES = re.compile(rb"~{2,}")
 _SPACE_BREAK = re.compile(rb"[ \t]\r?\n")
 # Two tildes and no third.
@@ -332,8 +344,11 @@ class _Walk:
                 elif type(end) is dict and "Heading" in end:
                     assert head is not None
                     value = "".join(head)
-                    if _ODD_SPACE.search(value):
-                        raise _Decline("Unicode whitespace in a heading")
+                    if value and not value.isascii() and (
+                            _ODD_SPACE.match(value) or _ODD_SPACE.match(value[-1])):
+                        # the reference strips it at the ends, pulldown-cmark
+                        # does not (inside, both keep it)
+                        raise _Decline("Unicode whitespace at a heading's end")
                     source = data[head_start:span["end"]]
                     # a setext heading's lines before its underline
                     last = source.rstrip(b"\r\n").rfind(b"\n")
@@ -342,9 +357,19 @@ class _Walk:
                         # a setext heading's line ending in whitespace (or
                         # CR): the parsers keep it apart before the break
                         raise _Decline("a heading line ending in whitespace")
+                    if tab and value.endswith(("\t", " ")) and \
+                            source.lstrip(b" ").startswith(b"#"):
+                        # pulldown-cmark keeps the whitespace that ends an ATX
+                        # heading's line when a tab is in it; the reference
+                        # strips the line (escapes and entities stay)
+                        line = source.rstrip(b"\r\n")
+                        tail = line[len(line.rstrip(b" \t")):].decode("ascii")
+                        if line.rstrip(b" \t").endswith(b"#"):
+                            raise _Decline("a closing sequence before a tab")
+                        if tail and value.endswith(tail):
+                            value = value[:-len(tail)]
                     if runs != 2 * strikes or tab and (
                             value.rstrip(" \t") != value or b"\t#" in source):
-                        # (pulldown-cmark keeps a tab before a heading's end)
                         raise _Decline("tildes or a tab the parsers read apart "
                                        "in a heading")
                     anchors.append(slugger.slug(value))
@@ -488,6 +513,17 @@ class _Walk:
         merged = sorted([*zip(self.at, links), *found], key=lambda pair: pair[0])
         links[:] = [link for _, link in merged]
 
+    def code_after(self, begin: int, start: int, after: int) -> bool:
+        """Whether the line at ``after`` is indented as code (four columns
+        past the definition at ``start``, on the line from ``begin``)."""
+        data = self.data
+        lead = _LEAD.match(data, after).group()  # type: ignore[union-attr]
+        prefix = data[begin:start]
+        if b">" in lead or b">" in prefix:
+            return _CODE_LINE.match(data, after) is not None
+        column = len(re.sub(rb"[^ \t]", b" ", prefix).decode().expandtabs(4))
+        return len(lead.decode().expandtabs(4)) >= column + 4
+
     def definition(self, start: int, end: int, dest: str) -> Link:
         """A definition, read as the reference reads it."""
         if not markdown._MD.validateLink(dest):
@@ -505,7 +541,7 @@ class _Walk:
         chunk = chunk.replace("\r\n", "\n").rstrip("\r")
         if "\\" in chunk and _BACKSLASH_EOL.search(chunk):
             raise _Decline("a definition ending in a backslash")
-        if stop >= 0 and (_CODE_LINE.match(data, stop + 1)
+        if stop >= 0 and (self.code_after(begin, start, stop + 1)
                           or not _AFTER_DEFINITION.match(data, stop + 1)):
             raise _Decline("a definition the next line could end apart")
         m = markdown._DEF_DEST.search(chunk)
@@ -599,8 +635,11 @@ class _Lazy:
         self.cols: List[int] = []  # each one's indent (-1: under a quote marker)
         if b"\n " in data or b"\n\t" in data:
             for m in _INDENTED_OPENER.finditer(data):
-                self.lines.append(m.start() + 1)
                 lead = m.group(1)
+                at = m.start()
+                if not data[data.rfind(b"\n", 0, at) + 1:at].strip():
+                    continue  # after a blank line: no paragraph goes on
+                self.lines.append(at + 1)
                 self.cols.append(-1 if b">" in lead else
                                  len(lead.decode("ascii").expandtabs(4)))
         self.breaks: Set[int] = set()  # where a line break's range ends

@@ -32,7 +32,8 @@ ANSWERED = [
     "# A \\_b &amp; `code` *em* [link](x.md) ![alt *q*](i.png) <span id=s>t</span>\n",
     "# <http://a.test/%41> <m@e.test> ~~gone~~ a~~b~~c\n",
     "Setext *heading*\n===\n\nOther\n---\n",
-    "<div id=\"top\">\n<a name=\"n\" href=\"a.md\"></a>\n</div>\n\n<img src=\"i.png\">\n",
+    "<div id=\"top\">\n<a name=\"n\" href=\"a.md\"></a>\n</div>\n\n"
+    "<img src=\"i.png\">\n",
     "| a | b |\n|---|---|\n| [x](y.md) | ~~s~~ [z](<w.md>) |\n",
     "> quoted [x](y.md) and\n> [a label\n> over lines](z.md)\n",
     "- item [a](a.md)\n  - nested [b](b.md)\n\n    para [c](c.md)\n",
@@ -50,6 +51,7 @@ ANSWERED = [
     "* Beta\n    * KEP 277: a\n        * \n    * KEP 2040: b [x](y)\n        * \n",
     "- a\n  \t**b** [c](d)\n",
     "## May 2, 2022\t[Public Meeting](x.md)\n",
+    "## September 14\t\n", "## A \t\n", "# A&#9;\n", "# A\xa0b\n",
     "[Jim A]: Quick note: [x](y.md)\n",
     "> " * 44 + "[x](y)\n",
 ]
@@ -71,7 +73,8 @@ DECLINED = [
      "a lazy line indented as code opens a block"),
     ("[y]:\n=\n", "a definition pulldown-cmark does not report"),
     ("# ~a~\n", "strikethrough the parsers read apart"),
-    ("## A \t\n", "tildes or a tab the parsers read apart in a heading"),
+    ("# A\t#\n", "tildes or a tab the parsers read apart in a heading"),
+    ("# \xa0A\n", "Unicode whitespace at a heading's end"),
 ]
 
 # Where the two parsers part, found by fuzzing the event path: each must
@@ -87,7 +90,7 @@ PARTED = [
     "|+\n--", "|)\n--", "-|\n--", "<div \\|[]()\n:-", "# |>\n-|-",
     "a|b\n-|-\nc [a](b)\n    d [e](f)\n", "[](u '\n')|(\n-|-",  # tables
     "1. \xa0\n[]()", "\xa0\n[]()", "\xa0\n<tp:>", "```\n```\n<a>\xa0\n#",
-    "## A \t\n", "# A\t#\n", "# A #\t\n", "~~l~~~\n=", "# ~~~a~~~\n",
+    "# A\t#\n", "# A&#32;\t\n", "# A #\t\n", "~~l~~~\n=", "# ~~~a~~~\n",
     ": \t\n_\n-", "\\ \n]\n-", "`\r\n`\n-",  # headings
     "[![[]()]()]()",  # a link in an image in a link
 ]

@@ -221,6 +221,7 @@ _BLOCK_AFTER_LABEL = re.compile(
 # cmark, code to the reference.
 _CODE_LINE = re.compile(rb"[ >]*(?: {4}|\t)")
 _LEAD = re.compile(rb"[ \t>]*")
+_LAST_MARKER = re.compile(rb"(?:[*+-]|\d{1,9}[.)])(?=[ \t]*\Z)")
 
 # The line after a definition, unless it is blank, another definition,
 # plain text or a block both parsers let interrupt a paragraph (a heading,
@@ -514,15 +515,27 @@ class _Walk:
         links[:] = [link for _, link in merged]
 
     def code_after(self, begin: int, start: int, after: int) -> bool:
-        """Whether the line at ``after`` is indented as code (four columns
-        past the definition at ``start``, on the line from ``begin``)."""
+        """Whether the line at ``after`` could be read apart after the
+        definition at ``start`` (on the line from ``begin``): indented as
+        code for its container, or less indented than the container's text
+        (a lazy line: the rest of the paragraph to pulldown-cmark, outside
+        the container to the reference). The container's column is known
+        within the definition's own indentation (0-3)."""
         data = self.data
         lead = _LEAD.match(data, after).group()  # type: ignore[union-attr]
+        if data[after + len(lead):after + len(lead) + 1] in (b"\n", b"\r", b""):
+            return False  # a blank line
         prefix = data[begin:start]
         if b">" in lead or b">" in prefix:
-            return _CODE_LINE.match(data, after) is not None
-        column = len(re.sub(rb"[^ \t]", b" ", prefix).decode().expandtabs(4))
-        return len(lead.decode().expandtabs(4)) >= column + 4
+            return (_CODE_LINE.match(data, after) is not None
+                    or lead.count(b">") < prefix.count(b">"))
+        if b"\t" in prefix:
+            return True
+        column = len(prefix)  # the widest the container's text could start
+        marker = _LAST_MARKER.search(prefix)
+        least = marker.end() + 1 if marker else max(0, column - 3)
+        indent = len(lead.decode().expandtabs(4))
+        return indent >= least + 4 or indent < column
 
     def definition(self, start: int, end: int, dest: str) -> Link:
         """A definition, read as the reference reads it."""
@@ -582,7 +595,11 @@ def _definition_like(text: str, data: bytes, defs: Dict[str, Any],
             continue
         i = bisect.bisect_right(starts, at) - 1
         if i >= 0 and blocks[i][1] > at:
-            continue
+            lead = data[data.rfind(b"\n", 0, at) + 1:at]
+            if b"\t" not in lead and b">" not in lead:
+                continue  # code or HTML to both (a tab or a quote marker
+                # before it could put it in a block to one alone)
+            raise _Decline("a definition pulldown-cmark does not report")
         label = data[at + 1:data.find(b"]", at)]
         if b"\n" in found.group() or not label.isascii() or \
                 " ".join(label.decode("ascii").split()).lower() not in labels:

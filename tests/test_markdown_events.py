@@ -46,6 +46,7 @@ ANSWERED = [
     "[a]: x\n[A]: y\n\n[a] [b]\n\n[b]: z\n\n- [b]: w\n",
     "[a]: x\n\n> [a]: y\n",
     "[Tim]: [a](b)\n\n- x\n- [Tim]: [c](d)\n",
+    "* [jing]: x\n    * any [a](b)\n",
     # a list item's continuation more indented than its text: no lazy line
     "    - [x] a\n          - [L](x.md)\n",
     "* Beta\n    * KEP 277: a\n        * \n    * KEP 2040: b [x](y)\n        * \n",
@@ -82,7 +83,9 @@ DECLINED = [
 PARTED = [
     "[x]:\\ ", "[x]:\\\n", "[x]:y\n\t[]()", "[x]:\n+", "[x]:\n=", "[x]:\n*",
     "[x]:\n1.", "[x]:|\n<a>\n[]()", "[1]:()()\n2.\n-", "- [x]:y\n)\n-",
-    ">[1]:>\n=\n-", "0) [x]:_\n<\n\n    <a href=\"\">",  # after a definition
+    ">[1]:>\n=\n-", "0) [x]:_\n<\n\n    <a href=\"\">", " [x]:y\n\t- <a name=n>",
+    " [x]:>\n    - <a href=\"\">", "* [1]:;\ns\n-", " [x]:()\n    d<tp:>",
+    ">\n\t >1. [1]:n",  # after a definition, or one in code to one parser
     ">>)\n    - []()", ">>.\n    - []()", "[y]:>\n\t[]()", ">>`[]()\n\t- `",
     ">>\\\n    - <img src=g>", ">>- ;  \n    - []()", ">>\\\n    <!--[]()",
     "-    )\n    ```<tp:>",  # lazy lines indented as code

@@ -56,6 +56,8 @@ def _make() -> Any:
         module = importlib.import_module("pyromark")
     except ImportError:  # pragma: no cover - depends on the installation
         return None
+    if not hasattr(getattr(module, "Markdown", None), "reference_definitions"):
+        return None  # pragma: no cover - before 0.10, another API
     options = module.Options.ENABLE_TABLES | module.Options.ENABLE_STRIKETHROUGH
     return module.Markdown(options=options)
 
@@ -133,7 +135,7 @@ def _screen(text: str) -> str:
         return "NUL or lone CR"
     if len(text) > MAX_WEIGHT // 4 and _deep(text):
         return "could nest too deep"
-    if "\t" in text and _MARKER_TAB.search(text):
+    if "\t" in text and _wide_marker_tab(text):
         return "a tab after a list marker"
     if not text.isascii() or "\x0b" in text or "\x0c" in text:
         if _ODD_SPACE.search(text) and (_ODD_BLANK_LINE.search("\n" + text)
@@ -144,6 +146,16 @@ def _screen(text: str) -> str:
     if ("|" in text or ":-" in text or "-:" in text) and _odd_delimiter_row(text):
         return "a delimiter row the parsers could read apart"
     return ""
+
+
+def _wide_marker_tab(text: str) -> bool:
+    """A tab after a list marker that makes five columns or more: the
+    item's text then opens as code, where the parsers part."""
+    for m in _MARKER_TAB.finditer(text):
+        marker = len(m.group(1).expandtabs(4))
+        if len(m.group().expandtabs(4)) - marker >= 5:
+            return True
+    return False
 
 
 def _deep(text: str) -> bool:
@@ -208,8 +220,8 @@ _INDENTED_OPENER = re.compile(  # (the lookahead fails fast on most lines)
     rb"\n(?=[ \t>]*?(?: {4}|\t))([ \t>]*?(?: {4}|\t)[ \t]*)"
     rb"(?:(?:[*+-]|\d{1,9}[.)]|#{1,6})(?=[ \t\r\n])|\*\*\*|---|___|```|~~~|[<>|])")
 _ITEM_MARKER = re.compile(rb"( *)(?:[*+-]|\d{1,9}[.)])( *)(\r?\n|\Z)?")
-# A tab after a list marker: the item's content column, by parser.
-_MARKER_TAB = re.compile(r"(?m)^[ \t>]*(?:[*+-]|\d{1,9}[.)]) *\t")
+# A tab after a list marker (the columns it makes decide the item's text).
+_MARKER_TAB = re.compile(r"(?m)^([ \t>]*(?:[*+-]|\d{1,9}[.)]))( *\t[ \t]*)")
 # Backslash, then whitespace to the line's end, in a definition: the
 # reference's destination (or title) runs on, pulldown-cmark's ends.
 _BACKSLASH_EOL = re.compile(r"\\[ \t]*(?:\n|\Z)")

@@ -43,6 +43,7 @@ _LONG_PREFIX = re.compile(r"\n[ \t>*+\-0-9.)]{%d,}" % (MAX_WEIGHT // 4))
 _CONTAINER_PREFIX = re.compile(r"(?:[ \t>]|(?:[*+\-]|\d{1,9}[.)])[ \t])*")
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+_BACKSLASH_SPACE = re.compile(r"\\[ \t]")
 # Unicode whitespace that is not ASCII: markdown-it-py trims it (``strip``)
 # where pulldown-cmark trims ASCII whitespace alone.
 _ODD_SPACE = re.compile(
@@ -133,10 +134,12 @@ def _screen(text: str) -> str:
     if nothing stands in the way. Every test here is linear."""
     if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
         return "NUL or lone CR"
+    if ("\\ " in text or "\\\t" in text) and _escaped_space(text):
+        return "a backslash before whitespace in a destination"
     if len(text) > MAX_WEIGHT // 4 and _deep(text):
         return "could nest too deep"
-    if "\t" in text and _wide_marker_tab(text):
-        return "a tab after a list marker"
+    if "\t" in text and _marker_tab(text):
+        return "a tab after a list or quote marker"
     if not text.isascii() or "\x0b" in text or "\x0c" in text:
         if _ODD_SPACE.search(text) and (_ODD_BLANK_LINE.search("\n" + text)
                                         or _ODD_HTML_LINE.search("\n" + text)):
@@ -148,12 +151,36 @@ def _screen(text: str) -> str:
     return ""
 
 
-def _wide_marker_tab(text: str) -> bool:
-    """A tab after a list marker that makes five columns or more: the
-    item's text then opens as code, where the parsers part."""
-    for m in _MARKER_TAB.finditer(text):
-        marker = len(m.group(1).expandtabs(4))
-        if len(m.group().expandtabs(4)) - marker >= 5:
+def _marker_tab(text: str) -> bool:
+    """A tab in a line's lead after a quote marker, or after a list marker
+    making five columns or more (the item's text then opens as code):
+    the parsers count those columns apart. Tabs that only indent agree."""
+    for m in _PREFIX_TAB.finditer(text):
+        lead = m.group()
+        if ">" in lead:
+            return True
+        for marker in _MARKER_SPACE.finditer(lead):
+            space = marker.group(1)
+            if "\t" in space and len(lead[:marker.end()].expandtabs(4)) - len(
+                    lead[:marker.start(1)].expandtabs(4)) >= 5:
+                return True
+    return False
+
+
+def _escaped_space(text: str) -> bool:
+    """A backslash before a space or tab on a line with link syntax (or the
+    line after one): the reference's destination takes both, pulldown-
+    cmark's ends at the whitespace. Each line is looked at once."""
+    seen = -1
+    for m in _BACKSLASH_SPACE.finditer(text):
+        begin = text.rfind("\n", 0, m.start()) + 1
+        if begin == seen:
+            continue
+        seen = begin
+        above = text.rfind("\n", 0, begin - 1) + 1 if begin else 0
+        stop = text.find("\n", m.end())
+        lines = text[above:stop if stop >= 0 else len(text)]
+        if "](" in lines or "]:" in lines:
             return True
     return False
 
@@ -221,7 +248,8 @@ _INDENTED_OPENER = re.compile(  # (the lookahead fails fast on most lines)
     rb"(?:(?:[*+-]|\d{1,9}[.)]|#{1,6})(?=[ \t\r\n])|\*\*\*|---|___|```|~~~|[<>|])")
 _ITEM_MARKER = re.compile(rb"( *)(?:[*+-]|\d{1,9}[.)])( *)(\r?\n|\Z)?")
 # A tab after a list marker (the columns it makes decide the item's text).
-_MARKER_TAB = re.compile(r"(?m)^([ \t>]*(?:[*+-]|\d{1,9}[.)]))( *\t[ \t]*)")
+_PREFIX_TAB = re.compile(r"(?m)^[ \t>*+\-0-9.)]*\t[ \t]*")
+_MARKER_SPACE = re.compile(r"(?:[*+-]|\d{1,9}[.)])([ \t]+)")
 # Backslash, then whitespace to the line's end, in a definition: the
 # reference's destination (or title) runs on, pulldown-cmark's ends.
 _BACKSLASH_EOL = re.compile(r"\\[ \t]*(?:\n|\Z)")
@@ -233,6 +261,8 @@ _BLOCK_AFTER_LABEL = re.compile(
 # cmark, code to the reference.
 _CODE_LINE = re.compile(rb"[ >]*(?: {4}|\t)")
 _LEAD = re.compile(rb"[ \t>]*")
+# A line that is not blank and opens with no quote marker.
+_LAZY_AFTER = re.compile(rb"(?! {0,3}>)[ \t]*[^ \t\r\n]")
 _LAST_MARKER = re.compile(rb"(?:[*+-]|\d{1,9}[.)])(?=[ \t]*\Z)")
 
 # The line after a definition, unless it is blank, another definition,
@@ -354,14 +384,14 @@ class _Walk:
                     assert sink is not None
                     self.html("".join(sink), html_start, anchors)
                     sink = None
+                    if self.quotes and self.quoted(span["start"]) and \
+                            _LAZY_AFTER.match(data, span["end"]):
+                        # the reference runs an HTML block in a quote on
+                        # over a line without the quote's marker
+                        raise _Decline("HTML in a quote, then a lazy line")
                 elif type(end) is dict and "Heading" in end:
                     assert head is not None
                     value = "".join(head)
-                    if value and not value.isascii() and (
-                            _ODD_SPACE.match(value) or _ODD_SPACE.match(value[-1])):
-                        # the reference strips it at the ends, pulldown-cmark
-                        # does not (inside, both keep it)
-                        raise _Decline("Unicode whitespace at a heading's end")
                     source = data[head_start:span["end"]]
                     # a setext heading's lines before its underline
                     last = source.rstrip(b"\r\n").rfind(b"\n")
@@ -381,6 +411,11 @@ class _Walk:
                             raise _Decline("a closing sequence before a tab")
                         if tail and value.endswith(tail):
                             value = value[:-len(tail)]
+                    if value and not value.isascii() and (
+                            _ODD_SPACE.match(value) or _ODD_SPACE.match(value[-1])):
+                        # the reference strips it at the ends, pulldown-cmark
+                        # does not (inside, both keep it)
+                        raise _Decline("Unicode whitespace at a heading's end")
                     if runs != 2 * strikes or tab and (
                             value.rstrip(" \t") != value or b"\t#" in source):
                         raise _Decline("tildes or a tab the parsers read apart "

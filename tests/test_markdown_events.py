@@ -89,12 +89,15 @@ PARTED = [
     ">>)\n    - []()", ">>.\n    - []()", "[y]:>\n\t[]()", ">>`[]()\n\t- `",
     ">>\\\n    - <img src=g>", ">>- ;  \n    - []()", ">>\\\n    <!--[]()",
     "-    )\n    ```<tp:>",  # lazy lines indented as code
-    ">>- \t[]()", ">>- \t<tp:>", "~~~\n~~~\n>>- \t[]()",  # a tab after a marker
+    ">>- \t[]()", ">>- \t<tp:>", "~~~\n~~~\n>>- \t[]()", ">> - \t[]()",
+    ">> - \t[1]:n", ">>- 2)\t  <m@x>",  # a tab after a marker
+    "[x]:\\\t>", "[x]:\\\t]()", "[a](b\\ c)",  # a backslash, then whitespace
+    "><e>\n    ><img src=>",  # HTML in a quote, then a lazy line
     "|+\n--", "|)\n--", "-|\n--", "<div \\|[]()\n:-", "# |>\n-|-",
     "a|b\n-|-\nc [a](b)\n    d [e](f)\n", "[](u '\n')|(\n-|-",  # tables
     "1. \xa0\n[]()", "\xa0\n[]()", "\xa0\n<tp:>", "```\n```\n<a>\xa0\n#",
     "# A\t#\n", "# A&#32;\t\n", "# A #\t\n", "~~l~~~\n=", "# ~~~a~~~\n",
-    ": \t\n_\n-", "\\ \n]\n-", "`\r\n`\n-",  # headings
+    ": \t\n_\n-", "\\ \n]\n-", "`\r\n`\n-", "# + \xa0\t",  # headings
     "[![[]()]()]()",  # a link in an image in a link
 ]
 

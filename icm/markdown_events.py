@@ -44,6 +44,9 @@ _CONTAINER_PREFIX = re.compile(r"(?:[ \t>]|(?:[*+\-]|\d{1,9}[.)])[ \t])*")
 
 _LONE_CR = re.compile(r"\r(?!\n)")
 _BACKSLASH_SPACE = re.compile(r"\\[ \t]")
+# A quote's line, then one indented as code that opens with ">": the
+# reference goes on with the quote, pulldown-cmark reads code.
+_INDENTED_QUOTE = re.compile(r"\n {0,3}>[^\n]*\n(?: {4}| {0,3}\t)[ \t]*>")
 # Unicode whitespace that is not ASCII: markdown-it-py trims it (``strip``)
 # where pulldown-cmark trims ASCII whitespace alone.
 _ODD_SPACE = re.compile(
@@ -138,6 +141,8 @@ def _screen(text: str) -> str:
         return "a backslash before whitespace in a destination"
     if len(text) > MAX_WEIGHT // 4 and _deep(text):
         return "could nest too deep"
+    if ">" in text and _INDENTED_QUOTE.search("\n" + text):
+        return "a quote marker indented as code under a quote"
     if "\t" in text and _marker_tab(text):
         return "a tab after a list or quote marker"
     if not text.isascii() or "\x0b" in text or "\x0c" in text:
@@ -272,7 +277,7 @@ _LAST_MARKER = re.compile(rb"(?:[*+-]|\d{1,9}[.)])(?=[ \t]*\Z)")
 # as a new block (a setext underline, HTML of kind 7, an empty list item),
 # pulldown-cmark as the rest of a paragraph.
 _AFTER_DEFINITION = re.compile(
-    rb"[ \t>]*(?:[A-Za-z\[>#]|(?:[*+-]|1[.)])[ \t]+[^ \t\r\n]|```|~~~|<!--"
+    rb"(?:[A-Za-z\[#]|(?:[*+-]|1[.)])[ \t]+[^ \t\r\n]|```|~~~|<!--"
     rb"|\r?\n|\Z|</?(?i:"
     + "|".join(n for n in block_names if n != "search").encode()
     + rb")(?:[ \t>/]|\r?\n|\Z))")
@@ -601,8 +606,9 @@ class _Walk:
         chunk = chunk.replace("\r\n", "\n").rstrip("\r")
         if "\\" in chunk and _BACKSLASH_EOL.search(chunk):
             raise _Decline("a definition ending in a backslash")
-        if stop >= 0 and (self.code_after(begin, start, stop + 1)
-                          or not _AFTER_DEFINITION.match(data, stop + 1)):
+        if stop >= 0 and (self.code_after(begin, start, stop + 1) or not (
+                _AFTER_DEFINITION.match(data, _LEAD.match(  # type: ignore[union-attr]
+                    data, stop + 1).end()))):
             raise _Decline("a definition the next line could end apart")
         m = markdown._DEF_DEST.search(chunk)
         raw = dest

@@ -93,6 +93,7 @@ PARTED = [
     ">> - \t[1]:n", ">>- 2)\t  <m@x>",  # a tab after a marker
     "[x]:\\\t>", "[x]:\\\t]()", "[a](b\\ c)",  # a backslash, then whitespace
     "><e>\n    ><img src=>",  # HTML in a quote, then a lazy line
+    ">\n    >[]()", ">[x]:>\n>-\n>-",  # quote markers
     "|+\n--", "|)\n--", "-|\n--", "<div \\|[]()\n:-", "# |>\n-|-",
     "a|b\n-|-\nc [a](b)\n    d [e](f)\n", "[](u '\n')|(\n-|-",  # tables
     "1. \xa0\n[]()", "\xa0\n[]()", "\xa0\n<tp:>", "```\n```\n<a>\xa0\n#",

@@ -266,6 +266,7 @@ _BLOCK_AFTER_LABEL = re.compile(
 # cmark, code to the reference.
 _CODE_LINE = re.compile(rb"[ >]*(?: {4}|\t)")
 _LEAD = re.compile(rb"[ \t>]*")
+_BLANK = re.compile(rb"[ \t]*(?:\r?\n|\Z)")
 # A line that is not blank and opens with no quote marker.
 _LAZY_AFTER = re.compile(rb"(?! {0,3}>)[ \t]*[^ \t\r\n]")
 _LAST_MARKER = re.compile(rb"(?:[*+-]|\d{1,9}[.)])(?=[ \t]*\Z)")
@@ -574,9 +575,9 @@ class _Walk:
         the container to the reference). The container's column is known
         within the definition's own indentation (0-3)."""
         data = self.data
+        if _BLANK.match(data, after):
+            return False
         lead = _LEAD.match(data, after).group()  # type: ignore[union-attr]
-        if data[after + len(lead):after + len(lead) + 1] in (b"\n", b"\r", b""):
-            return False  # a blank line
         prefix = data[begin:start]
         if b">" in lead or b">" in prefix:
             return (_CODE_LINE.match(data, after) is not None

@@ -85,7 +85,8 @@ PARTED = [
     "[x]:\n1.", "[x]:|\n<a>\n[]()", "[1]:()()\n2.\n-", "- [x]:y\n)\n-",
     ">[1]:>\n=\n-", "0) [x]:_\n<\n\n    <a href=\"\">", " [x]:y\n\t- <a name=n>",
     " [x]:>\n    - <a href=\"\">", "* [1]:;\ns\n-", " [x]:()\n    d<tp:>",
-    ">\n\t >1. [1]:n", "[x]:>\n\t>\n2. #", "[x]:_\n\t>\n=",  # after a definition, or one in code to one parser
+    ">\n\t >1. [1]:n", "[x]:>\n\t>\n2. #",
+    "[x]:_\n\t>\n=",  # after a definition, or one in code to one parser
     ">>)\n    - []()", ">>.\n    - []()", "[y]:>\n\t[]()", ">>`[]()\n\t- `",
     ">>\\\n    - <img src=g>", ">>- ;  \n    - []()", ">>\\\n    <!--[]()",
     "-    )\n    ```<tp:>",  # lazy lines indented as code

@@ -301,6 +301,9 @@ _DEFINITION_OPEN = re.compile(
     + rb"|\([^()\n]*\)" + _END + rb"|\"[^\"\n]*" + _END + rb"|'[^'\n]*" + _END
     + rb"|\([^)\n]*" + _END + rb")")
 _TILDES = re.compile(rb"~{2,}")
+# An ATX heading of plain text: no link, code, HTML, escape, entity or
+# emphasis syntax.
+_PLAIN_ATX = re.compile(rb" {0,3}#{1,6}[ \t][^\[\]<>`\\&*_!\n]*(?:\r?\n|\Z)")
 _SPACE_BREAK = re.compile(rb"[ \t]\r?\n")
 # Two tildes and no third.
 _STRIKE = re.compile(rb"~~(?!~)")
@@ -407,10 +410,11 @@ class _Walk:
                         # CR): the parsers keep it apart before the break
                         raise _Decline("a heading line ending in whitespace")
                     if tab and value.endswith(("\t", " ")) and \
-                            source.lstrip(b" ").startswith(b"#"):
+                            _PLAIN_ATX.match(source):
                         # pulldown-cmark keeps the whitespace that ends an ATX
                         # heading's line when a tab is in it; the reference
-                        # strips the line (escapes and entities stay)
+                        # strips the line (plain text only: that whitespace
+                        # also changes how pulldown-cmark reads brackets)
                         line = source.rstrip(b"\r\n")
                         tail = line[len(line.rstrip(b" \t")):].decode("ascii")
                         if line.rstrip(b" \t").endswith(b"#"):

@@ -99,7 +99,8 @@ PARTED = [
     "a|b\n-|-\nc [a](b)\n    d [e](f)\n", "[](u '\n')|(\n-|-",  # tables
     "1. \xa0\n[]()", "\xa0\n[]()", "\xa0\n<tp:>", "```\n```\n<a>\xa0\n#",
     "# A\t#\n", "# A&#32;\t\n", "# A #\t\n", "~~l~~~\n=", "# ~~~a~~~\n",
-    ": \t\n_\n-", "\\ \n]\n-", "`\r\n`\n-", "# + \xa0\t",  # headings
+    ": \t\n_\n-", "\\ \n]\n-", "`\r\n`\n-", "# + \xa0\t",
+    "[x]:>\n# [x]\t", "#;\t) <t>\n- ",  # headings
     "[![[]()]()]()",  # a link in an image in a link
 ]
 

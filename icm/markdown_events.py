@@ -321,6 +321,7 @@ class _Walk:
         self.links: List[Link] = []
         self.at: List[int] = []  # the byte offset of each link
         self.quotes: List[int] = []  # where the open block quotes end
+        self.quote_spans: List[Tuple[int, int]] = []  # every block quote
 
     def line(self, offset: int) -> int:
         """1-based line of a byte offset; offsets come in document order, so
@@ -500,6 +501,7 @@ class _Walk:
             elif "BlockQuote" in tag:
                 self.quoted(span["start"])
                 self.quotes.append(span["end"])
+                self.quote_spans.append((span["start"], span["end"]))
                 if lz:
                     lazy.quotes.append((span["start"], span["end"]))
             elif "CodeBlock" in tag:
@@ -599,6 +601,10 @@ class _Walk:
         if not markdown._MD.validateLink(dest):
             raise _Decline("a definition the reference does not make")
         src = self.source(start, end)
+        if "\n" in src and any(s <= start < e for s, e in self.quote_spans):
+            # the reference reads it with the quote markers of its later
+            # lines stripped, and may end it apart on a lazy line
+            raise _Decline("a definition over lines in a quote")
         if "\n" in src and _BLOCK_AFTER_LABEL.match(src):
             raise _Decline("a definition whose next line could open a block")
         data = self.data

@@ -86,7 +86,8 @@ PARTED = [
     ">[1]:>\n=\n-", "0) [x]:_\n<\n\n    <a href=\"\">", " [x]:y\n\t- <a name=n>",
     " [x]:>\n    - <a href=\"\">", "* [1]:;\ns\n-", " [x]:()\n    d<tp:>",
     ">\n\t >1. [1]:n", "[x]:>\n\t>\n2. #",
-    "[x]:_\n\t>\n=",  # after a definition, or one in code to one parser
+    "[x]:_\n\t>\n=", ">>[\n    - ]:>",  # after a definition, one in code to
+    # one parser, one over lines in a quote
     ">>)\n    - []()", ">>.\n    - []()", "[y]:>\n\t[]()", ">>`[]()\n\t- `",
     ">>\\\n    - <img src=g>", ">>- ;  \n    - []()", ">>\\\n    <!--[]()",
     "-    )\n    ```<tp:>",  # lazy lines indented as code

@@ -6,10 +6,11 @@ documents built from them."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from typing import List
+from typing import Any, List
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -125,6 +126,33 @@ def test_where_the_parsers_part_the_event_path_declines(text: str) -> None:
     assert got is None and why, (got, markdown.extract_reference(text))
 
 
+class _Panic(BaseException):
+    """What a Rust panic arrives as: pyo3's PanicException is a BaseException."""
+
+
+def test_a_panic_declines_and_prints_nothing(
+        monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    def panics(self: Any) -> Any:
+        os.write(2, b"thread '<unnamed>' panicked\n")  # as Rust writes it
+        raise _Panic("index out of bounds")
+
+    monkeypatch.setattr(markdown_events._Walk, "run", panics)
+    assert markdown_events.explain("[x](y)\n") == (None, "pulldown-cmark raised")
+    assert capfd.readouterr() == ("", "")
+
+
+def test_a_mistake_of_icms_own_is_raised_not_declined(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def fails(self: Any) -> Any:
+        raise KeyError("x")
+
+    monkeypatch.setattr(markdown_events._Walk, "run", fails)
+    with pytest.raises(KeyError):
+        markdown_events.explain("[x](y)\n")
+
+
 def test_icm_parser_events_makes_extract_try_it_first(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(markdown_events.ENV, markdown_events.NAME)
@@ -133,6 +161,26 @@ def test_icm_parser_events_makes_extract_try_it_first(
     assert markdown._fast is markdown_events.extract
     text = "# T\n\n[a](b.md) <x id=y>\n\n[r]: s\n"
     assert markdown.extract(text) == markdown.extract_reference(text)
+
+
+_SPEC = importlib.util.spec_from_file_location(
+    "run_adversarial", ROOT / "bench" / "run_adversarial.py")
+assert _SPEC is not None and _SPEC.loader is not None
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+MARKDOWN_CASES = [(label, build) for stage, label, build in bench.CASES
+                  if stage in ("markdown parse", "reference/heading slugs")
+                  and not label.startswith("'# a' * N")]
+
+
+@pytest.mark.parametrize("label,build", MARKDOWN_CASES,
+                         ids=[label for label, _ in MARKDOWN_CASES])
+def test_adversarial_inputs_finish_on_the_event_path(
+        label: str, build: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench/run_adversarial.py``'s markdown inputs (at 64 KB; their
+    growth is measured there) through the event path first: none hangs."""
+    monkeypatch.setattr(markdown, "_fast", markdown_events.extract)
+    assert build(1 << 16)() is not None
 
 
 def test_importing_markdown_loads_no_event_path() -> None:

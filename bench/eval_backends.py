@@ -3,7 +3,7 @@
     python bench/eval_backends.py TREE [TREE ...] [--runs 3]
 
 For every ``.md`` file of each tree (by path; nothing is copied), it times
-icm's own extraction (``icm.markdown.extract``: markdown-it-py, the
+icm's own extraction (``icm.extract.extract``: markdown-it-py, the
 reference) and the bare parse of each candidate that is installed
 (``markdown-it-pyrs``: markdown-it.rs, a tree with byte source maps;
 ``pyromark``: pulldown-cmark, events with byte ranges), counts the files a
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import unquote
 
-from icm import markdown
+from icm import extract
 
 Facts = Counter  # of (what, line, value)
 
@@ -52,7 +52,7 @@ def md_files(tree: Path) -> List[Tuple[str, str]]:
 
 def reference_facts(text: str) -> Facts:
     got: Facts = Counter()
-    ex = markdown.extract(text)
+    ex = extract.extract(text)
     for link in ex.links:
         if link.kind in ("link", "image", "definition"):
             got[(link.kind, link.line, unquote(link.raw))] += 1
@@ -156,7 +156,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     for tree in args.trees:
         files = md_files(tree.resolve())
-        times = [_time(lambda files=files: [markdown.extract(t) for _, t in files])
+        times = [_time(lambda files=files: [extract.extract(t) for _, t in files])
                  for _ in range(args.runs)]
         ref = statistics.median(times)
         print(f"| {tree.name} | {len(files)} | icm (markdown-it-py) | {ref:.2f} s | "

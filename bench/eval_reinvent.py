@@ -27,8 +27,8 @@ from typing import List, Tuple
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from icm import positions, similarity  # noqa: E402
-from icm.checks import journal  # noqa: E402
+from icm import similarity  # noqa: E402
+from icm.model import journal, positions  # noqa: E402
 
 
 def queue_item(text: str) -> str:

@@ -107,6 +107,7 @@ def write_tree(root: Path, notes: int, words: int, seed: int) -> None:
 def in_process(root: Path, runs: int) -> None:
     from icm import config, context, similarity
     from icm.checks import dupes
+    from icm.registry import NoOptions
 
     ctx = context.build(root, config.load(root))
     assert ctx.cache_dir is not None
@@ -116,10 +117,10 @@ def in_process(root: Path, runs: int) -> None:
     for _ in range(runs):
         cache.unlink(missing_ok=True)
         start = time.process_time()
-        report = dupes.run(ctx)
+        report = dupes.run(ctx, NoOptions())
         cold.append(time.process_time() - start)
         start = time.process_time()
-        dupes.run(ctx)
+        dupes.run(ctx, NoOptions())
         warm.append(time.process_time() - start)
         # the cold work in stages, for the breakdown
         t0 = time.process_time()
@@ -161,7 +162,26 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"  icm {cmd}: {t:.2f} s")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory of this process: {peak:.0f} MiB")
+    semantic_load(args.runs)
     return 0
+
+
+def semantic_load(runs: int) -> None:
+    """The semantic option's load (``similarity = "semantic"``): importing
+    wordllama and reading its model, in a fresh interpreter each run, paid
+    only when the key is set; skipped when the extra is not installed."""
+    code = ("import time; t = time.perf_counter(); from icm import similarity; "
+            "similarity.semantic_model(); print(time.perf_counter() - t)")
+    times = []
+    for _ in range(runs):
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            print("semantic option: not installed (pip install '.[semantic]')")
+            return
+        times.append(float(done.stdout))
+    print(f"semantic option load (import and model): "
+          f"{statistics.median(times):.2f} s")
 
 
 if __name__ == "__main__":

@@ -26,9 +26,10 @@ from typing import List
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from icm import config, context, positions  # noqa: E402
-from icm.checks import journal  # noqa: E402
+from icm import config, context  # noqa: E402
 from icm.checks import positions as check  # noqa: E402
+from icm.model import journal, positions  # noqa: E402
+from icm.registry import NoOptions  # noqa: E402
 
 WORDS = ("parser cache note journal entry queue item branch commit link index "
          "handbook budget token file folder path symlink root reader writer "
@@ -90,7 +91,7 @@ def generate(folder: Path, entries: int, seed: int = 1) -> None:
 
 def measure(root: Path, label: str) -> None:
     cfg = config.load(root)
-    ctx = context.build(root.resolve(), cfg, options={"history_optional": True})
+    ctx = context.build(root.resolve(), cfg)
     journal_bytes = sum((root / p).stat().st_size for p in journal.entries(ctx))
     start = time.process_time()
     view = positions.build(ctx)
@@ -98,7 +99,7 @@ def measure(root: Path, label: str) -> None:
     text = positions.block_text(view, cfg.positions_file) \
         if cfg.positions_file else positions.render_markdown(view)
     start = time.process_time()
-    report = check.run(ctx)
+    report = check.run(ctx, NoOptions())
     checked = time.process_time() - start
     size = len(text.encode("utf-8"))
     print(f"{label:28s} {len(journal.entries(ctx)):5d} {journal_bytes:9d} "

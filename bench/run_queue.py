@@ -80,12 +80,13 @@ def in_process(root: Path, runs: int) -> float:
 
     from icm import config, context
     from icm.checks import queue
+    from icm.registry import QueueOptions
 
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        ctx = context.build(root, config.load(root), options={"against": "main"})
-        queue.run(ctx)
+        ctx = context.build(root, config.load(root))
+        queue.run(ctx, QueueOptions(against="main"))
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 

@@ -2,17 +2,23 @@
 would run for the same facts.
 
     python bench/run_stale.py REPO [REPO ...] [--runs 5] [--seed-notes]
-        [--history first-parent|all]
+        [--history first-parent|all] [--base REF] [--cpu]
 
 ``--seed-notes`` commits a ``context.md`` into every folder that holds
 tracked code and has none (git/git has no notes of its own), one commit on
 top of HEAD: use it on a throw-away clone only. ``--history all`` writes
 ``stale_history = "all"`` into an ``icm.toml`` at the root (also for a
-throw-away clone) and times the walk of every commit.
+throw-away clone) and times the walk of every commit. ``--base REF`` runs
+``icm check-stale --base REF`` (a pull request's judging: the commits HEAD
+adds to REF on top of REF's history, two git processes at once) against
+the same floor, HEAD's plain log; its history command is REF's pass.
+``--cpu`` times user plus system CPU, children included (both passes
+count in full, where wall time overlaps them), for a loaded machine.
 
 The floor is ``git log [--first-parent] --name-only``, no pathspec, its output
 discarded. icm's own history command (``icm.git.history_command``, so the
-two cannot drift apart) is timed alone beside it. Peak memory is the
+two cannot drift apart) is timed alone beside it. The three run in turn,
+one of each and again, so a shift in the machine's load falls on all. Peak memory is the
 largest sum of resident sets over icm and every process under it, read
 from ``/proc`` every 10 ms. Prints a markdown table of medians and ratios.
 """
@@ -28,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Sequence, Set
 
-from timing import median_seconds
+from timing import interleaved_medians, median_seconds
 
 from icm import git
 
@@ -101,6 +107,10 @@ def main() -> None:
     parser.add_argument("--seed-notes", action="store_true")
     parser.add_argument("--history", choices=("first-parent", "all"),
                         default="first-parent")
+    parser.add_argument("--base", help="judge HEAD as a branch merging into "
+                        "this ref (icm check-stale --base REF)")
+    parser.add_argument("--cpu", action="store_true", help="time CPU (user + "
+                        "system, children included), not wall: a shared machine")
     args = parser.parse_args()
     print("| repository | history | commits | notes | raw git log (floor) | "
           "icm's history command | icm check-stale | icm / floor | "
@@ -126,19 +136,24 @@ def main() -> None:
         # Both write to /dev/null (the timing loop's stdout); icm's pass writes
         # to a temporary file, which it then reads back.
         raw = [exe, "log", *first, "--name-only"]
+        base = git.commit_of(repo, args.base) if args.base else None
+        if args.base and base is None:
+            sys.exit(f"--base {args.base}: names no commit in {repo}")
         own = [exe, *git.BASE, *git.history_command(args.history,
-                                                    git.at_top_level(repo))]
-        icm_cmd = [args.icm, "check-stale", "--root", str(repo)]
-        floor = median_seconds(args.runs, raw, repo, env)
-        ours = median_seconds(args.runs, own, repo, env)
-        icm = median_seconds(args.runs, icm_cmd, repo, env)
+                                                    git.at_top_level(repo), base)]
+        icm_cmd = [args.icm, "check-stale", "--root", str(repo),
+                   *(["--base", args.base] if args.base else [])]
+        floor, ours, icm = interleaved_medians(args.runs, [raw, own, icm_cmd], repo,
+                                               env, cpu=args.cpu)
         before = ""
         if args.before:
-            old = median_seconds(args.runs, [args.before, *icm_cmd[1:]], repo, env)
+            old = median_seconds(args.runs, [args.before, *icm_cmd[1:]], repo, env,
+                                 cpu=args.cpu)
             before = f" {old:.2f} s | {old / floor:.2f}x |"
         mem_raw = peak_tree_rss(min(args.runs, 3), raw, repo, env) >> 20
         mem_icm = peak_tree_rss(min(args.runs, 3), icm_cmd, repo, env) >> 20
-        print(f"| {repo.name} | {args.history} | {commits} | {notes} | "
+        mode = f"{args.history}, --base {args.base}" if args.base else args.history
+        print(f"| {repo.name} | {mode} | {commits} | {notes} | "
               f"{floor:.2f} s | {ours:.2f} s | {icm:.2f} s | {icm / floor:.2f}x | "
               f"{mem_raw} MiB | {mem_icm} MiB |{before}", flush=True)
 

@@ -11,6 +11,52 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 
+def median_seconds(runs: int, cmd: Sequence[str], cwd: Optional[Path] = None,
+                   env: Optional[Dict[str, str]] = None,
+                   before: Optional[Callable[[], object]] = None,
+                   judged: bool = True, cpu: bool = False) -> float:
+    """Median wall time of ``runs`` runs of ``cmd`` (``cpu``: user plus
+    system time of the process and every child it waited for, which other
+    jobs on a shared machine move less). When ``judged``, a run exiting
+    with anything but 0 or 1 aborts: a failed run is not a timing."""
+    samples: List[float] = []
+    for _ in range(runs):
+        if before is not None:
+            before()
+        samples.append(_once(cmd, cwd, env, judged, cpu))
+    return statistics.median(samples)
+
+
+def interleaved_medians(runs: int, cmds: Sequence[Sequence[str]],
+                        cwd: Optional[Path] = None,
+                        env: Optional[Dict[str, str]] = None,
+                        cpu: bool = False) -> List[float]:
+    """``median_seconds`` of each command, run in turn (one of each, then
+    again), so a change in the machine's load falls on all of them alike."""
+    samples: List[List[float]] = [[] for _ in cmds]
+    for _ in range(runs):
+        for i, cmd in enumerate(cmds):
+            samples[i].append(_once(cmd, cwd, env, True, cpu))
+    return [statistics.median(s) for s in samples]
+
+
+def _once(cmd: Sequence[str], cwd: Optional[Path], env: Optional[Dict[str, str]],
+          judged: bool, cpu: bool) -> float:
+    def clock() -> float:
+        if not cpu:
+            return time.perf_counter()
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+
+    start = clock()
+    code = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode
+    taken = clock() - start
+    if judged and code not in (0, 1):
+        sys.exit(f"{' '.join(cmd)} exited {code}: a failed run is not a timing")
+    return taken
+
+
 def run_once(cmd: Sequence[str], cwd: Optional[Path] = None,
              env: Optional[Dict[str, str]] = None,
              before: Optional[Callable[[], object]] = None,
@@ -29,13 +75,3 @@ def run_once(cmd: Sequence[str], cwd: Optional[Path] = None,
     if judged and code not in (0, 1):
         sys.exit(f"{' '.join(cmd)} exited {code}: a failed run is not a timing")
     return wall, (now.ru_utime - used.ru_utime) + (now.ru_stime - used.ru_stime)
-
-
-def median_seconds(runs: int, cmd: Sequence[str], cwd: Optional[Path] = None,
-                   env: Optional[Dict[str, str]] = None,
-                   before: Optional[Callable[[], object]] = None,
-                   judged: bool = True) -> float:
-    """Median wall time of ``runs`` runs of ``cmd`` (``run_once``)."""
-    samples: List[float] = [run_once(cmd, cwd, env, before, judged)[0]
-                            for _ in range(runs)]
-    return statistics.median(samples)

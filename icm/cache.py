@@ -4,29 +4,73 @@ A file whose stamp (size, mtime, ctime, inode, mode: what ``cp -p``, a
 rename over it or ``chmod`` changes) matches the entry and whose times
 predate the cache file by more than a second is not even read (git's
 racy-clean rule); any other file is read and hashed, so an unreadable one is
-reported. Stored with ``marshal`` (plain data
-only: marshal builds no objects of arbitrary classes and runs nothing), four
-times faster to load than json.
-Keyed by each file's content hash, icm's version and markdown-it-py's version
-(the only things that change what extraction returns); kept under the git
-directory (never committed, safe to delete); a cache that does not load, or
-whose key differs, is ignored and rewritten.
+reported. Keyed by each file's content hash, icm's version and the
+parsers' (markdown-it-py's, and for links markdown-it-pyrs's: the only
+things that change what extraction returns); kept in ``icm/`` under the
+git directory (never committed, safe to delete).
+
+The cache is untrusted data: a pull request's job can save one that the
+pull request's next run restores. So it is JSON, whose reader allocates in
+proportion to its input (marshal's took a count from the file: 5 bytes
+declaring 2**29 items cost 4 GB), read only when ``fstat`` shows it within
+``limit`` (a multiple of the bytes of the files it describes) and its CRC
+is right (damage on the disk), and every entry's shape, down to each
+nested value its user reads, passes the user's ``check`` (text: no NUL,
+no surrogate, as no decoded file holds) before any is used. A cache that
+fails anywhere, or whose key differs, is ignored and rewritten; nothing is
+said and nothing raised. The ``icm`` folder and the file must be real (a
+symlink there is refused: it pointed writes out of the git directory),
+and a new file is renamed over the old.
+
+What a well-formed entry can still do: claim any result for the content
+hash it is filed under. One icm wrote says only what those bytes parse to;
+a forged one needs the git directory (whoever can write it can change the
+files) or, in CI, a cache saved by a run that ran the attacker's code:
+``actions/cache`` restores a branch's caches only to that branch and its
+pull requests, the default branch's to all, so a fork's pull request
+poisons only its own runs, whose workflow it controls anyway. A keyed
+digest (HMAC) was rejected: its secret lives either beside the cache (its
+writer writes both) or outside the repository (icm writes nothing there,
+and CI's fresh home would miss every restored entry).
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
-import marshal
+import json
+import math
 import os
-import tempfile
+import zlib
+from itertools import chain
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from icm import __version__, paths
 
 Stamp = Tuple[int, ...]
+Check = Callable[[List[Any]], bool]  # every entry's value at once
 
-FILE_NAME = "links-cache.marshal"
+FILE_NAME = "links-cache.json"
+FORMAT = 1  # the file's layout (``framed``); what entries mean: each user's key
+DIGEST_CHARS = 32
+
+# ``limit``: icm's own caches measured 0.07-0.8x the bytes of the files
+# they describe (links) and 0.8-2.0x (dupes: text and skeleton), and a
+# file's digest, stamp and path take about 150 bytes. One over the limit
+# costs only a cold run. JSON's reader builds at most about 22 bytes of
+# objects a byte (``[[],[],...]``), so the limit bounds memory too: 0.9
+# GiB at 5,000 files of 7 MB (``bench/run_cache.py``).
+BASE_BYTES = 1 << 20
+PER_FILE = 512
+PER_BYTE = 4
+
+
+def limit(files: int, size: int) -> int:
+    """The most bytes a cache of ``files`` files of ``size`` bytes in all may
+    hold before it is refused unread."""
+    return BASE_BYTES + PER_FILE * files + PER_BYTE * size
 
 
 def markdown_it_version() -> str:
@@ -39,6 +83,22 @@ def markdown_it_version() -> str:
         from markdown_it import __version__
 
         return __version__
+
+
+def fast_parser_version() -> str:
+    """The ``[fast]`` parser's version, or "" without it: part of the link
+    cache's key too, though its answers are held equal to markdown-it-py's
+    (a release that broke that would otherwise be believed from the cache)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for name in ("markdown-it-pyrs", "markdown-it-pyrs-abi3"):  # Python < 3.13, >=
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            pass
+    return ""
+
+
 def stamp(st: os.stat_result) -> Stamp:
     """What must be unchanged for a file to be trusted without reading it.
     Size and mtime alone miss ``cp -p`` (same size, mtime kept) and chmod."""
@@ -49,34 +109,135 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def column(values: List[Any], *indexes: int) -> Iterator[Any]:
+    """The items of lists ``indexes`` of every value, as one run: values
+    already known to hold lists there."""
+    return chain.from_iterable(value[i] for value in values for i in indexes)
+
+
+def each(kind: type, items: Iterable[Any]) -> bool:
+    """Whether every item is exactly of ``kind`` (``True`` is no int here)."""
+    return {kind}.issuperset(map(type, items))
+
+
+def strings(items: Iterable[Any]) -> bool:
+    """Whether every item is a str holding no NUL and no surrogate, as no
+    decoded file does (one in a link's destination crashed ``stat``). One
+    join and one encode, in C: a scan per string was most of a load."""
+    try:
+        joined = "".join(items)
+        joined.encode("utf-8")
+    except (TypeError, UnicodeEncodeError):
+        return False
+    return "\0" not in joined
+
+
+def counts(values: List[Any], index: int, least: int) -> bool:
+    """Whether list ``index`` of every value holds only ints from ``least``."""
+    return (each(int, column(values, index))
+            and min(column(values, index), default=least) >= least)
+
+
+def seconds(values: List[Any]) -> bool:
+    """``check`` for durations: each a finite, non-negative int or float."""
+    return all((type(v) is int or type(v) is float and math.isfinite(v)) and v >= 0
+               for v in values)
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic collector: a load builds tens of thousands of lists
+    and no cycle, and each collection walked them all (half the load, and
+    then a third of the lookups). The twin of ``similarity.paused_gc``:
+    importing that module costs a warm link run 14 ms."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+_FOLDER_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+                 | getattr(os, "O_NOFOLLOW", 0))
+# Without O_NOFOLLOW and opens relative to a folder's descriptor the file
+# cannot be opened without following a planted symlink.
+_SAFE_OPEN = hasattr(os, "O_NOFOLLOW") and os.open in os.supports_dir_fd
+
+
+def _open_folder(folder: Path, create: bool) -> int:
+    """A descriptor of ``folder``, a real folder (a symlink there is
+    ELOOP); every later open and rename is relative to it, so the folder
+    cannot be swapped for a link between the check and the write."""
+    try:
+        return os.open(folder, _FOLDER_FLAGS)
+    except FileNotFoundError:
+        if not create:
+            raise
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass  # another run made it first
+    return os.open(folder, _FOLDER_FLAGS)
+
+
 class Cache:
-    def __init__(self, folder: Optional[Path], key: str,
-                 name: str = FILE_NAME) -> None:
+    """Entries ``rel -> [digest, value, stamp]``, validated on load: the
+    stamp is five ints or empty (``verify`` keeps none), the value passes
+    ``check``. A cache larger than ``max_bytes`` is not read."""
+
+    def __init__(self, folder: Optional[Path], key: str, check: Check,
+                 max_bytes: int, name: str = FILE_NAME) -> None:
         self.path = folder / name if folder is not None else None
         self.key = f"{__version__}|{key}"
+        self.max_bytes = max_bytes
         self.entries: Dict[str, Any] = {}
         self.used: Dict[str, Any] = {}
         self.dirty = False
         self.written_ns = 0
-        if self.path is not None:
-            try:
-                self.written_ns = self.path.stat().st_mtime_ns
-                # A regular file only: a FIFO planted here must not hang icm.
-                doc = marshal.loads(paths.read_regular(str(self.path)))
-                if isinstance(doc, dict) and doc.get("key") == self.key:
-                    entries = doc.get("entries")
-                    if isinstance(entries, dict):
-                        self.entries = entries
-            except (OSError, ValueError, EOFError, TypeError, paths.Refused):
-                pass
+        if not _SAFE_OPEN:  # pragma: no cover - Windows: no cache at all
+            self.path = None
+        if self.path is None:
+            return
+        try:
+            head, _, body = self._read().partition(b"\n")
+            if head != _head(body):
+                raise ValueError("another format, or damaged")
+            with paused_gc():
+                doc = json.loads(body.decode("utf-8"), parse_constant=_refuse)
+                if (type(doc) is dict and doc.get("key") == self.key
+                        and _valid(doc.get("entries"), check)):
+                    self.entries = doc["entries"]
+                else:
+                    self.written_ns = 0
+        except Exception:  # noqa: BLE001 - the file is untrusted data: any
+            self.written_ns = 0  # failure (read, decode, shape) is a miss
+
+    def _read(self) -> bytes:
+        assert self.path is not None
+        folder = _open_folder(self.path.parent, create=False)
+        try:
+            # O_NOFOLLOW: a symlinked cache file is ELOOP, never read
+            fd = paths.open_regular(self.path.name, dir_fd=folder)
+        finally:
+            os.close(folder)
+        with open(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if st.st_size > self.max_bytes:  # refused unread (a sparse 1 TB)
+                raise paths.Refused("over the limit")
+            data = fh.read(self.max_bytes + 1)  # it may grow meanwhile
+        if len(data) > self.max_bytes:
+            raise paths.Refused("over the limit")
+        self.written_ns = st.st_mtime_ns
+        return data
 
     def get_by_stamp(self, rel: str, stamp: Stamp) -> Any:
         """The cached value when the stamp matches and the file was not
         modified or chmodded within the second before the cache was written
         (git's racy check); else None and the caller hashes the content."""
         hit = self.entries.get(rel)
-        if (isinstance(hit, list) and len(hit) == 3 and tuple(hit[2]) == stamp
-                and len(stamp) == 5
+        if (hit is not None and len(stamp) == 5 and tuple(hit[2]) == stamp
                 and max(stamp[1], stamp[2]) < self.written_ns - 1_000_000_000):
             self.used[rel] = hit
             return hit[1]
@@ -84,7 +245,7 @@ class Cache:
 
     def get(self, rel: str, hashed: str, stamp: Stamp) -> Any:
         hit = self.entries.get(rel)
-        if isinstance(hit, list) and len(hit) == 3 and hit[0] == hashed:
+        if hit is not None and hit[0] == hashed:
             self.used[rel] = [hashed, hit[1], list(stamp)]
             self.dirty = self.dirty or tuple(hit[2]) != stamp
             return hit[1]
@@ -95,22 +256,81 @@ class Cache:
         self.dirty = True
 
     def save(self) -> None:
-        """Write the entries used this run (dropping files that went away)."""
+        """Write the entries used this run (dropping files that went away)
+        to a new file, renamed over the old one: a reader sees the old
+        cache or the new, and an interrupted write leaves neither behind."""
         if self.path is None:
             return
         if not self.dirty and len(self.used) == len(self.entries):
             return
+        # A path git gave as bytes that are not UTF-8 holds surrogates: they
+        # are written as \\udcXX escapes, read back as the same characters
+        # (only paths may hold them: ``strings``).
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=str(self.path.parent), prefix=".tmp-")
+            data = framed(json.dumps(
+                {"key": self.key, "entries": self.used}, ensure_ascii=False,
+                separators=(",", ":"), allow_nan=False).encode("utf-8",
+                                                             "backslashreplace"))
+        except (TypeError, ValueError):  # pragma: no cover - values are checked
+            return
+        if len(data) > self.max_bytes:
+            return  # the next run would refuse it unread
+        try:
+            folder = _open_folder(self.path.parent, create=True)
         except OSError:
             return  # a cache that cannot be written is only a slower next run
         try:
-            with os.fdopen(fd, "wb") as fh:
-                marshal.dump({"key": self.key, "entries": self.used}, fh)
-            os.replace(tmp, self.path)
+            _write(folder, self.path.name, data)
+            # the marshal file this one replaced: CI's cache step restored
+            # and saved it again on every run, megabytes never read
+            os.unlink(self.path.stem + ".marshal", dir_fd=folder)
         except OSError:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            pass
+        finally:
+            os.close(folder)
+
+
+def framed(body: bytes) -> bytes:
+    """A cache file: a line naming the format and the body's CRC-32, then
+    the body. A byte flipped, lost or added on the disk fails the check and
+    the cache is a miss (inside a string it was a wrong answer); a forger
+    recomputes any unkeyed check, so this one is only for damage."""
+    return _head(body) + b"\n" + body
+
+
+def _head(body: bytes) -> bytes:
+    return b"icm-cache %d %08x" % (FORMAT, zlib.crc32(body))
+
+
+def _write(folder: int, name: str, data: bytes) -> None:
+    tmp = f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                 dir_fd=folder)
+    try:
+        with open(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:  # an interrupt too: no half-written file is left
+        try:
+            os.unlink(tmp, dir_fd=folder)
+        except OSError:
+            pass
+        raise
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not a value icm writes")
+
+
+def _valid(entries: Any, check: Check) -> bool:
+    """Every entry ``[digest, value, stamp]`` as ``Cache`` writes them, and
+    ``check`` of all the values (given at once: a call per entry was half
+    the checking)."""
+    if type(entries) is not dict:
+        return False
+    for hit in entries.values():
+        if not (type(hit) is list and len(hit) == 3 and type(hit[0]) is str
+                and len(hit[0]) == DIGEST_CHARS and type(hit[2]) is list
+                and len(hit[2]) in (0, 5) and each(int, hit[2])):
+            return False
+    return check([hit[1] for hit in entries.values()])

@@ -1,8 +1,12 @@
-"""Thin typer layer: parse, call, render, exit. Heavy modules load lazily so
-``icm --help`` imports neither gitpython nor markdown-it."""
+"""The command line: one typer app. ``icm check [CHECK...]`` and its
+``check-NAME`` aliases are built from ``icm.registry``; the writers follow.
+A command parses, calls, renders and exits; heavy modules load inside
+commands, so ``icm --help`` imports neither gitpython nor markdown-it."""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import io
 import os
 import sys
@@ -12,14 +16,15 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import typer
 
-from icm import usage
+from icm import registry, usage, values
 from icm.errors import UsageError
+from icm.output import Progress
 from icm.output import emit as _emit
+from icm.registry import Spec
 
 app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
-    no_args_is_help=True,
     rich_markup_mode=None,
     help="Keep a repository's agent-facing context healthy.",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -40,36 +45,17 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version,
     """Keep a repository's agent-facing context healthy."""
 
 
-# The options every check command accepts, so one ICM_FLAGS suits every make
-# target; an option that does not apply to a check is accepted and ignored.
 # Values are plain strings checked by icm.usage: typer's own validation
 # words its errors in its validation library's terms.
 RootOpt = typer.Option(None, "--root", metavar="DIR", help="Repository root "
                        "(default: found from the working directory).")
-FormatOpt = typer.Option("text", "--format", metavar=usage.FORMAT_METAVAR,
+FormatOpt = typer.Option("text", "--format", metavar=values.FORMAT_METAVAR,
                          help="Output format.")
 # Commands that print a document, not findings: no github or sarif form.
 DocFormatOpt = typer.Option("text", "--format", metavar="[text|json]",
                             help="Output format.")
 QuietOpt = typer.Option(False, "--quiet", "-q", help="Print problems and the "
                         "summary only: no ok lines, no bootmap table within budget.")
-StrictOpt = typer.Option(False, "--strict", help="stale: treat unknown staleness "
-                         "(never committed, shallow) as a failure.")
-ShallowOpt = typer.Option(False, "--allow-shallow", help="stale: run on a shallow "
-                          "clone; notes at the boundary are reported unknown.")
-BudgetOpt = typer.Option(None, "--budget", metavar="N", help="bootmap: token "
-                         "budget of the cold-boot set (overrides the config).")
-PartialOpt = typer.Option(False, "--allow-partial", help="stale: run on a partial "
-                          "clone; missing objects are never fetched.")
-CommittedOpt = typer.Option(False, "--committed", help="stale: judge committed "
-                            "history only, not staged or work-tree changes.")
-VerboseOpt = typer.Option(False, "--verbose", "-v", help="bootmap: list the boot "
-                          "files and the whole-tree cost.")
-TokenizerOpt = typer.Option("bytes", "--tokenizer", metavar=usage.TOKENIZER_METAVAR,
-                            help="bootmap: bytes/4, or an exact count (cl100k, "
-                            "o200k: needs the tokens extra).")
-JobsOpt = typer.Option(None, "--jobs", metavar="N", help="links: parser "
-                       "processes (0: one per core).")
 DebugOpt = typer.Option(False, "--debug", help="Show tracebacks of internal errors.")
 
 
@@ -106,14 +92,14 @@ def _print(text: str) -> int:
     return 0
 
 
-def _context(root: Optional[Path], options: Dict[str, object]) -> Any:
+def _context(root: Optional[Path], progress: Any = None) -> Any:
     from icm import config, context
 
     base = Path(root) if root is not None else context.find_root(_cwd())
     if root is not None and not base.is_dir():
         raise UsageError(f"--root {root}: not a folder")
     cfg = config.load(base)
-    ctx = context.build(base.resolve(), cfg, options=options)
+    ctx = context.build(base.resolve(), cfg, progress=progress)
     for folder in ctx.unopened:  # its files are in no check: say so, once
         from icm.report import one_line
 
@@ -130,176 +116,250 @@ def _cwd() -> Path:
                          "repository, or pass --root") from None
 
 
-class _Progress:
-    """``icm: parsing N/M markdown files`` on a terminal's stderr, redrawn in
-    place and wiped when the run ends; checks only call it."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.shown = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if done != total and done % max(1, total // 100):
-            return
-        text = f"icm: parsing {done}/{total} markdown files"
-        self.stream.write("\r" + text)
-        self.stream.flush()
-        self.shown = len(text)
-
-    def close(self) -> None:
-        if self.shown:
-            self.stream.write("\r" + " " * self.shown + "\r")
-            self.stream.flush()
+# -- icm check [CHECK...] and its aliases, from the registry ---------------
 
 
-def _checks(names: Sequence[str], root: Optional[Path], fmt: str, debug: bool,
-            quiet: bool = False, **options: object) -> None:
-    """Run the named checks (all when empty) and render them; the run of every
-    check ends with one summary line."""
-    def body() -> int:
-        from icm import engine, report
+def _run_checks(specs: Sequence[Spec], given: Dict[str, Any], root: Optional[Path],
+                fmt: str, quiet: bool, select: Optional[List[str]] = None,
+                ignore: Optional[List[str]] = None) -> int:
+    """Run ``specs`` and render them; more than one ends with the summary.
+    Only the codes selected are reported; suppressed and baselined findings
+    are counted, not shown (``icm.baseline``)."""
+    from icm import baseline, engine, report
 
-        opts = usage.check_options(fmt, options)
-        progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    values.choice("--format", fmt, values.FORMATS)
+    parsed = _parsed(specs, given)
+    if parsed.get("fix"):
+        _fix_index(root, fmt)
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        ctx = _context(root, progress)
+        chosen = registry.Selection.of((ctx.config.select, ctx.config.ignore),
+                                       (select or (), ignore or ()))
+        run = [spec for spec in specs if chosen.runs(spec.name)]
+        if not run:  # a run that reports nothing would pass: a mistake
+            raise UsageError("no code left to report: select and ignore (the "
+                             "config's, --select, --ignore) leave out every "
+                             "code of " + ", ".join(s.name for s in specs))
+        chosen.check(run)
+        recorded = baseline.load(ctx)  # a bad file is exit 2 before any work
+        reports, held = baseline.judge(ctx, engine.run(ctx, run, parsed), chosen,
+                                       recorded)
+    finally:
         if progress is not None:
-            opts["progress"] = progress
-        try:
-            ctx = _context(root, opts)
-            reports = engine.run(ctx, names)
-        finally:
-            if progress is not None:
-                progress.close()
-        buf = io.StringIO()
-        report.render(reports, fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet, summary=not names,
-                      prefix=ctx.prefix)
-        _emit(buf.getvalue())
-        return 1 if any(r.failed for r in reports) else 0
+            progress.close()
+    buf = io.StringIO()
+    report.render(reports, fmt, buf, color=_color(sys.stdout), root=str(ctx.root),
+                  quiet=quiet, summary=len(specs) > 1, prefix=ctx.prefix,
+                  held=held, describe=_describe)
+    _emit(buf.getvalue())
+    return 1 if any(r.failed for r in reports) else 0
+
+
+def _fix_index(root: Optional[Path], fmt: str) -> None:
+    """``--fix``: write missing notes into the handbook's index, then check."""
+    from icm.report import escape_line
+    from icm.workflow import index
+
+    for line in index.fix(_context(root)):
+        typer.echo(escape_line(line, fmt), err=fmt != "text")
+
+
+def _parsed(specs: Sequence[Spec], given: Dict[str, Any]) -> Dict[str, Any]:
+    """The options' values as their fields' types (``Flag.parse`` of each
+    string given; a default stays as the field has it)."""
+    values: Dict[str, Any] = {}
+    for spec in specs:
+        for f, cli in registry.cli_fields(spec.options):
+            if f.name not in given:
+                continue
+            raw = given[f.name]
+            if cli.argument:
+                values[f.name] = tuple(raw or ())
+            elif cli.parse is not None and isinstance(raw, str):
+                values[f.name] = cli.parse(raw)
+            elif raw is not None:
+                values[f.name] = raw
+    return values
+
+
+def _parameters(specs: Sequence[Spec], alias: bool) -> List[inspect.Parameter]:
+    """typer parameters for the options of ``specs``, each option once."""
+    params: Dict[str, inspect.Parameter] = {}
+    for spec in specs:
+        for f, cli in registry.cli_fields(spec.options):
+            if f.name in params or (cli.argument and not alias):
+                continue
+            if cli.argument:
+                default = typer.Argument(None, metavar=cli.metavar, help=cli.help,
+                                         show_default=False)
+                kind: Any = Optional[List[str]]
+            elif cli.parse is None:
+                default = typer.Option(False, *cli.names, help=cli.help)
+                kind = bool
+            else:
+                shown = registry.default(f)
+                default = typer.Option(None if shown is None else str(shown),
+                                       *cli.names, metavar=cli.metavar,
+                                       help=cli.help, show_default=False)
+                kind = Optional[str]
+            params[f.name] = inspect.Parameter(
+                f.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                annotation=kind)
+    return list(params.values())
+
+
+_SHARED = [
+    inspect.Parameter("root", inspect.Parameter.KEYWORD_ONLY, default=RootOpt,
+                      annotation=Optional[Path]),
+    inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, default=FormatOpt,
+                      annotation=str),
+    inspect.Parameter("quiet", inspect.Parameter.KEYWORD_ONLY, default=QuietOpt,
+                      annotation=bool),
+    inspect.Parameter("select", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(
+        None, "--select", metavar="CODE", help="Report only these codes: a check "
+        "(links) or CHECK/CODE (links/missing-anchor); repeatable."),
+        annotation=Optional[List[str]]),
+    inspect.Parameter("ignore", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(
+        None, "--ignore", metavar="CODE", help="Do not report these codes "
+        "(repeatable)."), annotation=Optional[List[str]]),
+    inspect.Parameter("debug", inspect.Parameter.KEYWORD_ONLY, default=DebugOpt,
+                      annotation=bool),
+]
+
+
+def _command(params: List[inspect.Parameter],
+             body: Callable[..., int]) -> Callable[..., None]:
+    """A typer command function with ``params``: typer reads the signature,
+    the function hands the values to ``body`` and exits with its code."""
+    def command(**values: Any) -> None:
+        debug = bool(values.get("debug"))
+        raise typer.Exit(_guard(debug, lambda: body(**values)))
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    return command
+
+
+def _check(checks: Optional[List[str]], skip: Optional[List[str]],
+           root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+           select: Optional[List[str]], ignore: Optional[List[str]],
+           **given: Any) -> int:
+    return _run_checks(registry.select(checks or (), skip or ()), given, root, fmt,
+                       quiet, select, ignore)
+
+
+app.command("check", cls=usage.Command, help="Run the checks, all or those named.\n\n"
+            "The run ends with a one-line summary. CHECK is one of: "
+            + ", ".join(registry.NAMES) + ". Every check's options are "
+            "accepted; each check reads its own.")(_command([
+                inspect.Parameter("checks", inspect.Parameter.KEYWORD_ONLY,
+                                  default=typer.Argument(
+                                      None, metavar="CHECK", show_default=False,
+                                      help="Checks to run (default: all)."),
+                                  annotation=Optional[List[str]]),
+                inspect.Parameter("skip", inspect.Parameter.KEYWORD_ONLY,
+                                  default=typer.Option(
+                                      None, "--skip", metavar="CHECK",
+                                      help="Leave this check out (repeatable)."),
+                                  annotation=Optional[List[str]]),
+                *_SHARED, *_parameters(registry.ALL, alias=False)], _check))
+
+
+def _alias(spec: Spec) -> None:
+    """``icm check-NAME``: ``icm check NAME`` with only that check's options."""
+    def body(root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+             select: Optional[List[str]], ignore: Optional[List[str]],
+             **given: Any) -> int:
+        return _run_checks((spec,), given, root, fmt, quiet, select, ignore)
+
+    app.command(spec.command, cls=usage.Command,
+                help=spec.summary + (f"\n\n{spec.help}" if spec.help else ""))(
+        _command([*_parameters((spec,), alias=True), *_SHARED], body))
+
+
+for _spec in registry.ALL:
+    _alias(_spec)
+
+
+def _rules_of(check: str) -> Any:
+    """The module holding ``check``'s RULES: a check's, verify's or the
+    baseline's; None for no such name."""
+    if check in registry.BY_NAME:
+        return registry.BY_NAME[check].module
+    if check in ("verify", "baseline"):
+        import importlib
+
+        return importlib.import_module("icm.workflow.verify" if check == "verify"
+                                       else "icm.baseline")
+    return None
+
+
+def _describe(check: str, code: str) -> Any:
+    """(rule, why, how to silence, docs) of CHECK/CODE, or None
+    (``report.Describe``). A check's codes are silenced the one way
+    (``baseline.silencing``) and its own; verify's and the baseline's, their
+    own only."""
+    module = _rules_of(check)
+    rules = getattr(module, "RULES", None)
+    if rules is None or code not in rules.rules:
+        return None
+    own = getattr(module, "SILENCE", "")
+    if check in registry.BY_NAME:
+        from icm.baseline import silencing
+
+        return (rules[code], module.WHY, silencing(check, code, own),
+                f"docs/checks.md#{check}")
+    docs = "docs/verify.md" if check == "verify" else "docs/output.md#baseline"
+    return rules[code], module.WHY, own, docs
+
+
+@app.command("explain", cls=usage.Command)
+def explain(code: str = typer.Argument(..., metavar="CODE", help="CHECK/CODE "
+                                       "(links/missing-anchor), a code alone "
+                                       "when one check has it, or a check "
+                                       "(its codes)."),
+            debug: bool = DebugOpt) -> None:
+    """Say what a rule code means and how to silence it."""
+    def body() -> int:
+        from icm.escape import text_line
+        from icm.report import explain_lines
+
+        said = [explain_lines(c, k, *_describe(c, k))
+                for c, k in _explained(code)]
+        more = f"{code}/CODE" if code in (*registry.NAMES, "verify", "baseline") \
+            else "CHECK/CODE"
+        text = said[0] if len(said) == 1 else [block[0] for block in said] + [
+            f"icm explain {more} says more about one"]
+        return _print("".join(text_line(line) + "\n" for line in text))
 
     raise typer.Exit(_guard(debug, body))
 
 
-# Every check command takes the shared options, so ICM_FLAGS is safe for every
-# make target; one that does not apply to that check is accepted and ignored.
-AgainstOpt = typer.Option(None, "--against", metavar="REF", help="queue: compare "
-                          "with REF before merging (default: ICM_BASE, "
-                          "GITHUB_BASE_REF, the upstream, origin/HEAD).")
+def _explained(text: str) -> List[Any]:
+    """The (check, code) pairs ``icm explain TEXT`` names; UsageError with a
+    near miss otherwise."""
+    import difflib
+
+    every = [(c, k) for c in (*registry.NAMES, "verify", "baseline")
+             for k, _rule in _rules_of(c).RULES]
+    check, _, code = text.partition("/")
+    found = [(c, k) for c, k in every
+             if (c, k) == (check, code) or (not _ and (c == text or k == text))]
+    if found:
+        return found
+    names = [f"{c}/{k}" for c, k in every] + [*registry.NAMES, "verify", "baseline"]
+    near = difflib.get_close_matches(text, names, n=1)
+    hint = f" (did you mean '{near[0]}'?)" if near else ""
+    raise UsageError(f"no rule code {values.quote(text)}{hint}; icm explain CHECK "
+                     "lists a check's codes")
 
 
-@app.command("check")
-def check(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-          quiet: bool = QuietOpt, strict: bool = StrictOpt,
-          allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-          committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-          verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-          jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
-          debug: bool = DebugOpt) -> None:
-    """Run every check and end with a one-line summary."""
-    # Outside git, staleness is one info line and the other checks still run.
-    _checks((), root, fmt, debug, quiet, strict=strict, allow_shallow=allow_shallow,
-            allow_partial=allow_partial, committed=committed, budget=budget,
-            verbose=verbose, tokenizer=tokenizer, jobs=jobs, against=against,
-            history_optional=True)
-
-
-def _one(name: str, root: Optional[Path], fmt: str, quiet: bool, strict: bool,
-         allow_shallow: bool, allow_partial: bool, committed: bool,
-         budget: Optional[str], verbose: bool, tokenizer: str, jobs: Optional[str],
-         debug: bool, **extra: object) -> None:
-    _checks((name,), root, fmt, debug, quiet, strict=strict,
-            allow_shallow=allow_shallow, allow_partial=allow_partial,
-            committed=committed, budget=budget, verbose=verbose,
-            tokenizer=tokenizer, jobs=jobs, **extra)
-
-
-@app.command("check-journal")
-def check_journal(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                  quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                  allow_shallow: bool = ShallowOpt,
-                  allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
-                  budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                  tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                  debug: bool = DebugOpt) -> None:
-    """Check that every journal entry has its four slots.
-
-    Each slot is a level-2 heading with content under it."""
-    _one("journal", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
-
-
-@app.command("check-links")
-def check_links(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                fix: bool = typer.Option(False, "--fix", help="Write missing "
-                                         "notes into the handbook's index block."),
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
-    """Check relative links and the handbook's index of notes.
-
-    Every relative link resolves; every note is linked from the handbook."""
-    if fix:
-        def body() -> int:
-            from icm.report import escape_line
-            from icm.workflow import index
-
-            usage.check_options(fmt, {})
-            changes = index.fix(_context(root, {}))
-            for line in changes:
-                typer.echo(escape_line(line, fmt), err=fmt != "text")
-            return 0
-
-        code = _guard(debug, body)
-        if code:
-            raise typer.Exit(code)
-    _one("links", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
-
-
-@app.command("check-stale")
-def check_stale(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
-    """Flag notes older than the code in their folder.
-
-    A note is stale when its folder's code changed after it: in a commit, or
-    staged or in the work tree (--committed: in history only)."""
-    _one("stale", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
-
-
-@app.command("bootmap")
-def bootmap(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-            quiet: bool = QuietOpt, strict: bool = StrictOpt,
-            allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-            committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-            verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-            jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
-    """List notes by size; sum the boot set against the budget."""
-    _one("bootmap", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
-
-
-@app.command("check-queue")
-def check_queue(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, against: Optional[str] = AgainstOpt,
-                debug: bool = DebugOpt) -> None:
-    """Check queue item names and that no number is used twice.
-
-    With --against REF (or a known base), also against REF before merging."""
-    _one("queue", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug, against=against)
+# -- commands that write -----------------------------------------------------
 
 
 def _write(debug: bool, body: Callable[[], List[str]]) -> None:
+    """Run a writer; print the paths it names, one line each."""
     def run_body() -> int:
         from icm.escape import text_line
 
@@ -320,26 +380,41 @@ def new_queue(title: str = typer.Argument(..., metavar="TITLE",
     def body() -> List[str]:
         from icm.workflow import queue
 
-        return [queue.new_item(_context(root, {"against": against}), title)]
+        return [queue.new_item(_context(root), title, against)]
 
     _write(debug, body)
 
 
 @app.command("new-journal", cls=usage.Command)
-def new_journal(item: str = typer.Argument(..., metavar="ITEM", help="Queue "
-                                           "number (07), slug or path."),
+def new_journal(item: Optional[str] = typer.Argument(None, metavar="[ITEM]",
+                                                     help="Queue number (07), "
+                                                     "slug or path."),
                 day: Optional[str] = typer.Option(None, "--date", metavar=
                                                   "YYYY-MM-DD", help="Entry date "
                                                   "(default: today)."),
                 force: bool = typer.Option(False, "--force", help="Finish an "
                                            "item another writer has claimed."),
+                title: Optional[str] = typer.Option(None, "--title", metavar=
+                                                    "TITLE", help="Write an "
+                                                    "entry without a queue item."),
+                supersedes: Optional[str] = typer.Option(
+                    None, "--supersedes", metavar="ENTRY", help="Mark ENTRY (a "
+                    "number, name or path) superseded by the new one."),
                 root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Turn a queue item into a journal entry; print its path."""
+    """Write a journal entry from a queue item or a title."""
     def body() -> List[str]:
         from icm.workflow import journal
 
-        when = usage.parse_date("--date", day) if day is not None else None
-        return journal.new_entry(_context(root, {}), item, when, force)
+        if item is None and title is None:
+            raise UsageError("new-journal needs ITEM or --title TITLE (usage: "
+                             "icm new-journal [OPTIONS] [ITEM])")
+        if item is not None and title is not None:
+            raise UsageError("new-journal takes ITEM or --title TITLE, not both")
+        when = values.parse_date("--date", day) if day is not None else None
+        if title is not None:
+            return journal.new_titled(_context(root), title, when, supersedes)
+        assert item is not None
+        return journal.new_entry(_context(root), item, when, force, supersedes)
 
     _write(debug, body)
 
@@ -364,64 +439,36 @@ def init(root: Optional[Path] = InitRootOpt,
         if agents is not None:
             from icm.workflow import agents as agents_mod
 
-            return agents_mod.scaffold(_context(root or _cwd(), {}), agents)
-        return init_mod.init(_context(root or _cwd(), {}))
+            return agents_mod.scaffold(_context(root or _cwd()), agents)
+        return init_mod.init(_context(root or _cwd()))
 
     _write(debug, body)
 
 
-AgentDirsArg = typer.Argument(None, metavar="DIR", help="Exported-session "
-                              "folders (default: agents_dirs, Agents/*).")
+@app.command("baseline", cls=usage.Command)
+def baseline(grow: bool = typer.Option(False, "--grow", help="Also add findings "
+                                       "the baseline does not hold yet."),
+             root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Record today's findings so that only new ones fail.
+
+    They go into icm-baseline.json; icm check counts them (3 baselined) and
+    fails on any other. A baseline there already only shrinks: entries
+    whose finding is gone are dropped, and a new finding is added only with
+    --grow."""
+    def body() -> int:
+        from icm.escape import text_line
+        from icm.workflow import baseline as mod
+
+        said, code = mod.write(_context(root), grow)
+        _print("".join(text_line(line) + "\n" for line in said))
+        return code
+
+    raise typer.Exit(_guard(debug, body))
 
 
-@app.command("check-dupes")
-def check_dupes(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                allow_shallow: bool = ShallowOpt, allow_partial: bool = PartialOpt,
-                committed: bool = CommittedOpt, budget: Optional[str] = BudgetOpt,
-                verbose: bool = VerboseOpt, tokenizer: str = TokenizerOpt,
-                jobs: Optional[str] = JobsOpt, debug: bool = DebugOpt) -> None:
-    """Find rules copied between notes, and copies that differ.
-
-    One fact, one home: reads the handbook, every note and the journal's
-    Invariant sections."""
-    _one("dupes", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
-
-
-@app.command("check-agents")
-def check_agents(dirs: Optional[List[str]] = AgentDirsArg,
-                 root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                 quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                 allow_shallow: bool = ShallowOpt,
-                 allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
-                 budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                 tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                 debug: bool = DebugOpt) -> None:
-    """Check exported agent sessions in the AGENTS layout.
-
-    Every file present, a Link Policy that starts at POSITIONS.md, and a
-    POSITIONS.md whose entries follow the schema and whose superseded-by
-    links resolve."""
-    _one("agents", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug,
-         agents_dirs=tuple(dirs or ()))
-
-
-@app.command("check-handoff")
-def check_handoff(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                  quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                  allow_shallow: bool = ShallowOpt,
-                  allow_partial: bool = PartialOpt, committed: bool = CommittedOpt,
-                  budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                  tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                  debug: bool = DebugOpt) -> None:
-    """Check handoff records: fields present, commit known.
-
-    Every field is present and the commit the record was made at exists; an
-    outdated record says how many commits old it is."""
-    _one("handoff", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
+RuledOutOpt = typer.Option(None, "--ruled-out", metavar="TEXT", help="Something "
+                           "this work found does not work (author text; "
+                           "repeatable).")
 
 
 @app.command("handoff")
@@ -444,45 +491,23 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
                                      "messages of the last N commits (0-4)."),
             show: bool = typer.Option(False, "--show", help="Print the newest "
                                       "record for the current branch."),
+            ruled_out: Optional[List[str]] = RuledOutOpt,
             root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
             debug: bool = DebugOpt) -> None:
     """Write a handoff record built from the repository's state.
 
-    Only --reason and --question are author text; everything else is read
-    from git, the journal, the queue and the checks."""
+    Only --reason, --question and --ruled-out are author text; everything
+    else is read from git, the journal, the queue and the checks."""
     def body() -> int:
-        import json
-
-        from icm.escape import inert_lines, text_line
-        from icm.report import plain
         from icm.workflow import handoff as mod
-        from icm.workflow.files import create_new
 
-        usage.choice("--format", fmt, ("text", "json"))
-        lines = usage.number("--tail", tail, 0)
+        values.choice("--format", fmt, ("text", "json"))
+        lines = values.number("--tail", tail, 0)
         if lines is None or lines > 4:
-            raise UsageError(f"--tail must be {usage.ACCEPTS['--tail']} (not "
-                             f"{usage.quote(tail)})")
-        ctx = _context(root, {})
-        if show:  # a file in the repository: anyone may have written it
-            return _print(inert_lines(mod.newest(ctx)))
-        if reason is None or question is None:
-            raise UsageError("handoff needs --reason and --question: they are the "
-                             "only fields an author writes")
-        state = mod.gather(ctx, reason, question, base, lines)
-        budget = ctx.config.handoff_budget
-        if fmt == "json":
-            text = json.dumps(plain(mod.as_json(state, budget)), indent=2,
-                              ensure_ascii=False) + "\n"
-        else:
-            text = mod.render(state, budget)[0]
-        if output == "-" or (output is None and fmt == "json"):
-            return _print(text if fmt == "json" else inert_lines(text))
-        if output is not None:
-            rel = mod.out_rel(ctx, output)
-            create_new(ctx, rel, text.encode("utf-8"))
-            return _print(text_line(rel) + "\n")
-        return _print(text_line(mod.write(ctx, state, text)) + "\n")
+            raise UsageError(f"--tail must be {values.ACCEPTS['--tail']} (not "
+                             f"{values.quote(tail)})")
+        return _print(mod.command(_context(root), reason, question, base, lines,
+                                  output, fmt, show, ruled_out or ()))
 
     raise typer.Exit(_guard(debug, body))
 
@@ -501,7 +526,7 @@ def claim(item: str = ItemArg, force: bool = ForceOpt,
     def body() -> List[str]:
         from icm.workflow import claims
 
-        return [claims.claim(_context(root, {}), item, force)]
+        return [claims.claim(_context(root), item, force)]
 
     _write(debug, body)
 
@@ -513,7 +538,7 @@ def release(item: str = ItemArg, force: bool = ForceOpt,
     def body() -> List[str]:
         from icm.workflow import claims
 
-        return [claims.release(_context(root, {}), item, force)]
+        return [claims.release(_context(root), item, force)]
 
     _write(debug, body)
 
@@ -531,8 +556,8 @@ def renumber(item: str = ItemArg,
     def body() -> List[str]:
         from icm.workflow import claims
 
-        number = usage.number("--to", to, 1)
-        return claims.renumber(_context(root, {"against": against}), item, number)
+        number = values.number("--to", to, 1)
+        return claims.renumber(_context(root), item, number, against)
 
     _write(debug, body)
 
@@ -589,13 +614,14 @@ def verify(entries: Optional[List[str]] = EntriesArg,
         from icm import report
         from icm.workflow import verify as verify_mod
 
-        usage.check_options(fmt, {})
-        workers = usage.number("--jobs", jobs, 0) or 0
-        ctx = _context(root, {})
+        values.choice("--format", fmt, values.FORMATS)
+        workers = values.number("--jobs", jobs, 0) or 0
+        ctx = _context(root)
         result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
         buf = io.StringIO()
         report.render([result], fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix)
+                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix,
+                      describe=_describe)
         _emit(buf.getvalue())
         return 1 if result.failed else 0
 
@@ -605,6 +631,12 @@ def verify(entries: Optional[List[str]] = EntriesArg,
 @app.command("positions")
 def positions(write: bool = typer.Option(False, "--write", help="Write the view "
                                          "into positions_file's marked block."),
+              budget: Optional[str] = typer.Option(
+                  None, "--budget", metavar="N", help="Tokens (bytes / 4) the "
+                  "markdown may take (default: positions_budget; 0: all)."),
+              folder: Optional[str] = typer.Option(
+                  None, "--folder", metavar="DIR", help="Only the entries "
+                  "naming a path in DIR or below it."),
               root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
               debug: bool = DebugOpt) -> None:
     """Compile the journal into its positions view.
@@ -612,107 +644,69 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
     What is held, what was overruled, which designs are dead: markdown on
     stdout (or json); --write keeps positions_file current."""
     def body() -> int:
-        import json
+        from icm.workflow import positions as mod
 
-        from icm import positions as mod
-        from icm.escape import inert_lines, text_line
-        from icm.report import plain
-
-        usage.choice("--format", fmt, ("text", "json"))
-        ctx = _context(root, {})
-        if write:
-            from icm.workflow import positions as writer
-
-            return _print("".join(text_line(line) + "\n"
-                                  for line in writer.write(ctx)))
-        view = mod.build(ctx)
-        if fmt == "json":
-            return _print(json.dumps(plain(mod.as_json(view)), indent=2,
-                                     ensure_ascii=False) + "\n")
-        target = ctx.config.positions_file
-        return _print(inert_lines(mod.block_text(view, target) if target
-                                  else mod.render_markdown(view)))
+        values.choice("--format", fmt, ("text", "json"))
+        return _print(mod.command(_context(root), fmt, write,
+                                  values.number("--budget", budget, 0), folder))
 
     raise typer.Exit(_guard(debug, body))
 
 
-@app.command("check-positions")
-def check_positions(root: Optional[Path] = RootOpt, fmt: str = FormatOpt,
-                    quiet: bool = QuietOpt, strict: bool = StrictOpt,
-                    allow_shallow: bool = ShallowOpt,
-                    allow_partial: bool = PartialOpt,
-                    committed: bool = CommittedOpt,
-                    budget: Optional[str] = BudgetOpt, verbose: bool = VerboseOpt,
-                    tokenizer: str = TokenizerOpt, jobs: Optional[str] = JobsOpt,
-                    debug: bool = DebugOpt) -> None:
-    """Check the positions block; warn on re-proposed designs.
-
-    A queue item or newer entry proposing a Rejected alternative is a
-    warning unless it says Revives: <entry>."""
-    _one("positions", root, fmt, quiet, strict, allow_shallow, allow_partial,
-         committed, budget, verbose, tokenizer, jobs, debug)
+ItemsArg = typer.Argument(..., metavar="ITEM", help="Queue numbers (07), "
+                          "slugs or paths.")
 
 
-def run() -> None:
-    """Console-script entry point (``icm.__main__.run``)."""
-    from icm import __main__ as entry
+@app.command("brief", cls=usage.Command)
+def brief(items: List[str] = ItemsArg,
+          budget: Optional[str] = typer.Option(
+              None, "--budget", metavar="N", help="Tokens the whole brief may "
+              "take (default: brief_budget)."),
+          tokenizer: str = typer.Option("bytes", "--tokenizer",
+                                        metavar="[bytes|cl100k|o200k]",
+                                        help="How tokens are counted."),
+          root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
+          debug: bool = DebugOpt) -> None:
+    """Print what a session taking ITEM reads first.
 
-    entry.run()
+    The handbook, the notes of the folders the items name, the items, then
+    the journal's positions that bear on them, best first. It writes
+    nothing."""
+    def body() -> int:
+        from icm.escape import inert_lines
+        from icm.workflow import brief as mod
+
+        values.choice("--format", fmt, ("text", "json"))
+        values.choice("--tokenizer", tokenizer, values.TOKENIZERS)
+        text = mod.command(_context(root), items, values.number("--budget",
+                                                                budget, 1),
+                           tokenizer, fmt)
+        return _print(text if fmt == "json" else inert_lines(text))
+
+    raise typer.Exit(_guard(debug, body))
 
 
-def _plain_params(command: Any) -> None:
-    """Coerce icm's parameters (str, bool, Path, List[str]; every value is
-    checked in ``usage``) without pydantic. typer 0.29 builds a pydantic
-    TypeAdapter per parameter on first use, and importing pydantic for it was
-    a third of a warm ``check-links``. Anything else keeps typer's own
-    coercion; a typer without this machinery is left as it is."""
-    try:
-        from typer._coercion import RuntimeParam, build_runtime_param
-        from typer._param_types import coerce_cli_path
-    except ImportError:
-        return
+NotesArg = typer.Argument(..., metavar="NOTE", help="Notes read against their "
+                         "code and still true.")
 
-    class Plain(RuntimeParam):
-        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            kind = self.annotation
-            if kind is str and isinstance(value, str):
-                return value
-            if kind is bool and isinstance(value, bool):
-                return value
-            if kind is Path and isinstance(value, (str, Path)):
-                # typer's own checks (readable, exists...), handed a Path so
-                # that they need no pydantic to make one.
-                return coerce_cli_path(Path(value), self.parameter_info,
-                                       path_type=Path, param=param, ctx=ctx)
-            if kind == List[str] and isinstance(value, (list, tuple)) and all(
-                    isinstance(item, str) for item in value):
-                return list(value)
-            return build_runtime_param(param.type_descriptor).coerce(value, param, ctx)
 
-    plain = (str, bool, Path, List[str])
+@app.command("review", cls=usage.Command)
+def review(notes: List[str] = NotesArg,
+           day: Optional[str] = typer.Option(None, "--date", metavar="YYYY-MM-DD",
+                                             help="The review's date (default: "
+                                             "today, UTC)."),
+           root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Record that a note still holds: its reviewed line.
 
-    def mark(param: Any) -> None:
-        descriptor = param.type_descriptor
-        if (descriptor.file_annotation is None and descriptor.annotation in plain
-                and param._runtime_param is None):
-            param._runtime_param = Plain(annotation=descriptor.annotation,
-                                         parameter_info=descriptor.parameter_info)
+    Writes or updates <!-- icm: reviewed DATE --> in each note, a change of
+    words check-stale counts (a whitespace change is no review)."""
+    def body() -> List[str]:
+        from icm.workflow import review as mod
 
-    def marked_help(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
-        def get_help_option(ctx: Any) -> Any:  # made on first use, then kept
-            option = original(ctx)
-            if option is not None:
-                mark(option)
-            return option
-        return get_help_option
+        when = values.parse_date("--date", day) if day is not None else None
+        return mod.review(_context(root), notes, when)
 
-    try:
-        for sub in [command, *getattr(command, "commands", {}).values()]:
-            for param in sub.params:
-                mark(param)
-            sub.get_help_option = marked_help(sub.get_help_option)
-    except (AttributeError, TypeError):  # another typer: its own coercion
-        return
+    _write(debug, body)
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -722,10 +716,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     from icm.errors import INTERRUPTED, interrupted
 
     args = sys.argv[1:] if argv is None else list(argv)
-    usage.prepare_completion()
+    completing = usage.prepare_completion()
+    command = typer.main.get_command(app)
+    usage.plain_params(command)
     try:
-        command = typer.main.get_command(app)
-        _plain_params(command)
+        if not args and not completing:  # bare ``icm``: help on stderr, exit 2
+            with contextlib.redirect_stdout(sys.stderr):
+                command(args=["--help"], prog_name="icm", standalone_mode=False)
+            return 2
         result = command(args=args, prog_name="icm", standalone_mode=False)
     except SystemExit as exc:  # shell completion and typer's pipe handling
         code = exc.code
@@ -733,14 +731,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 0
         code = code if isinstance(code, int) else 1
         return interrupted() if code == INTERRUPTED else code
-    except usage.ClickUsageError as exc:
-        message = usage.describe(exc, args)
-        if message is None:  # bare ``icm``: the help, as click shows it
-            exc.show()
-        else:
-            typer.echo(f"icm: {message}", err=True)
+    except typer.TyperException as exc:  # the parser's errors
+        typer.echo(f"icm: {usage.describe(exc, args)}", err=True)
         return 2
-    except (usage.ClickAbort, KeyboardInterrupt):
+    except (typer.Abort, KeyboardInterrupt):
         return interrupted()
     code = result if isinstance(result, int) else 0
     return interrupted() if code == INTERRUPTED else code

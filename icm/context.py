@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import (
     Any,
     BinaryIO,
+    Callable,
     Dict,
     FrozenSet,
     Iterable,
     Iterator,
     List,
     Optional,
+    Sequence,
     Set,
     Tuple,
 )
@@ -63,29 +65,28 @@ class Context:
     prefix: str = ""
     unopened: Tuple[str, ...] = ()  # "dir/: reason" for folders not listable
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
-    options: Dict[str, Any] = field(default_factory=dict)
+    # ``icm: parsing N/M markdown files`` on a terminal (the CLI's)
+    progress: Optional[Callable[[int, int], None]] = None
     git_installed: bool = True  # with in_git False: git is there, the root is not
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def history(self) -> "History":
-        """Git history facts, read once per run (one ``git log`` pass)."""
+    def history(self, allow_partial: bool = False,
+                base: Optional[str] = None) -> "History":
+        """Git history facts, read once per run (one ``git log`` pass; with
+        ``base``, a commit, the branch's own commits on top of the base's);
+        ``allow_partial``: in a partial clone, never fetch a missing object."""
         if "history" not in self._memo:
             self._memo["history"] = read_history(
-                self.root, self.config.stale_history,
-                bool(self.options.get("allow_partial")))
+                self.root, self.config.stale_history, allow_partial, base)
         history: History = self._memo["history"]
         return history
 
-    def commit_position(self, commit: str) -> Optional[Tuple[bool, int]]:
-        """Where ``commit`` stands against HEAD: (is an ancestor of HEAD,
-        commits on HEAD since it); None when the repository lacks it."""
-        if not self.in_git or git.commit_of(self.root, commit) is None:
-            return None
-        head = git.head_commit(self.root)
-        if head is None:
-            return None
-        return (git.is_ancestor(self.root, commit, head),
-                git.count_commits(self.root, commit, head))
+    def commit_positions(self, commits: Iterable[str]
+                         ) -> Dict[str, Tuple[bool, int]]:
+        """Where each of ``commits`` stands against HEAD: (is an ancestor of
+        HEAD, commits on HEAD since it); one the repository lacks is left
+        out. One pass whatever their number (``git.commit_positions``)."""
+        return git.commit_positions(self.root, list(commits)) if self.in_git else {}
 
     def against(self, ref: Optional[str]) -> Optional["Against"]:
         """The queue and journal folders of ``ref`` (default: the ref this
@@ -139,14 +140,51 @@ class Context:
         return decode(rel, self.read_bytes(rel, self.config.max_file_bytes))
 
     def notes(self) -> Tuple[str, ...]:
-        """Files named ``note_name``, the handbook aside: when the two share
-        a name (``CLAUDE.md``), the handbook indexes notes and is not one."""
-        name, handbook = self.config.note_name, self.config.handbook
-        return tuple(f for f in self.files
-                     if f.rsplit("/", 1)[-1] == name and f != handbook)
+        """The files of the set that are notes (``is_note``)."""
+        is_note = self.note_names().is_note
+        return tuple(f for f in self.files if is_note(f))
+
+    def is_note(self, rel: str) -> bool:
+        """Whether ``rel`` is a folder note: the one answer every check and
+        writer asks (``NoteNames``)."""
+        return self.note_names().is_note(rel)
+
+    def note_names(self) -> "NoteNames":
+        if "notes" not in self._memo:
+            self._memo["notes"] = NoteNames(self.config)
+        names: NoteNames = self._memo["notes"]
+        return names
 
     def markdown_files(self) -> Tuple[str, ...]:
         return tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
+
+    def path_changes(self, paths: Sequence[str], base: Optional[str] = None,
+                     commits: Sequence[str] = ()
+                     ) -> git.Changes:
+        """The commits of ``history``'s pass that change ``paths``, newest
+        first, each with its changes' blob ids (``git.path_changes``; close
+        it to stop git early); with ``commits``, only those."""
+        return git.path_changes(self.root, self.config.stale_history, paths, base,
+                                commits)
+
+    def head_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
+        """path -> blob id of each of ``paths`` that HEAD has (one
+        ``ls-tree``; of the whole tree past ``git.PATHSPEC_MAX`` paths, as
+        ``path_changes``); {} for none asked."""
+        if len(paths) <= git.PATHSPEC_MAX:
+            return git.tree_entries(self.root, "HEAD", paths) if paths else {}
+        found = git.tree_entries(self.root, "HEAD", ["."])
+        return {path: found[path] for path in paths if path in found}
+
+    def blobs(self, oids: Iterable[str], cap: int, batch: int = 1024
+              ) -> Iterator[Tuple[str, bytes]]:
+        """(id, its first ``cap`` bytes) of each blob found, ``batch`` at a
+        time (one ``cat-file --batch`` each: memory is a batch's, whatever
+        the number)."""
+        wanted = sorted(set(oids))
+        for start in range(0, len(wanted), batch):
+            yield from git.read_blobs(self.root, wanted[start:start + batch],
+                                      cap).items()
 
 
 @dataclass(frozen=True)
@@ -197,9 +235,29 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
                    git.config_value(ctx.root, "user.name") or "")
 
 
-def read_history(root: Path, mode: str, allow_partial: bool = False) -> History:
+def branch_base(ctx: Context, option: Optional[str]) -> Optional[str]:
+    """The commit this branch will merge into, when it is named: the option
+    (``--base``, ``--against``), else ``ICM_BASE``; None when neither is
+    set (or outside git). Not ``git.default_base``'s guesses: an upstream is
+    where a branch is pushed, not merged, and a guess must not change the
+    verdict of every local run. A name that finds no commit is an error,
+    never a quiet fall back to HEAD's history, which would pass in CI what
+    fails after "Rebase and merge"."""
+    ref = option or os.environ.get("ICM_BASE", "")
+    if not ref or not ctx.in_git:
+        return None
+    commit = git.commit_of(ctx.root, ref)
+    if commit is None:
+        raise UsageError(f"--base/--against {ref}: names no commit" if option
+                         else f"ICM_BASE {ref}: names no commit (fetch it, or "
+                         "unset ICM_BASE)")
+    return commit
+
+
+def read_history(root: Path, mode: str, allow_partial: bool = False,
+                 base: Optional[str] = None) -> History:
     # Start the long pass first; the other facts are gathered while it runs.
-    pending = git.HistoryPass(root, mode, allow_partial)
+    pending = git.HistoryPass(root, mode, allow_partial, base)
     try:
         repo = git.Repository(root)  # raises UsageError outside git
         try:
@@ -437,6 +495,76 @@ class Glob:
         return bool(states & self.accept)
 
 
+class NoteNames:
+    """Which paths are notes, from ``note_name``: a name (``AGENTS.md``) is
+    that file in every folder, the root's too; a glob with ``/`` is matched
+    against the whole path (``**/README.md``); a glob without one against
+    the file name. ``!`` before an entry names paths that are not notes,
+    from the root (``!README.md`` is the root's README.md): an exclusion
+    carves out places, where an entry names a kind of file. A path is a note
+    when an entry matches it and no exclusion does. The handbook is never a
+    note: when the two share a name (``CLAUDE.md``), the handbook indexes
+    notes and is not one."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.handbook = cfg.handbook
+        self.entries: List[Tuple[str, Callable[[str], bool]]] = []
+        self.skips: List[Callable[[str], bool]] = []
+        for entry in cfg.note_name:
+            if entry.startswith("!"):
+                self.skips.append(_path_matcher(entry[1:]))
+            else:
+                self.entries.append((entry, _note_matcher(entry)))
+        modes = dict(cfg.index)
+        self.unindexed = modes.get("") == "off"
+        self.off = [match for entry, match in self.entries
+                    if modes.get(entry) == "off"]
+        # Plain names alone (the common case) are one set lookup: stale asks
+        # of every tracked path.
+        plain = all("/" not in entry and not any(c in entry for c in _GLOB_CHARS)
+                    for entry, _ in self.entries)
+        self.names = frozenset(e for e, _ in self.entries) if plain else None
+
+    def is_note(self, rel: str) -> bool:
+        if rel == self.handbook:
+            return False
+        if self.names is not None:
+            hit = rel.rpartition("/")[2] in self.names
+        else:
+            hit = any(match(rel) for _entry, match in self.entries)
+        return hit and not any(skip(rel) for skip in self.skips)
+
+    def needs_index(self, rel: str) -> bool:
+        """Whether the note ``rel`` must be named in the handbook: not when
+        ``index`` is "off" for it (notes an agent loads by location)."""
+        return not self.unindexed and not any(match(rel) for match in self.off)
+
+
+_GLOB_CHARS = ("*", "?")
+
+
+def _note_matcher(entry: str) -> Callable[[str], bool]:
+    """A positive ``note_name`` entry as a test of a root-relative path."""
+    if "/" not in entry:
+        if not any(c in entry for c in _GLOB_CHARS):
+            return lambda rel: rel.rpartition("/")[2] == entry
+        name = Glob(entry)
+        return lambda rel: name.match(rel.rpartition("/")[2])
+    whole, last = Glob(entry), Glob(entry.rstrip("/").rpartition("/")[2])
+    # ``Glob`` lets a pattern naming a folder cover its files; a note is a
+    # file the pattern names, so its own name must match the last part.
+    return lambda rel: whole.match(rel) and last.match(rel.rpartition("/")[2])
+
+
+def _path_matcher(pattern: str) -> Callable[[str], bool]:
+    """An exclusion: a path from the root (a pattern without ``/`` names a
+    file or folder at the root, not at any depth as ``exclude`` reads it)."""
+    glob = Glob(pattern)
+    if "/" in pattern.rstrip("/"):
+        return glob.match
+    return lambda rel: glob.match(rel.partition("/")[0])
+
+
 def walk(root: Path, unopened: Optional[List[str]] = None) -> Tuple[str, ...]:
     """Files under ``root`` outside git: skip ``.git``, never follow symlinked
     folders (a symlink to a file is listed; reading it is checked later).
@@ -490,7 +618,7 @@ def _under(path: str, folders: Set[str]) -> bool:
 
 
 def build(root: Path, cfg: Config, now: Optional[datetime] = None,
-          options: Optional[Dict[str, Any]] = None) -> Context:
+          progress: Optional[Callable[[int, int], None]] = None) -> Context:
     """Collect the file set once: git's tracked plus untracked-not-ignored
     files (outside git, a walk), minus ``exclude`` and nested roots."""
     if not root.is_dir():
@@ -523,6 +651,6 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         prefix=prefix,
         unopened=tuple(sorted(unopened)),
         now=now or datetime.now(timezone.utc),
-        options=dict(options or {}),
+        progress=progress,
         git_installed=in_git or git.available(),
     )

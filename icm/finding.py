@@ -1,10 +1,12 @@
-"""The one record every check emits, and the report a check returns."""
+"""The one record every check emits, the rules that make them, and the
+report a check returns. A finding says one thing once (``message``); each
+renderer in ``icm/report.py`` decides its form."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 
 class Severity(str, enum.Enum):
@@ -17,10 +19,12 @@ class Severity(str, enum.Enum):
 class Finding:
     """One thing a check says about one path.
 
-    ``message`` is the complete text-format line (the seed's contract);
-    ``detail`` is the same statement without the path, for json and github.
-    Ordering is by path, then line, then ``rank`` (a check's own order within a
-    file, such as slot order), so sorted output is deterministic.
+    ``message`` is the statement without its place; the text line is
+    ``PATH: message``, or ``message`` alone where the message names its
+    place itself (``located``: the seed's ``broken link: A -> B``) or the
+    finding is about the whole root (path ``.``). Ordering is by path, then
+    line, then ``rank`` (a check's own order within a file, such as slot
+    order), so sorted output is deterministic.
     """
 
     path: str
@@ -30,33 +34,65 @@ class Finding:
     check: str = field(default="", compare=False)
     code: str = field(default="", compare=False)
     severity: Severity = field(default=Severity.ERROR, compare=False)
-    detail: str = field(default="", compare=False)
     fix: str = field(default="", compare=False)
+    located: bool = field(default=False, compare=False)
+    col: int = field(default=0, compare=False)  # 1-based; 0: not known
     # check-specific json fields (dupes: both locations and texts)
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    # printed under ``message``, indented (a dry run's script): the text
+    # printed under the text line, indented (a dry run's script): the text
     # renderer escapes each line on its own, so no other text breaks a line
     lines: Tuple[str, ...] = field(default=(), compare=False)
 
     @property
-    def text(self) -> str:
-        """``message`` with ``lines`` under it: the whole text."""
-        return self.message + "".join(f"\n    {line}" for line in self.lines)
+    def line_text(self) -> str:
+        """The text format's line (the seed's contract), unescaped."""
+        if self.located or self.path == ".":
+            return self.message
+        return f"{self.path}: {self.message}"
 
-    def as_dict(self) -> Dict[str, Any]:
-        doc = {
-            "check": self.check,
-            "code": self.code,
-            "severity": self.severity.value,
-            "path": self.path,
-            "line": self.line or None,
-            "message": self.detail or self.message,
-            "text": self.text,
-            "fix": self.fix or None,
-        }
-        for key, value in self.extra.items():
-            doc.setdefault(key, value)
-        return doc
+    @property
+    def text(self) -> str:
+        """``line_text`` with ``lines`` under it: the whole text."""
+        return self.line_text + "".join(f"\n    {line}" for line in self.lines)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule code of a check: what it catches (``icm explain``, SARIF),
+    its severity and its fix when the same for every finding."""
+
+    summary: str
+    severity: Severity = Severity.ERROR
+    fix: str = ""
+    why: str = ""  # why it matters, where the check's WHY does not say it
+
+
+class Rules:
+    """A check's rule codes, and the one way its findings are made: a code
+    must be one of them, and its severity and fix are the rule's unless the
+    finding says otherwise."""
+
+    def __init__(self, check: str, rules: Mapping[str, Rule]) -> None:
+        self.check = check
+        self.rules = dict(rules)
+
+    def __iter__(self) -> Any:
+        return iter(self.rules.items())
+
+    def __getitem__(self, code: str) -> Rule:
+        return self.rules[code]
+
+    def __call__(self, code: str, path: str, message: str, *, line: int = 0,
+                 rank: int = 0, col: int = 0, located: bool = False,
+                 severity: Optional[Severity] = None, fix: Optional[str] = None,
+                 extra: Optional[Mapping[str, Any]] = None,
+                 lines: Tuple[str, ...] = ()) -> Finding:
+        rule = self.rules[code]  # KeyError: a code the table does not know
+        return Finding(path=path, line=line, rank=rank, message=message,
+                       check=self.check, code=code,
+                       severity=rule.severity if severity is None else severity,
+                       fix=rule.fix if fix is None else fix, located=located,
+                       col=col, extra=dict(extra or {}), lines=lines)
 
 
 @dataclass(frozen=True)
@@ -68,7 +104,54 @@ class Report:
     head: Tuple[str, ...] = ()  # printed before the findings (bootmap's table)
     tail: Tuple[str, ...] = ()  # printed after them (summaries, "journal ok")
     data: Dict[str, Any] = field(default_factory=dict)  # extra json fields
+    # The tail for fewer findings (``keeping``): an ok line or a count said
+    # of findings a suppression or the baseline holds back would be false.
+    retail: Optional[Callable[[Tuple[Finding, ...]], Tuple[str, ...]]] = field(
+        default=None, compare=False, repr=False)
+
+    @classmethod
+    def of(cls, check: str, findings: Iterable[Finding], ok: bool = True,
+           head: Tuple[str, ...] = (), tail: Tuple[str, ...] = (),
+           data: Optional[Dict[str, Any]] = None,
+           retail: Optional[Callable[[Tuple[Finding, ...]], Tuple[str, ...]]]
+           = None) -> "Report":
+        """Findings sorted; ``CHECK ok`` after them when none is an error
+        and ``ok`` (False: the check had nothing to judge). ``retail``, if
+        given, makes the tail from the findings instead."""
+        def ok_tail(found: Tuple[Finding, ...]) -> Tuple[str, ...]:
+            return tail + ((f"{check} ok",) if ok and not failing(found) else ())
+
+        found = tuple(sorted(findings))
+        make = retail or ok_tail
+        return cls(check, found, head=head, tail=make(found),
+                   data=dict(data or {}), retail=make)
+
+    def keeping(self, findings: Iterable[Finding]) -> "Report":
+        """This report with only ``findings`` (a subset), its tail made
+        again for them."""
+        kept = tuple(findings)
+        tail = self.retail(kept) if self.retail is not None else self.tail
+        return replace(self, findings=kept, tail=tail)
 
     @property
     def failed(self) -> bool:
-        return any(f.severity is Severity.ERROR for f in self.findings)
+        return failing(self.findings)
+
+
+def failing(findings: Iterable[Finding]) -> bool:
+    """Whether any of ``findings`` is an error (what fails a run)."""
+    return any(f.severity is Severity.ERROR for f in findings)
+
+
+@dataclass(frozen=True)
+class Silenced:
+    """What ``judge`` held back: the counts the summary names, and the
+    baseline's own finding when entries match nothing."""
+
+    baselined: int = 0
+    suppressed: int = 0
+    file: str = ""  # FILE when a baseline was read
+    # baseline entries that matched nothing: (check, code, path, message
+    # with # for numbers), count
+    unmatched: Tuple[Tuple[Tuple[str, str, str, str], int], ...] = ()
+    findings: Tuple[Finding, ...] = ()

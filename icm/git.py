@@ -11,13 +11,26 @@ program, reach the network or change what icm parses pinned.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import (
+    IO,
+    Counter,
+    Dict,
+    FrozenSet,
+    Generator,
+    Iterator,
+    List,
+    NewType,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from icm.errors import UsageError
 
@@ -200,7 +213,28 @@ _NO_CONVERSION = frozenset({"rev-parse", "ls-files", "log", "config", "symbolic-
                             "merge-base", "rev-list", "ls-tree", "cat-file"})
 
 
-def run(args: Sequence[str], cwd: Path, check: bool = True,
+# A git command line built by ``command``: ``run`` takes no other, so no text
+# icm did not write can reach git where it would be read as an option.
+Argv = NewType("Argv", List[str])
+
+
+def command(name: str, *options: str, revs: Sequence[str] = (),
+            paths: Optional[Sequence[str]] = None) -> Argv:
+    """``git NAME`` with icm's own ``options``, then ``--end-of-options`` and
+    ``revs`` (revisions, ranges, config keys: any text icm did not write),
+    then ``--`` and ``paths`` when given (``[]`` too: nothing after ``--`` is
+    a revision). A ref named ``--output=/x`` is a ref, never an option: git
+    (2.24+) reads nothing after ``--end-of-options`` as one, and every
+    subcommand icm runs takes it after its own flags (``rev-parse`` too)."""
+    argv = [name, *options]
+    if revs:
+        argv += ["--end-of-options", *revs]
+    if paths is not None:
+        argv += ["--", *paths]
+    return Argv(argv)
+
+
+def run(args: Argv, cwd: Path, check: bool = True,
         stdin: Optional[bytes] = None) -> Tuple[int, bytes, str]:
     """Run git with fixed options; raise UsageError on failure when ``check``."""
     exe = executable()
@@ -224,7 +258,7 @@ def _rev_parse(cwd: Path, *what: str) -> Optional[List[str]]:
     tree."""
     if not available():
         return None
-    code, out, err = run(["rev-parse", *what], cwd, check=False)
+    code, out, err = run(command("rev-parse", *what), cwd, check=False)
     if code != 0:
         if "dubious ownership" in err:
             raise UsageError(_explain(err, cwd))
@@ -264,8 +298,8 @@ def list_files(root: Path
     skip-worktree files (tag ``S``) come back on their own. Paths come back
     relative to ``root`` because git runs there.
     """
-    _, out, err = run(["ls-files", "-z", "-t", "--cached", "--deleted", "--others",
-                     "--exclude-standard"], root)
+    _, out, err = run(command("ls-files", "-z", "-t", "--cached", "--deleted",
+                              "--others", "--exclude-standard"), root)
     tracked: List[str] = []
     untracked: List[str] = []
     sparse: List[str] = []
@@ -301,9 +335,9 @@ def added_paths(root: Path, folder: str) -> List[str]:
     """Every path under ``folder`` that a commit on any ref ever added,
     root-relative: one ``git log --all`` pass, renames seen as additions.
     Empty in a repository without commits."""
-    _, out, _ = run(["log", "--all", "--no-renames", "--diff-filter=A",
-                     "--name-only", "-z", "--format=", "--relative", "--", folder],
-                    root)
+    _, out, _ = run(command("log", "--all", "--no-renames", "--diff-filter=A",
+                            "--name-only", "-z", "--format=", "--relative",
+                            paths=[folder]), root)
     return [p.lstrip(b"\n").decode("utf-8", "surrogateescape")
             for p in out.split(b"\0") if p.strip(b"\n")]
 
@@ -315,11 +349,12 @@ def stage_move(root: Path, old: str, new: str) -> None:
     and both changes go into the index in one ``update-index`` write, so the
     index never holds half a move.
     """
-    _, out, _ = run(["hash-object", "-w", "--no-filters", "--", new], root)
+    _, out, _ = run(command("hash-object", "-w", "--no-filters", paths=[new]),
+                    root)
     oid = out.decode("ascii").strip()
     zero = "0" * len(oid)
     entries = f"0 {zero}\t{old}\x00100644 {oid}\t{new}\x00"
-    run(["update-index", "-z", "--index-info"], root,
+    run(command("update-index", "-z", "--index-info"), root,
         stdin=entries.encode("utf-8", "surrogateescape"))
 
 
@@ -414,9 +449,14 @@ HISTORY_ARGS = {
 }
 
 
-def history_command(mode: str, at_top: bool) -> List[str]:
-    """The one ``git log`` pass, run from the root; ``at_top``: the root is
-    the work tree's top level.
+HISTORY_FORMAT = "--format=%x00/%H %ct"  # what ``_parse_history`` reads
+
+
+def history_command(mode: str, at_top: bool, start: Optional[str] = None
+                    ) -> Argv:
+    """The one ``git log`` pass, run from the root, of HEAD's history or
+    ``start``'s (a commit, never an option: ``--end-of-options``); ``at_top``:
+    the root is the work tree's top level.
 
     At the top level it takes no pathspec: ``-- .`` matches everything there
     yet makes git diff every commit twice (once to prune the walk, once to
@@ -427,16 +467,32 @@ def history_command(mode: str, at_top: bool) -> List[str]:
     that kept the first parent's tree.
     """
     where = [] if at_top else [*(["--full-history"] if mode == "all" else []),
-                               "--relative", "--", "."]
-    return ["log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
-            *DIFF_SAFETY, "--format=%x00/%H %ct", *where]
+                               "--relative"]
+    return command("log", *HISTORY_ARGS[mode], "--no-renames", "--name-only", "-z",
+                   *DIFF_SAFETY, HISTORY_FORMAT, *where,
+                   revs=[start] if start else [], paths=None if at_top else ["."])
+
+
+def own_commits_command(base: str, at_top: bool) -> Argv:
+    """The commits HEAD adds to ``base`` (a commit), in the pass's form:
+    newest first in topological order (children before parents, so read
+    backwards it is the order "Rebase and merge" replays them), merges left
+    out as a rebase leaves them (a merge of the base into the branch would
+    date the base's work at the merge; the merge ref's own commit folds the
+    whole pull request). ``--full-history`` under a pathspec: a merge that
+    kept one side's tree must not hide the other side's commits.
+    """
+    where = [] if at_top else ["--full-history", "--relative"]
+    return command("log", "--topo-order", "--no-merges", "--no-renames",
+                   "--name-only", "-z", *DIFF_SAFETY, HISTORY_FORMAT, *where,
+                   revs=["HEAD", f"^{base}"], paths=None if at_top else ["."])
 
 
 def at_top_level(root: Path) -> bool:
     """Whether ``root`` is its work tree's top level, in git's own words
     (an empty ``--show-prefix``): symlinked or differently spelled paths
     cannot mislead it."""
-    code, out, _ = run(["rev-parse", "--show-prefix"], root, check=False)
+    code, out, _ = run(command("rev-parse", "--show-prefix"), root, check=False)
     return code == 0 and not out.strip(b"\n")
 
 
@@ -448,6 +504,10 @@ UNDATED = -1
 class HistoryPass:
     """The one ``git log`` pass, started at once and parsed on ``result()``,
     so the other git facts are gathered while it runs on the other core.
+    With a ``base`` (a commit id) it is two passes at once, one git process
+    per fact: the commits HEAD adds to the base (``own_commits_command``),
+    then the base's history, read as one log in that order, as the base
+    will read after "Rebase and merge".
 
     git writes into an anonymous temporary file, not a pipe: its stdio
     flushes a pipe in 4 KiB writes, and the context switches made the pass a
@@ -460,19 +520,23 @@ class HistoryPass:
     configuration read meanwhile says "partial".
     """
 
-    def __init__(self, root: Path, mode: str, allow_partial: bool = False) -> None:
+    def __init__(self, root: Path, mode: str, allow_partial: bool = False,
+                 base: Optional[str] = None) -> None:
         exe = executable()
         if exe is None:
             raise UsageError("git is not installed or not on PATH")
         self.root = root
-        command = history_command(mode, at_top_level(root))
-        self.out = tempfile.TemporaryFile()
-        self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
-            [exe, *BASE, *command], cwd=str(root),
-            env=environment(), stdout=self.out, stderr=self.err,
-            stdin=subprocess.DEVNULL)
+        at_top = at_top_level(root)
+        commands = [history_command(mode, at_top)] if base is None else [
+            own_commits_command(base, at_top), history_command(mode, at_top, base)]
+        self.runs: List[Tuple["subprocess.Popen[bytes]", IO[bytes], IO[bytes]]] = []
         try:
+            for command in commands:
+                out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+                self.runs.append((subprocess.Popen(
+                    [exe, *BASE, *command], cwd=str(root),
+                    env=environment(), stdout=out, stderr=err,
+                    stdin=subprocess.DEVNULL), out, err))
             partial = setup(root).partial
         except BaseException:
             self.discard()
@@ -483,13 +547,14 @@ class HistoryPass:
 
     def discard(self) -> None:
         """Stop the pass (its answer is not wanted) and free its files."""
-        self.proc.kill()
-        self.proc.wait()
-        self.out.close()
-        self.err.close()
+        for proc, out, err in self.runs:
+            proc.kill()  # nothing, once git has been waited for
+            proc.wait()
+            out.close()
+            err.close()
 
     def result(self, chunk: int = 1 << 20) -> Dict[bytes, Tuple[int, bytes, int]]:
-        """For every path under the root in HEAD's history, (committer time,
+        """For every path under the root in the history, (committer time,
         commit, place) of the newest commit touching it: the place is the
         commit's rank in the log, newest 0 then -1, -2 (only commits that
         touch something count), so "newer" never trusts a clock; the time
@@ -497,17 +562,29 @@ class HistoryPass:
         relative to the root, exactly as git wrote them (``-z``: no
         quoting)."""
         try:
-            if self.proc.wait() != 0:
-                self.err.seek(0)
-                text = self.err.read().decode("utf-8", "replace")
-                if "lazy fetching disabled" in text:
-                    raise UsageError(PARTIAL_MISSING)
-                raise UsageError(_explain(text, self.root))
-            self.out.seek(0)
-            return _parse_history(iter(lambda: self.out.read(chunk), b""))
+            for proc, _, err in self.runs:
+                if proc.wait() != 0:
+                    err.seek(0)
+                    text = err.read().decode("utf-8", "replace")
+                    if "lazy fetching disabled" in text:
+                        raise UsageError(PARTIAL_MISSING)
+                    raise UsageError(_explain(text, self.root))
+            return _parse_history(_blocks([out for _, out, _ in self.runs], chunk))
         finally:
-            self.out.close()
-            self.err.close()
+            self.discard()  # a pass still running when the other failed ends
+
+
+def _blocks(files: Sequence[IO[bytes]], chunk: int) -> Iterator[bytes]:
+    """The files' bytes in blocks, as one log: a NUL after each ends its last
+    token, so the places run on from one file into the next."""
+    for fh in files:
+        fh.seek(0)
+        while True:
+            block = fh.read(chunk)
+            if not block:
+                break
+            yield block
+        yield b"\0"
 
 
 def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes, int]]:
@@ -548,11 +625,11 @@ def _status(root: Path, untracked: bool) -> List[Tuple[str, str]]:
     under ``root``; renames as delete plus add. ``git status`` with optional
     locks off refreshes stat data in memory only, where ``git diff`` would
     rewrite the index (and run its hooks)."""
-    _, prefix, _ = run(["rev-parse", "--show-prefix"], root)
+    _, prefix, _ = run(command("rev-parse", "--show-prefix"), root)
     strip = len(prefix.rstrip(b"\n"))
-    _, out, _ = run(["status", "--porcelain=v1", "-z", "--no-renames",
-                     f"--untracked-files={'all' if untracked else 'no'}",
-                     WORKTREE_SUBMODULES, "--", "."], root)
+    _, out, _ = run(command("status", "--porcelain=v1", "-z", "--no-renames",
+                            f"--untracked-files={'all' if untracked else 'no'}",
+                            WORKTREE_SUBMODULES, paths=["."]), root)
     return [(item[:2].decode("ascii", "replace"),
              item[3 + strip:].decode("utf-8", "surrogateescape"))
             for item in out.split(b"\0") if len(item) > 3]
@@ -568,6 +645,136 @@ def pending_paths(root: Path) -> FrozenSet[str]:
                      if code != "AD")
 
 
+# -- a path's changes and their blobs (check-stale's words) ------------------
+
+# One change of one path: (path, blob before, blob after); an all-zero id is
+# no blob (the path was added, or deleted).
+PathChange = Tuple[str, str, str]
+# (commit, committer time, its changes), newest first; closing it ends git.
+Changes = Generator[Tuple[str, int, List[PathChange]], None, None]
+
+
+def changes_command(mode: str, commits: bool) -> Argv:
+    """A log of the history pass's commits (``history_command``) that change
+    the paths given on stdin, with each change's blob ids (``--raw``). The
+    revisions and paths come on stdin (``--stdin``: revisions, a ``--`` line,
+    paths), so no repository text is on the command line and no number of
+    notes outgrows it. ``commits``: only the commits named, each against its
+    first parent (``--no-walk``; a merge as first-parent history sees it)."""
+    walk = ("--no-walk=unsorted", "--diff-merges=first-parent") if commits else (
+        *HISTORY_ARGS[mode], *(["--full-history"] if mode == "all" else []))
+    return command("log", *walk, "--stdin", "--no-renames", "--raw", "--no-abbrev",
+                   "-z", *DIFF_SAFETY, HISTORY_FORMAT, "--relative")
+
+
+def own_changes_command() -> Argv:
+    """``own_commits_command``'s commits in ``changes_command``'s form."""
+    return command("log", "--topo-order", "--no-merges", "--full-history", "--stdin",
+                   "--no-renames", "--raw", "--no-abbrev", "-z", *DIFF_SAFETY,
+                   HISTORY_FORMAT, "--relative")
+
+
+# Past this many paths the log takes none and its changes are filtered here:
+# git matches every tree entry against every path, so 2,000 paths made a
+# walk of 2,000 commits 50x slower than the same log without them.
+PATHSPEC_MAX = 64
+
+
+def path_changes(root: Path, mode: str, paths: Sequence[str],
+                 base: Optional[str] = None, commits: Sequence[str] = (),
+                 chunk: int = 1 << 16) -> Changes:
+    """(commit, committer time, its changes of ``paths``) for each commit of
+    the history pass (``mode``; with ``base``, the commits HEAD adds to it,
+    then the base's history: ``HistoryPass``'s order) that changes one of
+    ``paths``, newest first, read as git writes them; with ``commits``, only
+    those. With more than ``PATHSPEC_MAX`` paths, a commit's other changes
+    come too (the caller keeps what it asked for). Stop reading when the
+    answer is known: closing the iterator ends git. A path holding a newline
+    cannot go through stdin: it is asked for only past ``PATHSPEC_MAX``.
+    ``base`` and ``commits`` are hashes (a revision on stdin may not look
+    like an option): other text names nothing here."""
+    wanted = [p for p in paths if "\n" not in p]
+    named = [c for c in commits if _HASH.fullmatch(c)]
+    if not wanted or (commits and not named) or (
+            base is not None and not _HASH.fullmatch(base)):
+        return
+    if len(wanted) > PATHSPEC_MAX:  # every change, filtered by the caller
+        wanted = []  # under a subfolder, --relative keeps its changes only
+    spec = "--\n" + "".join(f"{p}\n" for p in wanted)
+    if commits:
+        logs = [(changes_command(mode, True), "".join(f"{c}\n" for c in named))]
+    elif base is None:
+        logs = [(changes_command(mode, False), "HEAD\n")]
+    else:
+        logs = [(own_changes_command(), f"HEAD\n^{base}\n"),
+                (changes_command(mode, False), f"{base}\n")]
+    for args, revs in logs:
+        yield from _changes(root, args, (revs + spec).encode("utf-8",
+                                                            "surrogateescape"), chunk)
+
+
+def _changes(root: Path, args: Argv, stdin: bytes, chunk: int
+             ) -> Changes:
+    exe = executable()
+    if exe is None:
+        raise UsageError("git is not installed or not on PATH")
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as err:
+        given.write(stdin)
+        given.seek(0)
+        proc = subprocess.Popen([exe, *BASE, *args], cwd=str(root),
+                                env=environment(), stdin=given,
+                                stdout=subprocess.PIPE, stderr=err)
+        out = proc.stdout
+        assert out is not None
+        finished = False
+        try:
+            yield from _parse_changes(iter(functools.partial(out.read, chunk), b""))
+            finished = True
+        finally:
+            if not finished:  # the caller has its answer
+                proc.kill()
+            out.close()
+            code = proc.wait()
+        if code != 0:
+            err.seek(0)
+            text = err.read().decode("utf-8", "replace")
+            if "lazy fetching disabled" in text:
+                raise UsageError(PARTIAL_MISSING)
+            raise UsageError(_explain(text, root))
+
+
+def _parse_changes(blocks: Iterator[bytes]
+                   ) -> Changes:
+    """``changes_command``'s output: ``\\0/SHA CT`` per commit, then for
+    each change a ``:`` record (a newline before the first) and its path,
+    each NUL-terminated. A header starts with ``/`` and a record with
+    ``:``; a path comes only after a record, so no file name passes for
+    either."""
+    sha, ct = "", UNDATED
+    found: List[PathChange] = []
+    record: Optional[List[bytes]] = None
+    rest = b""
+    for block in blocks:
+        tokens = (rest + block).split(b"\0")
+        rest = tokens.pop()
+        for token in tokens:
+            if record is not None:
+                found.append((token.decode("utf-8", "surrogateescape"),
+                              record[2].decode("ascii"), record[3].decode("ascii")))
+                record = None
+            elif token.startswith(b"/"):
+                if sha:
+                    yield sha, ct, found
+                head, _, when = token[1:].partition(b" ")
+                sha, ct, found = head.decode("ascii"), \
+                    int(when) if when.isdigit() else UNDATED, []
+            elif token.lstrip(b"\n").startswith(b":"):
+                fields = token.lstrip(b"\n").split(b" ")
+                record = fields if len(fields) >= 5 else None
+    if sha:
+        yield sha, ct, found
+
+
 # -- branch state (handoff, check-handoff) -----------------------------------
 
 
@@ -577,60 +784,80 @@ def _text(out: bytes) -> str:
 
 def head_commit(root: Path) -> Optional[str]:
     """HEAD's full hash, or None in a repository with no commits."""
-    code, out, _ = run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], root,
+    code, out, _ = run(command("rev-parse", "-q", "--verify", "HEAD^{commit}"), root,
                        check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def branch_name(root: Path) -> Optional[str]:
     """The checked-out branch's short name, or None on a detached HEAD."""
-    code, out, _ = run(["symbolic-ref", "-q", "--short", "HEAD"], root, check=False)
+    code, out, _ = run(command("symbolic-ref", "-q", "--short", "HEAD"), root,
+                       check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def config_value(root: Path, key: str) -> Optional[str]:
-    code, out, _ = run(["config", "--get", key], root, check=False)
+    code, out, _ = run(command("config", "--get", revs=[key]), root, check=False)
     return _text(out) if code == 0 else None
 
 
 def commit_of(root: Path, ref: str) -> Optional[str]:
-    """The commit ``ref`` names, or None when it names none. ``ref`` is never
-    read as an option (``--end-of-options``)."""
-    code, out, _ = run(["rev-parse", "-q", "--verify", "--end-of-options",
-                        f"{ref}^{{commit}}"], root, check=False)
+    """The commit ``ref`` names, or None when it names none."""
+    code, out, _ = run(command("rev-parse", "-q", "--verify",
+                               revs=[f"{ref}^{{commit}}"]), root, check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def upstream(root: Path) -> Optional[str]:
     """The current branch's upstream (``origin/main``), if it has one."""
-    code, out, _ = run(["rev-parse", "-q", "--abbrev-ref", "--symbolic-full-name",
-                        "@{upstream}"], root, check=False)
+    code, out, _ = run(command("rev-parse", "-q", "--abbrev-ref",
+                               "--symbolic-full-name", "@{upstream}"), root,
+                       check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def origin_default(root: Path) -> Optional[str]:
     """``origin``'s default branch (``origin/HEAD``'s target), if known."""
-    code, out, _ = run(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"],
-                       root, check=False)
+    code, out, _ = run(command("symbolic-ref", "-q", "--short",
+                               "refs/remotes/origin/HEAD"), root, check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
 def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
     """The ref this branch will merge into, where it is known: ``ICM_BASE``,
     then ``GITHUB_BASE_REF`` as ``origin/<it>``, then the upstream of the
-    current branch, then ``origin/HEAD``; None when none names a commit."""
+    current branch, then ``local_main``, then ``origin/HEAD``; None when
+    none names a commit."""
     candidates = [env.get("ICM_BASE", "")]
     if env.get("GITHUB_BASE_REF"):
         candidates.append(f"origin/{env['GITHUB_BASE_REF']}")
-    candidates += [upstream(root) or "", origin_default(root) or ""]
+    origin = origin_default(root) or ""
+    candidates += [upstream(root) or "", local_main(root, origin) or "", origin]
     for ref in candidates:
         if ref and commit_of(root, ref):
             return ref
     return None
 
 
+def local_main(root: Path, origin: str) -> Optional[str]:
+    """Local ``main`` (else ``master``) when it is not the branch checked out
+    and holds a commit touching the root that ``origin`` (``origin/HEAD``'s
+    target; "" if none) lacks: merges made here and not pushed yet. A
+    stale ``origin/HEAD`` said ``queue ok`` beside a 07 on local main."""
+    current = branch_name(root)
+    for name in ("main", "master"):
+        if commit_of(root, f"refs/heads/{name}") is None:
+            continue
+        if name == current:
+            return None
+        if not origin or count_commits(root, origin, f"refs/heads/{name}"):
+            return name
+        return None
+    return None
+
+
 def merge_base(root: Path, a: str, b: str) -> Optional[str]:
-    code, out, _ = run(["merge-base", a, b], root, check=False)
+    code, out, _ = run(command("merge-base", revs=[a, b]), root, check=False)
     return _text(out) if code == 0 and out.strip() else None
 
 
@@ -638,8 +865,8 @@ def ahead_behind(root: Path, base: str, head: str) -> Tuple[int, int]:
     """Commits on ``head`` not on ``base``, and on ``base`` not on ``head``,
     that touch ``root`` (as ``count_commits``: a handoff made in a monorepo's
     project said "2 ahead" beside "1 commit since the merge base")."""
-    _, out, _ = run(["rev-list", "--left-right", "--count", f"{base}...{head}",
-                     "--", "."], root)
+    _, out, _ = run(command("rev-list", "--left-right", "--count",
+                            revs=[f"{base}...{head}"], paths=["."]), root)
     behind, ahead = (int(n) for n in _text(out).split())
     return ahead, behind
 
@@ -647,38 +874,100 @@ def ahead_behind(root: Path, base: str, head: str) -> Tuple[int, int]:
 def count_commits(root: Path, since: str, head: str = "HEAD") -> int:
     """Commits in ``since..head`` that touch ``root`` (a subfolder of a larger
     repository counts its own commits, not its neighbours')."""
-    _, out, _ = run(["rev-list", "--count", f"{since}..{head}", "--", "."], root)
+    _, out, _ = run(command("rev-list", "--count", revs=[f"{since}..{head}"],
+                            paths=["."]), root)
     return int(_text(out) or 0)
 
 
-def is_ancestor(root: Path, a: str, b: str) -> bool:
-    code, _, _ = run(["merge-base", "--is-ancestor", a, b], root, check=False)
-    return code == 0
+_HASH = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def commit_positions(root: Path, commits: Sequence[str]
+                     ) -> Dict[str, Tuple[bool, int]]:
+    """Where each of ``commits`` (full hashes) stands against HEAD: (is an
+    ancestor of HEAD, commits touching ``root`` that HEAD reaches and it
+    does not, 0 off HEAD's history). Ones the repository lacks, or that
+    name no commit, are left out.
+
+    Four git processes whatever their number (four per commit made 50
+    records on 3,000 commits 4.2 s): HEAD; one ``cat-file --batch-check``;
+    one ``rev-list --parents`` walk of HEAD's graph; one ``rev-list HEAD
+    -- .``, the commits touching the root as ``git log -- .`` shows them.
+    Each commit's bit goes from child to parent in topological order, so a
+    commit's mask says which of ``commits`` reach it; a count is the
+    touching commits whose mask lacks that bit.
+    """
+    wanted = sorted({c for c in commits if _HASH.fullmatch(c)})
+    head = head_commit(root) if wanted else None
+    if head is None:
+        return {}
+    _, out, _ = run(command("cat-file", "--batch-check=%(objectname) %(objecttype)"),
+                    root, stdin="".join(f"{c}^{{commit}}\n" for c in wanted).encode())
+    bits: Dict[bytes, int] = {}  # commit -> the bits of the hashes naming it
+    present = 0
+    for i, line in enumerate(out.splitlines()):
+        oid, _, kind = line.partition(b" ")
+        if kind == b"commit":
+            bits[oid] = bits.get(oid, 0) | 1 << i
+            present |= 1 << i
+    if not present:
+        return {}
+    _, graph, _ = run(command("rev-list", "--topo-order", "--parents",
+                              revs=[head]), root)
+    _, touching, _ = run(command("rev-list", revs=[head], paths=["."]), root)
+    touches = frozenset(touching.split())
+    reached: Counter[int] = Counter()  # mask -> touching commits with it
+    pending: Dict[bytes, int] = {}
+    seen = 0
+    for line in graph.splitlines():
+        oid, *parents = line.split()
+        own = bits.get(oid, 0)
+        seen |= own
+        mask = pending.pop(oid, 0) | own
+        if mask:
+            for parent in parents:
+                pending[parent] = pending.get(parent, 0) | mask
+        if oid in touches:
+            reached[mask] += 1
+    since = [len(touches)] * len(wanted)
+    for mask, n in reached.items():
+        while mask:
+            low = mask & -mask
+            since[low.bit_length() - 1] -= n
+            mask ^= low
+    return {c: (True, since[i]) if seen >> i & 1 else (False, 0)
+            for i, c in enumerate(wanted) if present >> i & 1}
 
 
 def signature_state(root: Path, commit: str) -> str:
     """'signed' when the commit object carries a signature header, else
     'unsigned'. Read from the raw object: verifying it would start gpg, and
     icm runs no program but git."""
-    _, out, _ = run(["cat-file", "commit", commit], root)
+    _, out, _ = run(command("cat-file", revs=["commit", commit]), root)
     header = out.split(b"\n\n", 1)[0]
     signed = any(line.startswith((b"gpgsig ", b"gpgsig-sha256 "))
                  for line in header.split(b"\n"))
     return "signed" if signed else "unsigned"
 
 
+def _records(out: bytes) -> Iterator[Tuple[str, str]]:
+    """(hash, text) of each record of ``git log -z --format=%H%n...``. A NUL
+    ends a record, and no message can hold one (git prints a message up to
+    its first NUL), so no message can start, end or hide a record: split
+    at ``\x1e``, one made a second ``## Size`` field and a fake commit."""
+    for rec in out.split(b"\0"):
+        sha, newline, text = rec.partition(b"\n")
+        if newline:
+            yield (sha.decode("ascii", "replace"),
+                   text.decode("utf-8", "surrogateescape"))
+
+
 def log_subjects(root: Path, rev_range: str, limit: int) -> List[Tuple[str, str]]:
     """(hash, subject) of the newest ``limit`` commits of ``rev_range`` that
     touch ``root``; bytes that are not UTF-8 kept (surrogateescape)."""
-    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%s%x1e", rev_range,
-                     "--", "."], root)
-    rows = []
-    for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
-        rec = rec.strip("\n")
-        if rec:
-            sha, _, subject = rec.partition("\x1f")
-            rows.append((sha, subject))
-    return rows
+    _, out, _ = run(command("log", f"-n{limit}", "-z", "--format=%H%n%s",
+                            revs=[rev_range], paths=["."]), root)
+    return list(_records(out))
 
 
 def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
@@ -686,15 +975,9 @@ def log_messages(root: Path, rev: str, limit: int) -> List[Tuple[str, str]]:
     ``rev`` that touch ``root``; bytes that are not UTF-8 kept."""
     if limit <= 0:
         return []
-    _, out, _ = run(["log", f"-n{limit}", "--format=%H%x1f%B%x1e", rev, "--", "."],
-                    root)
-    rows = []
-    for rec in out.decode("utf-8", "surrogateescape").split("\x1e"):
-        rec = rec.lstrip("\n")
-        if rec:
-            sha, _, body = rec.partition("\x1f")
-            rows.append((sha, body.rstrip("\n")))
-    return rows
+    _, out, _ = run(command("log", f"-n{limit}", "-z", "--format=%H%n%B",
+                            revs=[rev], paths=["."]), root)
+    return [(sha, body.rstrip("\n")) for sha, body in _records(out)]
 
 
 def diff_status(root: Path, a: str, b: str, folders: Sequence[str]
@@ -703,9 +986,8 @@ def diff_status(root: Path, a: str, b: str, folders: Sequence[str]
     commits, renames as delete plus add, limited to ``folders`` (all when
     empty)."""
     args = ["diff", "--no-renames", "--no-ext-diff", "--no-textconv",
-            "--ignore-submodules=none", "--name-status", "-z", "--relative", a, b,
-            "--"]
-    _, out, _ = run([*args, *(folders or ["."])], root)
+            "--ignore-submodules=none", "--name-status", "-z", "--relative"]
+    _, out, _ = run(command(*args, revs=[a, b], paths=folders or ["."]), root)
     parts = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0")]
     return [(parts[i][:1], parts[i + 1]) for i in range(0, len(parts) - 1, 2)
             if parts[i]]
@@ -723,8 +1005,8 @@ def worktree_status(root: Path) -> List[Tuple[str, str]]:
 def tree_entries(root: Path, rev: str, folders: Sequence[str]) -> Dict[str, str]:
     """root-relative path -> blob id of the files under ``folders`` in
     ``rev``'s tree, read without checking anything out (one ``ls-tree``)."""
-    _, out, _ = run(["ls-tree", "-r", "-z", "--end-of-options", rev, "--",
-                     *folders], root)
+    _, out, _ = run(command("ls-tree", "-r", "-z", revs=[rev], paths=folders),
+                    root)
     found: Dict[str, str] = {}
     for item in out.split(b"\0"):
         meta, _, name = item.partition(b"\t")
@@ -780,9 +1062,10 @@ def changed_since(root: Path, rev: str) -> FrozenSet[str]:
     (committed since, staged or not; both names of a rename), one call."""
     if rev.startswith("-"):
         raise UsageError(f"--since {rev}: not a revision")
-    code, out, err = run(["diff", "--name-only", "-z", "--no-renames", "--relative",
-                          "--no-ext-diff", "--no-textconv", WORKTREE_SUBMODULES,
-                          rev, "--", "."], root, check=False)
+    code, out, err = run(command("diff", "--name-only", "-z", "--no-renames",
+                                 "--relative", "--no-ext-diff", "--no-textconv",
+                                 WORKTREE_SUBMODULES, revs=[rev], paths=["."]),
+                         root, check=False)
     if code != 0:
         raise UsageError(f"--since {rev}: {_explain(err, root)}")
     return frozenset(p.decode("utf-8", "surrogateescape")

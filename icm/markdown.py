@@ -15,6 +15,7 @@ from html import unescape
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from markdown_it import MarkdownIt
+from markdown_it.common.html_blocks import block_names
 from markdown_it.helpers import parseLinkDestination, parseLinkLabel
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -118,6 +119,18 @@ def _raw_destination(state: StateInline, start: int, image: bool) -> str:
 
 _PLAIN_LABEL = re.compile(r"[^\[\]`<\\]*\]\(")
 _PLAIN_DEST = re.compile(r"[ \t\n]*([^\s()<\\\x00-\x1f\x7f]+)(?=[ \t\n)])")
+
+
+# The tag names that open an HTML block (CommonMark's list, as the reference
+# has it), for a fast path that screens HTML blocks.
+HTML_BLOCK_NAMES: Tuple[str, ...] = tuple(block_names)
+
+
+def link_destination(src: str, pos: int) -> Optional[str]:
+    """The destination at ``src[pos:]`` as the reference's helper parses it,
+    or None where it does not parse."""
+    res = parseLinkDestination(src, pos, len(src))
+    return str(res.str) if res.ok else None
 
 
 def label_end(src: str, image: bool) -> int:
@@ -400,6 +413,8 @@ class Section:
     visible: str  # the text a reader sees, whitespace collapsed
     code: Tuple[Code, ...]  # code blocks and code spans, in order
     lines: Tuple[Tuple[int, str], ...]  # (line, source) of top-level paragraphs
+    # (line, source) of the first paragraph of each top-level list item
+    items: Tuple[Tuple[int, str], ...] = ()
 
 
 _TAG = re.compile(r"<[^<>]*>")
@@ -415,14 +430,16 @@ def sections(text: str) -> List[Section]:
     words: List[str] = []
     code: List[Code] = []
     lines: List[Tuple[int, str]] = []
+    items: List[Tuple[int, str]] = []
 
     def close() -> None:
         seen = " ".join(" ".join(words).split())
         found.append(Section(head[0], head[1], head[2], seen, tuple(code),
-                             tuple(lines)))
+                             tuple(lines), tuple(items)))
         words.clear()
         code.clear()
         lines.clear()
+        items.clear()
 
     i = 0
     while i < len(tokens):
@@ -437,6 +454,10 @@ def sections(text: str) -> List[Section]:
             if tok.level == 1 and tokens[i - 1].type == "paragraph_open":
                 lines.extend((first + k, part)
                              for k, part in enumerate(tok.content.split("\n")))
+            elif tok.level == 3 and tokens[i - 1].type == "paragraph_open" \
+                    and tokens[i - 2].type == "list_item_open" \
+                    and tokens[i - 2].level == 1:
+                items.append((first, tok.content))
             line = first
             for child in tok.children or []:
                 if child.type in ("softbreak", "hardbreak"):
@@ -604,38 +625,6 @@ class Extract:
 _DEF_DEST = re.compile(r"\]:[ \t]*\n?[ \t]*(<[^>\n]*>|\S+)")
 
 
-def extract(text: str) -> Extract:
-    """Links (with 1-based lines), anchors and headings of one document:
-    through markdown-it.rs where it is installed and gives the same answer
-    (``icm.markdown_rs``), else ``extract_reference``."""
-    if _fast is None:
-        backend()
-    if _fast:
-        got: Optional[Extract] = _fast(text)
-        if got is not None:
-            return got
-    return extract_reference(text)
-
-
-_fast: Any = None  # markdown_rs.extract, or False once known to be off
-
-
-def backend() -> str:
-    """The parser ``extract`` tries first, loaded now (the link check calls
-    it before forking its workers, so each need not load it again)."""
-    global _fast
-    if _fast is None:
-        if os.environ.get("ICM_PARSER") == "events":  # pulldown-cmark (issue 27)
-            from icm import markdown_events as chosen
-        else:
-            from icm import markdown_rs as chosen  # type: ignore[no-redef]
-        _fast = chosen.extract if chosen.available() else False
-    if not _fast:
-        return "markdown-it-py"
-    return "pulldown-cmark" if os.environ.get("ICM_PARSER") == "events" else \
-        "markdown-it.rs"
-
-
 def extract_reference(text: str) -> Extract:
     """``extract`` by markdown-it-py alone: the reference implementation."""
     env: Dict[str, Any] = {}
@@ -701,3 +690,12 @@ def _inline_links(children: Sequence[Token], base: int, links: List[Link],
                     links.append(Link(line + offset, value, value, "html"))
                 else:
                     anchors.append(value)
+
+
+def inline_tokens(src: str) -> List[Token]:
+    """The inline tokens of one paragraph's source (no reference
+    definitions: a ``[text][ref]`` stays text), for a reader that cuts or
+    re-renders inline markup (the positions view's sentences)."""
+    children: List[Token] = []
+    _MD.inline.parse(src, _MD, {}, children)
+    return children

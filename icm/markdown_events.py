@@ -1,9 +1,9 @@
-"""An event-stream path for ``markdown.extract``: pulldown-cmark (lychee's
+"""An event-stream path for ``extract.extract``: pulldown-cmark (lychee's
 own parser) through the ``pyromark`` wheel, the only module that imports it.
 
 Python sees only events with byte ranges, never a tree, and reads each value
 the link check needs from the source bytes a range points at, with the
-reference's own helpers (``inline_destination``, ``parseLinkDestination``,
+reference's own helpers (``inline_destination``, ``link_destination``,
 ``_DEF_DEST``, ``_scan_html``, ``Slugger``); pulldown-cmark's own reading
 (a destination, a definition's span) is a second opinion, and where the two
 disagree the file is declined. markdown-it-py stays the reference: where
@@ -21,13 +21,10 @@ import os
 import re
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
-from markdown_it.common.html_blocks import block_names
-from markdown_it.helpers import parseLinkDestination
-
 from icm import markdown
 from icm.markdown import Extract, Heading, Link
 
-# ``ICM_PARSER=events`` makes ``markdown.extract`` try this path first.
+# ``ICM_PARSER=events`` makes ``extract.extract`` try this path first.
 ENV = "ICM_PARSER"
 NAME = "events"
 
@@ -280,7 +277,7 @@ _LAST_MARKER = re.compile(rb"(?:[*+-]|\d{1,9}[.)])(?=[ \t]*\Z)")
 _AFTER_DEFINITION = re.compile(
     rb"(?:[A-Za-z\[#]|(?:[*+-]|1[.)])[ \t]+[^ \t\r\n]|```|~~~|<!--"
     rb"|\r?\n|\Z|</?(?i:"
-    + "|".join(n for n in block_names if n != "search").encode()
+    + "|".join(n for n in markdown.HTML_BLOCK_NAMES if n != "search").encode()
     + rb")(?:[ \t>/]|\r?\n|\Z))")
 # A line with nothing but container markers and whitespace, one of it not
 # ASCII: blank to pulldown-cmark, text to the reference (``strip``).
@@ -789,7 +786,7 @@ def _definition_href(src: str) -> str:
         pos += 1
         while pos < len(src) and src[pos] in " \t":
             pos += 1
-    res = parseLinkDestination(src, pos, len(src))
-    if not res.ok:
+    dest = markdown.link_destination(src, pos)
+    if dest is None:
         raise _Decline("a definition the reference would not parse")
-    return str(res.str)
+    return dest

@@ -1,8 +1,8 @@
-"""The fast path of ``markdown.extract``: markdown-it.rs (through the
+"""The fast path of ``extract.extract``: markdown-it.rs (through the
 ``markdown-it-pyrs`` wheel), the only module that imports it.
 
 markdown-it-py stays the reference. This module gives the same ``Extract``
-or declines (``None``), and ``markdown.extract`` then parses the file with
+or declines (``None``), and ``extract.extract`` then parses the file with
 the reference. It declines on anything it cannot answer exactly: text the
 two parsers were seen to read apart, or that markdown-it.rs could crash or
 go quadratic on (``_screen``, before it parses), a node whose source could
@@ -151,7 +151,7 @@ class _Decline(Exception):
 
 
 def extract(text: str) -> Optional[Extract]:
-    """``markdown.extract(text)`` through markdown-it.rs, or None where the
+    """``extract.extract(text)`` through markdown-it.rs, or None where the
     answer could differ from the reference's."""
     return explain(text)[0]
 

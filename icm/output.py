@@ -3,6 +3,7 @@ purpose: ``icm --version`` answers with this alone, before typer loads."""
 
 import os
 import sys
+from typing import Any
 
 from icm.errors import UsageError
 
@@ -38,3 +39,25 @@ def version() -> int:
 
     emit(f"icm {__version__}\n")
     return 0
+
+
+class Progress:
+    """``icm: parsing N/M markdown files`` on a terminal's stderr, redrawn in
+    place and wiped when the run ends; checks only call it."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.shown = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if done != total and done % max(1, total // 100):
+            return
+        text = f"icm: parsing {done}/{total} markdown files"
+        self.stream.write("\r" + text)
+        self.stream.flush()
+        self.shown = len(text)
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.stream.flush()

@@ -3,11 +3,13 @@
 ``resolve`` turns a root-relative path into the real path it names, following
 symlinks one hop at a time, and refuses a path that is absolute, that leaves
 the root at any component (``..``, a symlinked folder or file pointing out,
-even one that points back in later), that has a ``.git`` component or that
-lies inside the git directory. ``open_regular`` opens only regular files
-(``stat``, then ``O_NONBLOCK`` and ``fstat``): a FIFO never blocks, a
-device is never opened. ``writable`` is the same resolution for commands
-that write, refused as one line before anything changes.
+even one that points back in later), that has a ``.git`` component, that
+lies inside the git directory or that no file can have (a NUL made
+``os.stat`` raise ValueError: a crash, not a finding). ``open_regular``
+opens only regular files (``stat``, then ``O_NONBLOCK`` and ``fstat``): a
+FIFO never blocks, a device is never opened. ``writable`` is the same
+resolution for commands that write, refused as one line before anything
+changes. ``confine`` is ``clean`` for configured paths, on any system.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import posixpath
+import re
 import stat
 from pathlib import Path
 from typing import Dict, List, Optional, Set, Union
@@ -24,6 +27,9 @@ from icm.errors import UsageError
 MAX_HOPS = 40  # symlinks followed in one path, as Linux allows
 
 OUTSIDE = "symlink points outside the repository"
+NAME_MAX = 255  # bytes in one file name (ext4, APFS, NTFS alike)
+PATH_MAX = 4096  # bytes in a path, as Linux allows (macOS: 1024, ENAMETOOLONG)
+NUL = "a file name cannot hold a NUL byte"
 
 
 class Refused(Exception):
@@ -55,6 +61,58 @@ def clean(rel: str) -> str:
     return "" if norm == "." else norm
 
 
+# A drive letter (``C:``, ``C:/x``): absolute, or relative to another folder,
+# wherever the config is read on Windows.
+_DRIVE = re.compile(r"[A-Za-z]:")
+
+
+def confine(rel: str) -> str:
+    """``clean`` for a path or glob from the configuration, which may be read
+    on any system: also Refused for a drive letter or a backslash (Windows
+    reads ``C:/x`` as absolute and ``..\\x`` as leaving the root)."""
+    if _DRIVE.match(rel):
+        raise Refused("a drive letter; icm only uses paths inside the repository")
+    if "\\" in rel:
+        raise Refused("a backslash; folders are separated by '/'")
+    return clean(rel)
+
+
+def unnameable(rel: str) -> str:
+    """Why no file can have the path ``rel`` ("" when one can): a NUL byte or
+    a character the file system's encoding cannot hold (the OS is never
+    asked: Python raises ValueError, a crash), a name over NAME_MAX bytes or
+    a path over PATH_MAX (ENAMETOOLONG). A byte that is not UTF-8 (``%FF``,
+    held as a surrogate escape) is a name Linux keeps: not refused."""
+    why = _crashing(rel)
+    if why:
+        return why
+    raw = os.fsencode(rel)
+    if any(len(name) > NAME_MAX for name in raw.split(b"/")):
+        return f"a file name cannot be longer than {NAME_MAX} bytes"
+    if len(raw) > PATH_MAX:
+        return f"a path cannot be longer than {PATH_MAX} bytes"
+    return ""
+
+
+def _crashing(rel: str) -> str:
+    """The part of ``unnameable`` every resolution checks (cheap: ASCII paths
+    are one scan); over-long names are the OS's to refuse, as an OSError."""
+    if "\0" in rel:
+        return NUL
+    if not rel.isascii():
+        try:
+            os.fsencode(rel)
+        except UnicodeEncodeError:
+            return "a file name cannot hold an unpaired surrogate"
+    return ""
+
+
+def _nameable(rel: str) -> None:
+    why = _crashing(rel)
+    if why:
+        raise Refused(why)
+
+
 def _inside(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
 
@@ -84,6 +142,8 @@ class Resolver:
         self.missing: Set[str] = set()  # folders (in ``folders``) that do not exist
 
     def resolve(self, rel: str) -> str:
+        if "\0" in rel or not rel.isascii():  # the hot path: one scan each
+            _nameable(rel)
         norm = clean(rel)
         folder, name = posixpath.split(norm)
         if not name or is_git_name(name):
@@ -145,6 +205,7 @@ class Resolver:
 
 
 def _resolve(given: str, top: str, rel: str, git_dir: Optional[Path]) -> str:
+    _nameable(rel)
     original = [p for p in clean(rel).split("/") if p]
     todo: List[str] = []  # components from symlink targets, next one last
     current, taken, hops, missing = top, 0, 0, False
@@ -198,13 +259,14 @@ def _via(original: List[str], taken: int) -> str:
         "repository"
 
 
-def open_regular(path: str) -> int:
-    """A read-only descriptor of ``path`` if it is a regular file; Refused
-    for anything else. A device is never opened (opening one can act); the
-    open is non-blocking and re-checked, so a FIFO swapped in cannot hang."""
-    _refuse_kind(os.stat(path).st_mode)
+def open_regular(path: str, dir_fd: Optional[int] = None) -> int:
+    """A read-only descriptor of ``path`` (relative to ``dir_fd`` when
+    given) if it is a regular file; Refused for anything else. A device is
+    never opened (opening one can act); the open is non-blocking and
+    re-checked, so a FIFO swapped in cannot hang."""
+    _refuse_kind(os.stat(path, dir_fd=dir_fd).st_mode)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_BINARY", 0))
+                 | getattr(os, "O_BINARY", 0), dir_fd=dir_fd)
     try:
         mode = os.fstat(fd).st_mode
     except BaseException:

@@ -14,8 +14,9 @@ Similarity (``similarity``) is the larger of two measures over skeletons:
 the Jaccard index of their content-word sets (robust to reordered words)
 and the containment of the shorter statement's word bigrams in the longer
 one's (a sentence copied out of a long paragraph, a paragraph split in
-two). ``differences`` aligns two statements and names what differs in
-material or polarity: ``[Difference("number", "64 KiB", "1 MiB")]``.
+two). ``differences`` aligns two statements (difflib's alignment while it
+stays under ``ALIGN_STEPS``, a patience alignment past them) and names what
+differs in material or polarity: ``[Difference("number", "64 KiB", "1 MiB")]``.
 
 Candidates come from an inverted index of skeleton bigrams: only bigrams
 that two to ``cap`` statements hold get a posting list (one held once
@@ -33,7 +34,8 @@ API::
     index = Index(stmts)
     for m in index.pairs(0.75, accept):             # m.a earlier than m.b
         m.a, m.b, m.score, m.differences, m.diverged, m.line_a, m.line_b
-    index.nearest("some new text", 0.75)            # best first
+    index.nearest("some new text", 0.75)            # best first, aligned
+    index.like("some new text", 0.5, min_shared=0)  # [(position, score)]
 
 Every function is pure and linear or capped in its input.
 """
@@ -42,13 +44,18 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
+import posixpath
 import re
 import sys
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from difflib import Match as Block
 from difflib import SequenceMatcher
-from itertools import chain
+from itertools import accumulate, chain
 from typing import (
+    Any,
     Callable,
     Dict,
     FrozenSet,
@@ -57,6 +64,7 @@ from typing import (
     List,
     Optional,
     Sequence,
+    Set,
     Tuple,
 )
 
@@ -67,11 +75,17 @@ MAX_TOKENS = 2000  # tokens of one statement that are compared (a cap, not a rul
 SPAN_CHARS = 60  # longest excerpt a difference quotes
 UNIT_CHARS = 5  # a short word after a number is quoted with it (KiB, ms, times)
 EDIT_TOKENS = 4  # longest edit, per side, read as a changed value or polarity
+# difflib's alignment is cubic at worst ('a b c' against 'a c b', 1,000 words:
+# 5 s); these steps (about 20 ms) are far more than any prose pair takes.
+ALIGN_STEPS = 200_000
+ANCHOR_DEPTH = 8  # passes of the patience alignment that takes over past them
 
 NUMBER, CODE, PATH, WORD = "number", "code", "path", "word"
+VERSION = "version"  # a kind of difference: a number that pins a release
 MATERIAL = (NUMBER, CODE, PATH)
 NEGATIONS = frozenset({"not", "no", "never", "always"})
 _MASK = {NUMBER: "#", CODE: "`", PATH: "/"}
+_MASKED = frozenset(_MASK.values())
 
 # Words too common to say which rule a statement is (content-word Jaccard
 # ignores them; bigrams keep them, since "must not" is made of such words).
@@ -88,15 +102,22 @@ not no never always we you they he she i me my our your their them us
 # spans, paths and URLs become a marker of the same length (offsets stay
 # valid); HTML and link destinations become spaces.
 # Every repetition is bounded, so an unclosed backtick or comment costs a
-# bounded look-ahead, never a scan to the end of the text (quadratic).
+# bounded look-ahead, never a scan to the end of the text (quadratic). A code
+# span opens with a whole run of backticks, as in CommonMark: tried from
+# inside a run, each of its lengths at each of its places, 20,000 backticks
+# took 17 s. A path may start after ``:`` or ``+`` (never with one), so the
+# look-ahead for its ``/`` or ``.`` (within a file name's 255 characters) and
+# a URL's scheme (32) are bounded too: unbounded, each ``:`` of
+# ``'a:' * 20000`` re-read the rest (1 s; 4 s at twice the size).
+_CODE = r"(?<!`)(`+)(?!`).{1,1000}?"
 _MATERIAL = re.compile(
-    r"(?P<code>(`+).{1,1000}?\2)"
+    rf"(?P<code>{_CODE}\2)"
     r"|(?P<skip><!--.{0,1000}?-->|</?[A-Za-z][^<>\n]{0,500}>"
     r"|\]\([^()\s]{0,1000}(?:\([^()\s]{0,500}\)[^()\s]{0,500})?"
     r"(?:\s+\"[^\"\n]{0,500}\")?\)"
     r"|\]\[[^\]\n]{0,500}\])"
-    r"|(?<![\w.@/~-])(?=[\w.@~/:+-]*[/.][\w~.*])"
-    r"(?P<path>[A-Za-z][A-Za-z0-9+.-]*://[^\s<>()\[\]`]+"
+    r"|(?<![\w.@/~-])(?=[\w.@~/-])(?=[\w.@~/:+-]{0,255}[/.][\w~.*])"
+    r"(?P<path>[A-Za-z][A-Za-z0-9+.-]{0,31}://[^\s<>()\[\]`]+"
     r"|(?:~|\.{1,2})?/?(?:[\w.@-]+/)+[\w.@*-]*"
     r"|[\w@-]*\w[\w@-]\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/]))",
     re.DOTALL,
@@ -106,7 +127,11 @@ _MATERIAL = re.compile(
 _STOP_PAIRS = frozenset(hash((a, b)) for a in STOPWORDS for b in STOPWORDS)
 _MAYBE_MATERIAL = re.compile(r"[`<\]/]|\w\.\w")  # most statements have none
 _CODE_MARK, _PATH_MARK, _FILL = "\x01", "\x02", "\x04"
-_WORDS = re.compile(r"[\x01\x02]\x04*|\d+(?:[.,]\d+)*%?|[^\W\d_](?:[\w']*\w)?")
+# a number may carry a range operator written against it (``^20.19.0``,
+# ``>=20.19.0``): the operator is part of the value a version pins
+_WORDS = re.compile(r"[\x01\x02]\x04*|(?:[~^]|[<>]=?|==?)?\d+(?:[.,]\d+)*%?"
+                    r"|[^\W\d_](?:[\w']*\w)?")
+_NUMERIC = frozenset("0123456789~^<>=")
 _CONTRACTION = {"ca": "can", "wo": "will", "sha": "shall", "ai": "is"}
 
 
@@ -118,6 +143,7 @@ class Statement:
     line: int  # 1-based line of the statement's first line
     text: str  # source text (markup kept; line breaks kept)
     allowed: bool = False  # carries the allow-duplicate marker
+    headings: Tuple[str, ...] = ()  # the enclosing headings, outermost first
 
 
 @dataclass(frozen=True)
@@ -140,7 +166,7 @@ class Tokens:
 
 @dataclass(frozen=True)
 class Difference:
-    kind: str  # number, code, path or negation
+    kind: str  # number, version, code, path or negation
     left: str  # as written in the first statement (whitespace collapsed)
     right: str  # as written in the second
 
@@ -184,12 +210,13 @@ def statements(text: str, path: str = "",
             continue
         allowed = block.comment == ALLOW_MARKER or (
             ALLOW_MARKER in block.text and ALLOW_MARKER in _without_code(block.text))
-        found.append(Statement(path, block.line, block.text.strip(), allowed))
+        found.append(Statement(path, block.line, block.text.strip(), allowed,
+                               tuple(t for _level, t in trail)))
     return found
 
 
 def _without_code(text: str) -> str:
-    return re.sub(r"(`+).{1,1000}?\1", "", text, flags=re.DOTALL)
+    return re.sub(rf"{_CODE}\1", "", text, flags=re.DOTALL)
 
 
 # -- normalisation -------------------------------------------------------------
@@ -236,7 +263,7 @@ def tokens(text: str) -> Tokens:
             parts = [(" ".join(text[start + ticks:end - ticks].split()), CODE)]
         elif first == _PATH_MARK:
             parts = [(text[start:end].rstrip(".,;:").lower(), PATH)]
-        elif first.isdigit():
+        elif first in _NUMERIC:
             parts = [(m.group().replace(",", ""), NUMBER)]
         else:
             parts = [(w, WORD) for w in _words(m.group().lower())]
@@ -257,9 +284,9 @@ def _skeleton_of(word: str) -> Tuple[str, ...]:
         return ("`",)
     if first == _PATH_MARK:
         return ("/",)
-    if first.isdigit():
+    if first in _NUMERIC:
         return ("#",)
-    # interned: marshal then writes each word once, by reference
+    # interned: every statement holds the one copy of each word
     found = tuple(sys.intern(w) for w in _words(word.lower()) if w not in NEGATIONS)
     if len(_SKELETON_WORD) < 100_000:  # a memo, capped
         _SKELETON_WORD[word] = found
@@ -318,18 +345,143 @@ def similarity(a: str, b: str) -> float:
     return _score(_content(sa), _bigrams(sa), _content(sb), _bigrams(sb))
 
 
-def differences(a: str, b: str) -> Tuple[Difference, ...]:
-    """What two statements disagree on: numbers, paths, code spans and
-    negation, each quoted as written."""
-    return _differences(a, tokens(a), b, tokens(b))[0]
+def differences(a: str, b: str, at_a: Optional[Statement] = None,
+                at_b: Optional[Statement] = None) -> Tuple[Difference, ...]:
+    """What two statements disagree on: numbers, versions, paths, code spans
+    and negation, each quoted as written. ``at_a`` and ``at_b`` place them
+    (their note and headings): relative paths are resolved from each note's
+    folder, and values that name each statement's own folder or heading are
+    no disagreement (``parallel``)."""
+    return _differences(a, tokens(a), b, tokens(b), at_a, at_b)[0]
 
 
-def _differences(a: str, ta: Tokens, b: str, tb: Tokens
-                 ) -> Tuple[Tuple[Difference, ...], int, int]:
-    """(differences, offset in ``a``, offset in ``b``): the offsets are those
-    of the first difference, or of the aligned part when there is none."""
-    matcher = SequenceMatcher(None, ta.values, tb.values, autojunk=False)
-    ops = matcher.get_opcodes()
+def parallel(a: Statement, b: Statement) -> bool:
+    """Whether two statements alike in form are each about their own subject:
+    their note-relative links or paths name different targets, or every value
+    they differ in names the folder or heading of its own statement."""
+    return _differences(a.text, tokens(a.text), b.text, tokens(b.text), a, b)[3]
+
+
+# -- where a statement stands --------------------------------------------------
+
+_DEST = re.compile(r"\]\(\s*<?([^()\s<>]{1,1000})")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,31}:")
+_PARTS = re.compile(r"[^\W_]+")  # the words of a value: `sdk/go/` -> sdk, go
+
+
+def resolve(path: str, folder: str) -> str:
+    """A path written in a note of ``folder`` (``""``: the root), read from
+    that folder and normalised: ``../fern/apis/**`` in ``docs/`` is
+    ``fern/apis/**``. A URL or an absolute path is returned as written; a
+    trailing ``/`` is kept (a folder); one above the root keeps its ``..``."""
+    if _SCHEME.match(path) or path.startswith(("/", "~")):
+        return path
+    joined = posixpath.normpath(posixpath.join(folder, path))
+    return joined + "/" if path.endswith("/") and joined != "." else joined
+
+
+def _explicit(path: str) -> bool:
+    return path.startswith(("./", "../"))
+
+
+def _pathlike(value: str) -> bool:
+    return bool(value) and not any(c.isspace() for c in value) and (
+        "/" in value or "." in value.strip(".")) and not _SCHEME.match(value)
+
+
+def same_path(p: str, folder_p: str, q: str, folder_q: str) -> bool:
+    """Whether two paths, each written in a note of its folder, can name one
+    target. ``./x`` and ``../x`` are read from their folder only; a bare
+    ``src/x`` may be from the folder or from the root (notes write both)."""
+    return bool(_readings(p, folder_p) & _readings(q, folder_q))
+
+
+def _readings(path: str, folder: str) -> FrozenSet[str]:
+    if not _pathlike(path):
+        return frozenset({path})
+    found = {resolve(path, folder)}
+    if not _explicit(path):
+        found.add(resolve(path, ""))
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class _Place:
+    folder: str
+    subjects: FrozenSet[str]  # words of its folder's parts and its headings
+
+    @staticmethod
+    def of(stmt: Optional[Statement]) -> "_Place":
+        if stmt is None or not stmt.path:
+            return _Place("", frozenset())
+        folder = posixpath.dirname(stmt.path)
+        words = set(_PARTS.findall(folder.lower()))
+        for heading in stmt.headings:
+            words.update(_content(skeleton(heading)[0]))
+        return _Place(folder, frozenset(words))
+
+
+def _local_targets(text: str, toks: Tokens, folder: str) -> FrozenSet[str]:
+    """What a statement's note-relative links and ``./``/``../`` paths name."""
+    found = set()
+    if "](" in text:
+        for m in _DEST.finditer(text):
+            dest = m.group(1).split("#", 1)[0]
+            if dest and not _SCHEME.match(dest) and not dest.startswith("/"):
+                found.add(resolve(dest, folder))
+    for value, kind in zip(toks.values, toks.kinds):
+        if kind in (PATH, CODE) and _explicit(value) and _pathlike(value):
+            found.add(resolve(value, folder))
+    return frozenset(found)
+
+
+def _alternation(values: Sequence[str], kinds: Sequence[str]) -> Optional[Set[str]]:
+    """The members of a run of scope words (``TS/TSX``, ``Node/Bun``, ``TS``)
+    or None when it holds anything else (a file, a folder, a number)."""
+    found: Set[str] = set()
+    for value, kind in zip(values, kinds):
+        if kind == WORD:
+            if value not in STOPWORDS:
+                found.add(value)
+        elif kind == PATH and "." not in value and not value.endswith("/") and (
+                not value.startswith("/")):
+            found.update(value.split("/"))
+        else:
+            return None
+    return found or None
+
+
+def _polarity(values: Sequence[str]) -> int:
+    """Odd for a negated edit: ``never``, ``do not`` and ``must not`` alike."""
+    return sum(v in ("not", "no", "never") for v in values) % 2
+
+
+def _explained(va: Sequence[str], vb: Sequence[str], pa: _Place, pb: _Place
+               ) -> bool:
+    """Whether a changed value names its own statement's subject (a
+    per-package fact: `packages/graph/src` under graph, `packages/api/src`
+    in packages/api)."""
+    parts_a = set(_PARTS.findall(" ".join(va).lower()))
+    parts_b = set(_PARTS.findall(" ".join(vb).lower()))
+    own_a = (parts_a - parts_b) & (pa.subjects - pb.subjects)
+    own_b = (parts_b - parts_a) & (pb.subjects - pa.subjects)
+    return bool(own_a or own_b)
+
+
+def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
+                 at_a: Optional[Statement] = None, at_b: Optional[Statement] = None
+                 ) -> Tuple[Tuple[Difference, ...], int, int, bool]:
+    """(differences, offset in ``a``, offset in ``b``, parallel): the offsets
+    are those of the first difference, or of the aligned part when there is
+    none; parallel when the two are each about their own subject."""
+    pa, pb = _Place.of(at_a), _Place.of(at_b)
+    placed = at_a is not None and at_b is not None and pa.folder != pb.folder
+    if placed:
+        mine = _local_targets(a, ta, pa.folder)
+        if mine and mine != _local_targets(b, tb, pb.folder) and _local_targets(
+                b, tb, pb.folder):
+            return (), 0, 0, True
+    ops = _opcodes(ta.values, tb.values)
     found: List[Difference] = []
     first = next((op for op in ops if op[0] == "equal"), None)
     off_a = ta.starts[first[1]] if first else 0
@@ -343,11 +495,27 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens
         if max(i2 - i1, j2 - j1) > EDIT_TOKENS:
             continue  # a rewritten passage, not a changed value
         inside = first_equal < n < last_equal  # not context around a contained copy
-        kinds = set(ta.kinds[i1:i2]) | set(tb.kinds[j1:j2])
-        material = [k for k in MATERIAL if k in kinds]
-        negation = _negations(ta.values[i1:i2]) != _negations(tb.values[j1:j2])
+        kinds_a, kinds_b = set(ta.kinds[i1:i2]), set(tb.kinds[j1:j2])
+        material = [k for k in MATERIAL if k in kinds_a | kinds_b]
+        valued = bool(kinds_a & set(MATERIAL)) and bool(kinds_b & set(MATERIAL))
+        negation = _polarity(ta.values[i1:i2]) != _polarity(tb.values[j1:j2])
         if tag == "replace" and material:
+            va, vb = ta.values[i1:i2], tb.values[j1:j2]
+            scope_a = _alternation(va, ta.kinds[i1:i2])
+            scope_b = _alternation(vb, tb.kinds[j1:j2])
+            if scope_a and scope_b and (scope_a <= scope_b or scope_b <= scope_a):
+                continue  # scope words: `TS/TSX` and `TS` name one rule
+            if not valued:
+                continue  # a value on one side only: reworded, not changed
+            if len(va) == len(vb) and all(
+                    same_path(x, pa.folder, y, pb.folder) for x, y in zip(va, vb)):
+                continue  # one target written from two folders
+            if placed and _explained(va, vb, pa, pb):
+                return (), 0, 0, True  # each names its own package
             kind = material[0]
+            if kind == NUMBER and any(_version(v) for v in va + vb) or (
+                    kind == CODE and all(_version(v) for v in va + vb)):
+                kind = VERSION
             i1, i2 = _narrow(ta, i1, i2)  # quote the values, not the words
             j1, j2 = _narrow(tb, j1, j2)  # around them
         elif negation and (inside or tag == "replace" or _only_negations(
@@ -359,14 +527,137 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens
                 i2, j2 = i2 + 1, j2 + 1  # at the start: the word after it
         else:
             continue
-        if (kind == NUMBER and ta.kinds[i2 - 1] == NUMBER == tb.kinds[j2 - 1]
+        if (kind in (NUMBER, VERSION) and ta.kinds[i2 - 1] == NUMBER == tb.kinds[j2 - 1]
                 and i2 < len(ta) and j2 < len(tb) and ta.values[i2] == tb.values[j2]
                 and _is_unit(ta, i2)):
             i2, j2 = i2 + 1, j2 + 1  # quote the unit: '2 MiB' vs '1 MiB'
         found.append(Difference(kind, _span(a, ta, i1, i2), _span(b, tb, j1, j2)))
         if at is None:
             at = (_start(ta, i1, i2), _start(tb, j1, j2))
-    return (tuple(found), *(at or (off_a, off_b)))
+    return (tuple(found), *(at or (off_a, off_b)), False)
+
+
+_VERSION = re.compile(r"(?:[~^]|[<>]=?|==?)?v?\d+(?:\.\d+)*(?:[-+][\w.]+)?")
+
+
+def _version(value: str) -> bool:
+    """``^20.19.0``, ``>=3.9``, ``1.2.3``: a number that pins a release."""
+    return bool(_VERSION.fullmatch(value)) and (
+        value[0] in "~^<>=v" or value.count(".") >= 2)
+
+
+class _Costly(Exception):
+    """difflib would pass ``ALIGN_STEPS``."""
+
+
+class _Bounded(SequenceMatcher[str]):
+    """difflib's matcher, stopped before its steps pass ``steps``: each
+    search is charged, before it runs, the most its loops can take (every
+    occurrence in ``b`` of every token of its range of ``a``)."""
+
+    def __init__(self, a: Sequence[str], b: Sequence[str], steps: int) -> None:
+        super().__init__(None, a, b, autojunk=False)
+        count = Counter(b)
+        self._upto = list(accumulate((count[t] for t in a), initial=0))
+        self._left, self._size_b = steps, len(b)
+
+    def find_longest_match(self, alo: int = 0, ahi: Optional[int] = None,
+                           blo: int = 0, bhi: Optional[int] = None) -> Block:
+        ahi = len(self._upto) - 1 if ahi is None else ahi
+        bhi = self._size_b if bhi is None else bhi
+        self._left -= (2 * (ahi - alo) + bhi - blo
+                       + self._upto[ahi] - self._upto[alo])
+        if self._left < 0:
+            raise _Costly
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _opcodes(a: Sequence[str], b: Sequence[str], steps: int = ALIGN_STEPS
+             ) -> Sequence[Tuple[str, int, int, int, int]]:
+    """difflib's opcodes (``autojunk=False``) where it is cheap, which is
+    every pair of prose; past ``steps``, a patience alignment's."""
+    try:
+        return _Bounded(a, b, steps).get_opcodes()
+    except _Costly:
+        pass
+    blocks: List[Tuple[int, int, int]] = []
+    _anchor(a, b, 0, len(a), 0, len(b), blocks, ANCHOR_DEPTH)
+    ops: List[Tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj, size in [*_joined(blocks), (len(a), len(b), 0)]:
+        tag = ("replace" if i < ai and j < bj else "delete" if i < ai
+               else "insert" if j < bj else "")
+        if tag:
+            ops.append((tag, i, ai, j, bj))
+        i, j = ai + size, bj + size
+        if size:
+            ops.append(("equal", ai, i, bj, j))
+    return ops
+
+
+def _anchor(a: Sequence[str], b: Sequence[str], alo: int, ahi: int, blo: int,
+            bhi: int, out: List[Tuple[int, int, int]], depth: int) -> None:
+    """Matching blocks of ``a[alo:ahi]`` and ``b[blo:bhi]``, in order: the
+    common start and end, then the longest chain of tokens each side holds
+    once (patience diff), each gap between them in turn, ``depth`` passes
+    deep. A gap with no such token is left unmatched (a rewritten passage).
+    Each pass is linear, so the whole is ``depth`` times the tokens."""
+    start = alo
+    while alo < ahi and blo < bhi and a[alo] == b[blo]:
+        alo, blo = alo + 1, blo + 1
+    if alo > start:
+        out.append((start, blo - (alo - start), alo - start))
+    end = 0
+    while alo < ahi - end and blo < bhi - end and a[ahi - end - 1] == b[bhi - end - 1]:
+        end += 1
+    ahi, bhi = ahi - end, bhi - end
+    if depth and alo < ahi and blo < bhi:
+        in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+        at_b = {t: j for j, t in enumerate(b[blo:bhi], blo)
+                if in_b[t] == 1 and in_a[t] == 1}
+        chain = _increasing([(i, at_b[t]) for i, t in enumerate(a[alo:ahi], alo)
+                             if t in at_b])
+        if chain:
+            for i, j in chain:
+                _anchor(a, b, alo, i, blo, j, out, depth - 1)
+                out.append((i, j, 1))
+                alo, blo = i + 1, j + 1
+            _anchor(a, b, alo, ahi, blo, bhi, out, depth - 1)
+    if end:
+        out.append((ahi, bhi, end))
+
+
+def _increasing(pairs: Sequence[Tuple[int, int]]) -> List[Tuple[int, int]]:
+    """The longest run of ``pairs`` (sorted by the first) whose second
+    members increase too, in n log n (patience sorting)."""
+    tails: List[int] = []  # smallest second member ending a run of each length
+    ends: List[int] = []  # the pair that ends it
+    back = [-1] * len(pairs)
+    for n, (_i, j) in enumerate(pairs):
+        k = bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            ends.append(n)
+        else:
+            tails[k], ends[k] = j, n
+        back[n] = ends[k - 1] if k else -1
+    found = []
+    n = ends[-1] if ends else -1
+    while n >= 0:
+        found.append(pairs[n])
+        n = back[n]
+    return found[::-1]
+
+
+def _joined(blocks: Iterable[Tuple[int, int, int]]) -> List[Tuple[int, int, int]]:
+    """Adjacent blocks as one, as difflib gives them."""
+    out: List[Tuple[int, int, int]] = []
+    for i, j, size in blocks:
+        if out and out[-1][0] + out[-1][2] == i and out[-1][1] + out[-1][2] == j:
+            out[-1] = (out[-1][0], out[-1][1], out[-1][2] + size)
+        else:
+            out.append((i, j, size))
+    return out
 
 
 def _narrow(toks: Tokens, i1: int, i2: int) -> Tuple[int, int]:
@@ -456,25 +747,36 @@ class Index:
         self._tokens: Dict[int, Tokens] = {}
         self._groups: Dict[Tuple[str, ...], List[int]] = defaultdict(list)
         # ``skeletons``: ``skeleton(s.text)`` per statement, e.g. from a cache
+        self._short: Set[int] = set()  # under ``min_words``: paired by skeleton
+        keys: List[FrozenSet[int]] = []  # what finds candidates: bigrams, and
+        # the word triples around each masked value (see ``_mask_keys``)
+        # ``skeletons``: ``skeleton(s.text)`` per statement, e.g. from a cache
         known = iter(skeletons) if skeletons is not None else None
         for stmt in statements:
             skel, words = skeleton(stmt.text) if known is None else next(known)
-            if words < min_words:
+            short = words < min_words
+            if short and not _valued(skel):
                 continue
+            if short:
+                self._short.add(len(self.statements))
             self._groups[skel].append(len(self.statements))
             self.statements.append(stmt)
             self._skeletons.append(skel)
-            self._bigrams.append(_bigrams(skel))
+            bigrams = frozenset() if short else _bigrams(skel)
+            self._bigrams.append(bigrams)
+            keys.append(bigrams | _mask_keys(skel) if not short and (
+                "`" in skel or "/" in skel) else bigrams)
         # Most bigrams occur once; counting them in C and indexing only the
         # shared ones keeps the Python loop to the few that can pair.
-        counts = Counter(chain.from_iterable(self._bigrams))
+        counts = Counter(chain.from_iterable(keys))
         shared = frozenset(k for k, n in counts.items()
                            if 1 < n <= cap and k not in _STOP_PAIRS)
         self._postings: Dict[int, List[int]] = defaultdict(list)
-        for i, bigrams in enumerate(self._bigrams):
-            for key in bigrams & shared:
+        for i, held in enumerate(keys):
+            for key in held & shared:
                 self._postings[key].append(i)
         self._lookup: Optional[Dict[int, List[int]]] = None
+        self._by_word: Optional[Dict[str, List[int]]] = None
 
     def __len__(self) -> int:
         return len(self.statements)
@@ -488,56 +790,100 @@ class Index:
         Sorted by the index order of (a, b)."""
         ok = accept or (lambda _a, _b: True)
         stmts = self.statements
-        scores: Dict[Tuple[int, int], float] = {}
+        found: Dict[Tuple[int, int], Match] = {}
         for group in self._groups.values():
             for n, j in enumerate(group):
-                home = next((i for i in group[:min(n, self.cap)]
-                             if ok(stmts[i], stmts[j])), None)
-                if home is not None:
-                    scores[(home, j)] = 1.0
+                for i in group[:min(n, self.cap)]:
+                    if not ok(stmts[i], stmts[j]):
+                        continue
+                    m = self._match(i, j, 1.0)
+                    if m is None:
+                        continue  # each about its own subject: try the next
+                    if not (i in self._short or j in self._short) or (
+                            m.diverged and all(d.kind in (NUMBER, VERSION)
+                                               for d in m.differences)):
+                        # a short pair only when a number or version differs:
+                        # one that names another file is a list of files
+                        found[(i, j)] = m
+                    break
         for i, j in sorted(self._candidates()):
-            if (i, j) in scores or self._skeletons[i] == self._skeletons[j]:
+            if (i, j) in found or self._skeletons[i] == self._skeletons[j]:
                 continue
             score = _score(self._content(i), self._bigrams[i],
                            self._content(j), self._bigrams[j])
             if score >= threshold and ok(stmts[i], stmts[j]):
-                scores[(i, j)] = score
-        return [self._match(i, j, scores[(i, j)]) for i, j in sorted(scores)]
+                m = self._match(i, j, score)
+                if m is not None:
+                    found[(i, j)] = m
+        return [found[k] for k in sorted(found)]
 
     def nearest(self, text: str, threshold: float, limit: int = 5,
                 min_shared: int = MIN_SHARED) -> List[Match]:
-        """Indexed statements like ``text`` (as statement ``a``), best first;
-        a candidate shares ``min_shared`` bigrams with it (1: a paraphrase
-        that keeps one pair of words, as the re-invention warning needs)."""
+        """Indexed statements like ``text`` (as statement ``a``), best first,
+        as ``like`` finds them, aligned."""
         query = Statement("", 1, text)
+        toks = tokens(text)
+        out = []
+        for j, score in self.like(text, threshold, min_shared)[:limit]:
+            b = self.statements[j]
+            diffs, off_a, off_b, _ = _differences(text, toks, b.text,
+                                                  self._token(j))
+            out.append(Match(query, b, score, diffs, _line(query, off_a),
+                             _line(b, off_b)))
+        return out
+
+    def like(self, text: str, threshold: float, min_shared: int = MIN_SHARED
+             ) -> List[Tuple[int, float]]:
+        """(position, score) of the indexed statements like ``text``, best
+        first. A candidate has its skeleton or shares ``min_shared`` bigrams
+        with it (1: a paraphrase that keeps one pair of words, as the
+        re-invention warning needs; 0: any bigram or content word, which
+        finds what ``similarity`` scores above 0 wherever no posting list is
+        over the cap). An empty skeleton is like nothing, as ``similarity``
+        has it."""
         skel = skeleton(text)[0]
+        if not skel:
+            return []
         words, bigrams = _content(skel), _bigrams(skel)
         shared: Dict[int, int] = {}
         lookup = self._full_postings()
-        for key in bigrams - _STOP_PAIRS:
+        for key in bigrams if min_shared < 1 else bigrams - _STOP_PAIRS:
             posting = lookup.get(key, ())
             if len(posting) <= self.cap:
                 for j in posting:
                     shared[j] = shared.get(j, 0) + 1
+        near = set(shared) | set(self._groups.get(skel, ()))
+        if min_shared < 1:
+            by_word = self._word_postings()
+            for word in words:
+                posting = by_word.get(word, ())
+                if len(posting) <= self.cap:
+                    near.update(posting)
         scored = []
-        for j in set(shared) | set(self._groups.get(skel, ())):
+        for j in near:
             exact = self._skeletons[j] == skel
             score = 1.0 if exact else _score(words, bigrams, self._content(j),
                                              self._bigrams[j])
             if score >= threshold and (exact or shared.get(j, 0) >= min_shared):
                 scored.append((-score, j))
         scored.sort()
-        toks = tokens(text)
-        out = []
-        for neg, j in scored[:limit]:
-            b = self.statements[j]
-            diffs, off_a, off_b = _differences(text, toks, b.text, self._token(j))
-            out.append(Match(query, b, -neg, diffs, _line(query, off_a),
-                             _line(b, off_b)))
-        return out
+        return [(j, -neg) for neg, j in scored]
+
+    def _word_postings(self) -> Dict[str, List[int]]:
+        """Every content word's statements (capped), built on the first
+        ``like`` that asks for them."""
+        if self._by_word is None:
+            found: Dict[str, List[int]] = defaultdict(list)
+            for i in range(len(self.statements)):
+                for word in self._content(i):
+                    posting = found[word]
+                    if len(posting) <= self.cap:
+                        posting.append(i)
+            self._by_word = dict(found)
+        return self._by_word
 
     def _full_postings(self) -> Dict[int, List[int]]:
-        """Every bigram's statements (capped), built on the first ``nearest``:
+        """Every bigram's statements (capped), built on the first ``like``:
         a query may share a bigram that only one statement holds."""
         if self._lookup is None:
             lookup: Dict[int, List[int]] = defaultdict(list)
@@ -573,12 +919,161 @@ class Index:
             hit = self._tokens[i] = tokens(self.statements[i].text)
         return hit
 
-    def _match(self, i: int, j: int, score: float) -> Match:
+    def _match(self, i: int, j: int, score: float) -> Optional[Match]:
+        """The aligned pair, None when the two are each about their own
+        subject (``parallel``): no copy and no disagreement."""
         a, b = self.statements[i], self.statements[j]
-        diffs, off_a, off_b = _differences(a.text, self._token(i), b.text,
-                                           self._token(j))
+        diffs, off_a, off_b, apart = _differences(a.text, self._token(i), b.text,
+                                                  self._token(j), a, b)
+        if apart:
+            return None
         return Match(a, b, score, diffs, _line(a, off_a), _line(b, off_b))
+
+
+def _valued(skel: Tuple[str, ...]) -> bool:
+    """A short statement worth pairing: a value and a word to say what of."""
+    return any(t in _MASKED for t in skel) and any(
+        t not in _MASKED and t not in STOPWORDS for t in skel)
+
+
+def _mask_keys(skel: Tuple[str, ...]) -> FrozenSet[int]:
+    """Hashes of the word triples around each masked code span or path: a
+    bigram like ('run', '`') is held by more statements than the cap, but
+    ('run', '`', 'before') by few, so a pair sharing only masked values is
+    still a candidate."""
+    size = len(skel)
+    at = [k for k, t in enumerate(skel) if t == "`" or t == "/"]
+    return frozenset(hash(skel[k - d:k - d + 3]) for k in at for d in (0, 1, 2)
+                     if 0 <= k - d and k - d + 3 <= size)
 
 
 def _line(stmt: Statement, offset: int) -> int:
     return stmt.line + stmt.text.count("\n", 0, offset)
+
+
+# -- ranking: the re-invention warning -----------------------------------------
+
+RANK_CAP = 64  # texts per word before the word stops finding candidates
+RANK_SHARED = 2  # words a proposal shares with a longer design to be ranked
+_SUFFIXES = (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+
+
+def stem(word: str) -> str:
+    """A word without its commonest English ending (``records`` and
+    ``record``, ``numbering`` and ``number``): paraphrases inflect."""
+    for suffix, repl in _SUFFIXES:
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            base = word[:-len(suffix)] + repl
+            if suffix in ("ing", "ed") and base[-1] == base[-2] and (
+                    base[-1] not in "aeiouls"):
+                base = base[:-1]  # splitting, split; planned, plan
+            return base
+    return word
+
+
+def rank_words(text: str) -> FrozenSet[str]:
+    """The stemmed content words of a text (material and stop words out)."""
+    return frozenset(stem(w) for w in skeleton(text)[0]
+                     if w not in STOPWORDS and w not in _MASKED and len(w) > 1)
+
+
+Embedder = Callable[[Sequence[str]], Any]
+SEMANTIC_PACKAGE = "wordllama"
+_MODEL: List[Embedder] = []
+
+
+def semantic_model() -> Embedder:
+    """The semantic option's embedder: wordllama's 256-dimension model, read
+    from the files its wheel ships (``WordLlama.load`` looks for the
+    tokenizer where the wheel does not put it, then downloads it: icm never
+    reaches the network). Loaded once per process; ``UsageError`` when the
+    extra is not installed."""
+    if _MODEL:
+        return _MODEL[0]
+    from icm.errors import UsageError
+
+    try:
+        from pathlib import Path
+
+        import wordllama  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        from safetensors import safe_open  # type: ignore[import-not-found,unused-ignore]
+        from tokenizers import Tokenizer  # type: ignore[import-not-found,unused-ignore]
+        from wordllama.inference import (  # type: ignore[import-not-found,import-untyped,unused-ignore]
+            WordLlamaInference,
+        )
+
+        base = Path(wordllama.__file__).parent
+        tokenizer = Tokenizer.from_file(
+            str(base / "tokenizers" / "l2_supercat_tokenizer_config.json"))
+        with safe_open(str(base / "weights" / "l2_supercat_256.safetensors"),
+                       framework="np", device="cpu") as weights:
+            table = weights.get_tensor("embedding.weight")
+        model = WordLlamaInference(table, tokenizer)
+    except (ImportError, OSError, ValueError, KeyError) as exc:
+        raise UsageError(
+            f"similarity = \"semantic\" needs the semantic extra (pip install "
+            f"'icm-hygiene[semantic]'): {type(exc).__name__}: {exc}") from None
+
+    def embed(texts: Sequence[str]) -> Any:
+        return model.embed(list(texts), norm=True)
+
+    _MODEL.append(embed)
+    return embed
+
+
+class Ranker:
+    """Texts a query is ranked against (the re-invention warning: rejected
+    alternatives and superseded decisions). Candidates share a stemmed
+    content word with the query (a word held by more than ``RANK_CAP``
+    texts finds none: linear); the lexical score is the Dice overlap of
+    their words weighted by rarity (a word every alternative holds says
+    little), the semantic one (``embed`` given) the mean of that and the
+    cosine of the two texts' embeddings."""
+
+    def __init__(self, texts: Sequence[str], embed: Optional[Embedder] = None
+                 ) -> None:
+        self._words = [rank_words(t) for t in texts]
+        self._postings: Dict[str, List[int]] = defaultdict(list)
+        for i, words in enumerate(self._words):
+            for word in words:
+                self._postings[word].append(i)
+        size = len(texts)
+        self._weight = {w: math.log(1 + size / len(p))
+                        for w, p in self._postings.items()}
+        self._embed = embed
+        self._vectors = embed(texts) if embed is not None and texts else None
+
+    def _weigh(self, words: Iterable[str]) -> float:
+        # a word no text holds is as rare as one held once
+        rare = math.log(2 + len(self._words))
+        return sum(self._weight.get(w, rare) for w in words)
+
+    def ranked(self, query: str, threshold: float, contained: bool = False
+               ) -> List[Tuple[int, float]]:
+        """(position, score) of the texts at or above ``threshold``, best
+        first (ties: the earlier text). ``contained``: the share of each
+        text's weighted words the query holds (a Decision that states a
+        design and its reasons holds it whole), never semantic."""
+        words = rank_words(query)
+        near: Set[int] = set()
+        for word in words:
+            posting = self._postings.get(word, ())
+            if len(posting) <= RANK_CAP:
+                near.update(posting)
+        if not near:
+            return []
+        total = self._weigh(words)
+        scores: Dict[int, float] = {}
+        for i in near:
+            common = words & self._words[i]
+            if len(common) < min(RANK_SHARED, len(self._words[i])):
+                continue  # one word in common is a topic, not a proposal
+            shared = self._weigh(common)
+            scores[i] = shared / (self._weigh(self._words[i]) or 1.0) if contained \
+                else 2 * shared / (total + self._weigh(self._words[i]) or 1.0)
+        if self._embed is not None and self._vectors is not None and not contained:
+            vector = self._embed([query])[0]
+            for i in scores:
+                scores[i] = (scores[i] + float(self._vectors[i] @ vector)) / 2
+        return sorted(((i, s) for i, s in scores.items() if s >= threshold),
+                      key=lambda p: (-p[1], p[0]))

@@ -6,7 +6,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, Optional, Tuple, Union
+from types import FrameType
+from typing import Callable, Dict, Iterable, Optional, Tuple, Union
 
 import pytest
 
@@ -107,6 +108,34 @@ def lines(text: str) -> Iterable[str]:
     return text.splitlines()
 
 
+class TooMuchWork(AssertionError):
+    pass
+
+
+def python_lines(call: Callable[[], object], limit: int = 10 ** 8) -> int:
+    """How many Python lines ``call`` runs: a count of work that no load on
+    the machine changes (tests never time). Past ``limit`` it stops ``call``
+    with ``TooMuchWork``, so the old quadratic code fails at once, never
+    hangs."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Callable[..., object]:
+        nonlocal count
+        if event == "line":
+            count += 1
+            if count > limit:
+                raise TooMuchWork(f"over {limit} lines")
+        return trace
+
+    before = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(before)
+    return count
+
+
 def _hypothesis_not_rewritten() -> None:
     """pytest marks every module of a plugin's distribution for assertion
     rewriting, all of hypothesis included: where bytecode is not written
@@ -137,7 +166,7 @@ def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every document any test extracts is a differential case: where the
     fast backend (markdown-it.rs) answers, its answer must equal the
     reference's (markdown-it-py), or the test fails."""
-    from icm import markdown, markdown_rs
+    from icm import extract, markdown, markdown_rs
 
     if not markdown_rs.available():
         return
@@ -149,4 +178,4 @@ def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
             assert got == want, f"backends differ on {text[:200]!r}"
         return got
 
-    monkeypatch.setattr(markdown, "_fast", checked)
+    monkeypatch.setattr(extract, "_fast", checked)

@@ -25,7 +25,8 @@ def test_json_document(repo: Path, icm) -> None:
     assert check["check"] == "journal" and check["ok"] is False
     assert check["findings"] == [{
         "check": "journal", "code": "missing-slot", "severity": "error",
-        "path": J, "line": None, "message": "missing slot 'Invariant'",
+        "path": J, "line": None, "col": None,
+        "message": "missing slot 'Invariant'",
         "text": f"{J}: missing slot 'Invariant'",
         "fix": "add a '## Invariant' section",
     }]
@@ -92,9 +93,32 @@ def test_unknown_command_is_usage_error(icm) -> None:
     ("icm.toml", "stale_history = 3\n",
      "icm: icm.toml: key 'stale_history' must be 'first-parent' or 'all', got an "
      "integer (3)\n"),
-    ("icm.toml", "note_name = 'a/b.md'\n",
-     "icm: icm.toml: key 'note_name' must be a file name without a folder, got "
-     "'a/b.md'\n"),
+    ("icm.toml", "note_name = []\n",
+     "icm: icm.toml: key 'note_name' must be a file name, or a non-empty list of "
+     "names and globs, got an empty list\n"),
+    ("icm.toml", "note_name = ['!README.md']\n",
+     "icm: icm.toml: key 'note_name' must be a list naming at least one note "
+     "(not only '!' entries), got ['!README.md']\n"),
+    ("icm.toml", "note_name = ['AGENTS.md', '!']\n",
+     "icm: icm.toml: key 'note_name' must be names or globs of files inside the "
+     "repository, outside .git, not '!'\n"),
+    ("icm.toml", "note_name = ['a\\b.md']\n",
+     "icm: icm.toml: key 'note_name' must be names or globs of files inside the "
+     "repository, outside .git, not 'a\\\\b.md'\n"),
+    ("icm.toml", "index = 'optional'\n",
+     "icm: icm.toml: key 'index' must be 'required' or 'off', or a table of "
+     "note_name entry = 'required' or 'off', got 'optional'\n"),
+    ("icm.toml", "index = { 'context.md' = true }\n",
+     "icm: icm.toml: key 'index' must be 'required' or 'off', or a table of "
+     "note_name entry = 'required' or 'off', got a table\n"),
+    ("icm.toml", "note_name = ['AGENTS.md', 'CLAUDE.md']\n"
+     "index = { 'AGENT.md' = 'off' }\n",
+     "icm: icm.toml: key 'index' names 'AGENT.md', which is not an entry of "
+     "note_name (AGENTS.md, CLAUDE.md)\n"),
+    ("icm.toml", "note_name = ['AGENTS.md', '!x/AGENTS.md']\n"
+     "index = { '!x/AGENTS.md' = 'off' }\n",
+     "icm: icm.toml: key 'index' names '!x/AGENTS.md', which is not an entry of "
+     "note_name (AGENTS.md)\n"),
     ("icm.toml", "handbook = '../AGENTS.md'\n",
      "icm: icm.toml: key 'handbook' must be a path inside the repository, got "
      "'../AGENTS.md'\n"),
@@ -112,8 +136,8 @@ def test_unknown_command_is_usage_error(icm) -> None:
      "icm: icm.toml: key 'verify_skip' must be paths with a non-empty reason "
      "each, got a table\n"),
     ("icm.toml", "[verify_skip]\n'../a.md' = 'x'\n",
-     "icm: icm.toml: key 'verify_skip' must be paths inside the repository, got "
-     "a table\n"),
+     "icm: icm.toml: key 'verify_skip' must hold paths inside the repository, "
+     "outside .git, not '../a.md'\n"),
     ("icm.toml", "verify_timeout = 0\n",
      "icm: icm.toml: key 'verify_timeout' must be a positive integer, got 0\n"),
     ("pyproject.toml", "[tool.icm]\nbudget = 1\nhandbook = \n",
@@ -233,7 +257,7 @@ def test_root_that_is_not_a_folder(tmp_path: Path, icm) -> None:
 def test_internal_error_is_one_line(repo: Path, icm, monkeypatch) -> None:
     from icm.checks import journal
 
-    def boom(ctx):
+    def boom(ctx, options):
         raise RuntimeError("kaput")
 
     monkeypatch.setattr(journal, "run", boom)
@@ -369,15 +393,85 @@ def test_quiet_prints_problems_and_the_summary_only(repo: Path, icm) -> None:
         "(47 bytes)\n"), "")
 
 
-def test_every_check_command_takes_the_shared_options(repo: Path, icm) -> None:
+def test_check_takes_every_checks_options(repo: Path, icm) -> None:
+    """``icm check [CHECK...]`` accepts the union, so one ICM_FLAGS suits
+    every make target; each check reads its own."""
     _journal_repo(repo)
     shared = ["--root", str(repo), "--strict", "--allow-shallow", "--budget", "50",
               "-v", "--tokenizer", "bytes", "--jobs", "1", "-q", "--format", "text"]
-    expected = {"check": 1, "check-journal": 1, "check-links": 0, "check-stale": 0,
-                "bootmap": 0, "check-queue": 0}
-    for command, code in expected.items():
-        result = icm(command, *shared)
-        assert result[0] == code and result[2] == "", (command, result)
+    expected = {(): 1, ("journal",): 1, ("links",): 0, ("stale",): 0,
+                ("bootmap",): 0, ("queue",): 0, ("links", "stale"): 0}
+    for names, code in expected.items():
+        result = icm("check", *names, *shared)
+        assert result[0] == code and result[2] == "", (names, result)
+
+
+def test_each_alias_takes_only_its_own_options(repo: Path, icm) -> None:
+    """``icm check-journal --strict`` was silently accepted: every alias took
+    every check's twelve options."""
+    from icm import registry
+
+    _journal_repo(repo)
+    every = {cli.names[0] for spec in registry.ALL
+             for _f, cli in registry.cli_fields(spec.options) if cli.names}
+    for spec in registry.ALL:
+        own = {cli.names[0] for _f, cli in registry.cli_fields(spec.options)
+               if cli.names}
+        text = icm(spec.command, "--help")[1]
+        listed = {o for o in every if f"  {o}" in text or f", {o}" in text}
+        assert listed == own, spec.command
+        for option in sorted(every - own)[:1]:
+            code, out, err = icm(spec.command, "--root", str(repo), option)
+            assert (code, out) == (2, "") and err.startswith(
+                f"icm: unknown option '{option}' for 'icm {spec.command}'"), err
+
+
+def test_alias_help_whole(icm) -> None:
+    assert icm("check-queue", "--help") == (0, """\
+Usage: icm check-queue [OPTIONS]
+
+  Check queue item names and that no number is used twice.
+
+  With --against REF (or a known base), also against REF before merging.
+
+Options:
+  --against, --base REF           The branch this one merges into: compare the
+                                  queue with REF before merging (default:
+                                  ICM_BASE, GITHUB_BASE_REF, the upstream,
+                                  local main ahead of origin/HEAD,
+                                  origin/HEAD).
+  --root DIR                      Repository root (default: found from the
+                                  working directory).
+  --format [text|json|github|sarif|concise]
+                                  Output format.  [default: text]
+  -q, --quiet                     Print problems and the summary only: no ok
+                                  lines, no bootmap table within budget.
+  --select CODE                   Report only these codes: a check (links) or
+                                  CHECK/CODE (links/missing-anchor);
+                                  repeatable.
+  --ignore CODE                   Do not report these codes (repeatable).
+  --debug                         Show tracebacks of internal errors.
+  -h, --help                      Show this message and exit.
+""", "")
+
+
+def test_check_selects_and_skips(repo: Path, icm) -> None:
+    _journal_repo(repo)
+    root = ["--root", str(repo)]
+    code, out, err = icm("check", "links", "stale", *root)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "links ok"
+    assert out.splitlines()[-1] == "icm check: all 2 checks passed"
+    assert "journal" not in out and "background notes" not in out
+    code, out, _ = icm("check", "--skip", "journal", "--skip", "dupes", *root)
+    assert code == 0 and out.splitlines()[-1] == "icm check: all 7 checks passed"
+    # one check named is that check's alias, summary line and all
+    assert icm("check", "links", *root) == icm("check-links", *root)
+    assert icm("check", "linsk", *root) == (
+        2, "", "icm: unknown check 'linsk' (did you mean 'links'?)\n")
+    assert icm("check", "--skip", "nope", *root)[2] == (
+        "icm: unknown check 'nope' (checks: journal, links, stale, bootmap, "
+        "queue, dupes, handoff, agents, positions)\n")
 
 
 @pytest.mark.skipif(not shutil.which("make"), reason="make is not installed")
@@ -385,8 +479,9 @@ def test_icm_flags_suit_every_make_target(repo: Path) -> None:
     write(repo, {"Makefile": "include $(shell icm makefile)\n", "AGENTS.md": "# H\n"})
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}"
                f"{os.environ['PATH']}")
-    for target in ("check", "check-journal", "check-links", "check-stale",
-                   "check-queue", "bootmap"):
+    from icm import registry
+
+    for target in ("check", *(spec.command for spec in registry.ALL)):
         proc = subprocess.run(["make", "--no-print-directory", target,
                                "ICM_FLAGS=--strict --jobs 1 --tokenizer bytes -v -q"],
                               cwd=repo, env=env, capture_output=True, text=True)
@@ -431,7 +526,7 @@ def test_help_lists_full_sentences_and_readable_metavars(icm) -> None:
         assert text.endswith(".") and "..." not in text and len(row) <= 78, row
     sub = icm("bootmap", "--help")[1] + icm("new-queue", "--help")[1]
     for metavar in ("--tokenizer [bytes|cl100k|o200k]", "--budget N", "--root DIR",
-                    "--format [text|json|github|sarif]",
+                    "--format [text|json|github|sarif|concise]",
                     "Usage: icm new-queue [OPTIONS] TITLE\n",
                     "Arguments:\n  TITLE  The item's title.  [required]\n"):
         assert metavar in sub

@@ -93,25 +93,25 @@ def test_readme_installs_only_what_can_be_installed() -> None:
 def test_documents_and_hook_manifest_count_every_check() -> None:
     """The README said "all 8 checks" long after a ninth came (newcomer
     round); the manifest's icm-check description named six."""
-    from icm import engine
+    from icm import registry
 
     texts = documents()
     counts = {path: set(re.findall(r"icm check: (?:all|\d+ of) (\d+) checks", text))
               for path, text in texts.items()}
     assert counts["README.md"] and counts["docs/commands.md"]
-    assert set().union(*counts.values()) == {str(len(engine.ALL))}
+    assert set().union(*counts.values()) == {str(len(registry.ALL))}
     manifest = (ROOT / ".pre-commit-hooks.yaml").read_text()
     described = manifest.split("id: icm-check\n", 1)[1].split("\n- id:", 1)[0]
-    for check in engine.ALL:
-        assert check.NAME in described, check.NAME
+    for spec in registry.ALL:
+        assert spec.name in described, spec.name
 
 
 def test_every_check_has_a_row_and_a_section() -> None:
     """The README's table of checks and docs/checks.md name every check,
     in the order ``icm check`` runs them."""
-    from icm import engine
+    from icm import registry
 
-    names = [check.NAME for check in engine.ALL]
+    names = list(registry.NAMES)
     assert table_column((ROOT / "README.md").read_text(), "check") == names
     sections = re.findall(r"^## (\w+)$", (DOCS / "checks.md").read_text(), re.M)
     assert sections == names

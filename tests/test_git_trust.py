@@ -7,6 +7,7 @@ folder sits outside the repository, so no command can delete its evidence.
 """
 
 import http.server
+import json
 import os
 import stat
 import subprocess
@@ -436,3 +437,191 @@ def test_sparse_checkout_files_outside_the_cone(repo: Path, icm) -> None:
     assert files["check-stale"] == "a/context.md: ok\n"
     assert icm("check-links", "--fix", "--root", str(repo))[0] == 0
     assert (repo / "AGENTS.md").read_text() == handbook
+
+
+# -- repository text is data on every git command line ---------------------------
+
+# The parameters of icm.git that only ever hold icm's own values. Any other
+# parameter may carry text icm did not write (a ref from --base, ICM_BASE or
+# queue_refs, a configured folder, a commit named in a record), so its
+# function must be in GIT_CALLS below.
+OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "limit",
+                  "cap", "chunk", "check", "stdin", "filters", "partial"}
+# The mechanism itself, and a parser that runs nothing.
+NOT_A_CALL = {"command", "run", "unopened", "history_command",
+              "own_commits_command", "changes_command"}  # argv builders
+
+EVIL = ["--output={outside}/written", "-o", "-c", "--all", "--exec={program}",
+        "--upload-pack={program}"]
+
+
+def _answer(call, text: str):
+    """The call's answer, or its refusal (a clean one: UsageError only)."""
+    try:
+        return call(text)
+    except icm_git.UsageError as exc:
+        return ("refused", str(exc))
+
+
+# name -> (call with the option-shaped text x, what it must equal): "plain"
+# means the same call with a ref named "plain" (the commit x names too).
+def _calls(repo: Path, x: str):
+    g = icm_git
+    return {
+        "commit_of": (lambda r: g.commit_of(repo, r), "plain"),
+        "merge_base": (lambda r: (g.merge_base(repo, r, "HEAD"),
+                                  g.merge_base(repo, "HEAD", r)), "plain"),
+        "ahead_behind": (lambda r: (g.ahead_behind(repo, r, "HEAD"),
+                                    g.ahead_behind(repo, "HEAD", r)), "plain"),
+        "count_commits": (lambda r: (g.count_commits(repo, r),
+                                     g.count_commits(repo, "HEAD~2", r)), "plain"),
+        "signature_state": (lambda r: g.signature_state(repo, r), "plain"),
+        "log_subjects": (lambda r: (g.log_subjects(repo, f"{r}..HEAD", 5),
+                                    g.log_subjects(repo, r, 5)), "plain"),
+        "log_messages": (lambda r: g.log_messages(repo, r, 5), "plain"),
+        "diff_status": (lambda r: (g.diff_status(repo, r, "HEAD", []),
+                                   g.diff_status(repo, "HEAD", r, ["src"])), "plain"),
+        "tree_entries": (lambda r: g.tree_entries(repo, r, ["src"]), "plain"),
+        "default_base": (lambda r: g.commit_of(repo, g.default_base(
+            repo, {"ICM_BASE": r}) or "none"), "plain"),
+        # origin/HEAD's target, named like an option: main is ahead of it
+        # (checked out on ``plain``, so main is not the current branch).
+        "local_main": (lambda r: _on_branch(repo, "plain", lambda: g.local_main(
+            repo, r)), "main"),
+        # A revision that looks like an option is refused before git runs.
+        "changed_since": (lambda r: g.changed_since(repo, r),
+                          ("refused", f"--since {x}: not a revision")),
+        # Paths: a folder named x, holding f.md (added by HEAD).
+        "added_paths": (lambda _: g.added_paths(repo, x), [f"{x}/f.md"]),
+        "diff_status folders": (lambda _: g.diff_status(repo, "HEAD~1", "HEAD", [x]),
+                                [("A", f"{x}/f.md")]),
+        "tree_entries folders": (lambda _: sorted(g.tree_entries(repo, "HEAD", [x])),
+                                 [f"{x}/f.md"]),
+        # Text icm never passes as an argument: config keys are icm's own,
+        # blob ids and commits go to cat-file's standard input (commits only
+        # when they are hashes).
+        "config_value": (lambda _: g.config_value(repo, x), None),
+        "read_blobs": (lambda _: g.read_blobs(repo, [x]), {}),
+        "commit_positions": (lambda _: g.commit_positions(repo, [x]), {}),
+        "stage_move": (lambda _: _moved(repo, x), ["D", f"{x}/f.md", "A", f"{x}/g.md"]),
+        # Paths and commits go to git log's standard input, after "--" and
+        # before it; a commit must be a hash, so x names none.
+        "path_changes": (lambda _: [[p for p, _, _ in changes] for _, _, changes
+                                    in g.path_changes(repo, "first-parent",
+                                                      [f"{x}/f.md"])],
+                         [[f"{x}/f.md"]]),
+        "path_changes commits": (lambda _: list(g.path_changes(
+            repo, "first-parent", ["src/a.py"], commits=[x])), []),
+        "path_changes base": (lambda r: [sha for sha, _, _ in g.path_changes(
+            repo, "first-parent", ["src/a.py"], base=g.commit_of(repo, r))],
+            "plain"),
+        # The base as the stale check passes it: resolved to a commit first.
+        "HistoryPass.__init__": (lambda r: sorted(g.HistoryPass(
+            repo, "first-parent", base=g.commit_of(repo, r)).result().items()),
+            "plain"),
+    }
+
+
+def _on_branch(repo: Path, branch: str, call):
+    """``call()`` with HEAD on ``branch`` (no checkout: nothing reads the
+    work tree), then back."""
+    before = git(repo, "symbolic-ref", "HEAD").strip()
+    git(repo, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
+    try:
+        return call()
+    finally:
+        git(repo, "symbolic-ref", "HEAD", before)
+
+
+def _moved(repo: Path, x: str) -> List[str]:
+    """``stage_move`` of x/f.md to x/g.md: what the index then says."""
+    os.rename(repo / x / "f.md", repo / x / "g.md")
+    icm_git.stage_move(repo, f"{x}/f.md", f"{x}/g.md")
+    return git(repo, "diff", "--cached", "--no-renames", "--name-status",
+               "-z").split("\0")[:-1]
+
+
+def _evil_repository(repo: Path, x: str) -> None:
+    commit(repo, {"AGENTS.md": "# H\n", "src/a.py": "0\n"}, D1, "zero")
+    commit(repo, {"src/a.py": "1\n"}, D1, "one\n\nbody")
+    git(repo, "update-ref", f"refs/heads/{x}", "HEAD")
+    git(repo, "update-ref", "refs/heads/plain", "HEAD")
+    commit(repo, {"src/a.py": "2\n", f"{x}/f.md": "f\n"}, D9, "two")
+
+
+def test_every_function_taking_outside_text_is_called_with_an_option(
+        repo: Path) -> None:
+    """A function of icm.git with a parameter that may hold text icm did not
+    write is listed in ``_calls`` (so fed option-shaped values) or is the
+    argument builder itself; one added without a listing fails here."""
+    import inspect
+
+    taking = set()
+    for name, member in vars(icm_git).items():
+        if name.startswith("_") or getattr(member, "__module__", "") != "icm.git":
+            continue
+        functions = [(name, member)] if inspect.isfunction(member) else [
+            (f"{name}.{m}", f) for m, f in vars(member).items()
+            if inspect.isfunction(f)] if inspect.isclass(member) else []
+        for qualified, function in functions:
+            if set(inspect.signature(function).parameters) - OWN_PARAMETERS:
+                taking.add(qualified)
+    listed = {name.split()[0] for name in _calls(repo, "x")}
+    assert taking - NOT_A_CALL == listed
+
+
+@pytest.mark.parametrize("template", EVIL)
+def test_option_shaped_text_reaches_git_only_as_data(
+        repo: Path, tmp_path: Path, markers: Path, template: str) -> None:
+    """A ref named ``--output=/path`` made ``git rev-list`` write that file
+    (issue 22): every function taking outside text, given a ref, a folder or
+    a key shaped like an option, answers as it does for a plain ref to the
+    same commit (or refuses cleanly), and nothing is written or run."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    x = template.format(outside=outside, program=marker_program(markers, "ran"))
+    _evil_repository(repo, x)
+    for name, (call, want) in _calls(repo, x).items():
+        got = _answer(call, x)
+        expected = _answer(call, "plain") if want == "plain" else want
+        assert got == expected, name
+        assert os.listdir(outside) == [] and left(markers) == [], name
+    assert icm_git.command("log", "-z", revs=[x], paths=[x]) == [
+        "log", "-z", "--end-of-options", x, "--", x]
+
+
+@pytest.mark.parametrize("template", EVIL)
+def test_option_shaped_refs_through_the_cli(repo: Path, tmp_path: Path,
+                                            markers: Path, icm, monkeypatch,
+                                            template: str) -> None:
+    """Every command that takes a ref from outside (``--base``, ``ICM_BASE``,
+    ``--against``, ``queue_refs``, ``--since``) reads one named like an
+    option as that ref, or refuses it in one line; nothing is written
+    outside the repository and nothing runs."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    x = template.format(outside=outside, program=marker_program(markers, "ran"))
+    _evil_repository(repo, x)
+    commit(repo, {"queue/01_first.md": "# First\n",
+                  "journal/2026-10-01_a.md": SLOTS_OK}, D9, "queue")
+    mb = git(repo, "rev-parse", "plain").strip()
+    root = ("--root", str(repo))
+    record = ("handoff", *root, "--reason", "r", "--question", "q", "-o", "-")
+    code, out, err = icm(*record, "--base", x)
+    assert (code, err) == (0, "") and f"- base: {x} (from --base)\n" in out
+    assert f"- merge base: {mb}\n" in out and "- 2 commits since" in out
+    monkeypatch.setenv("ICM_BASE", x)
+    code, out, err = icm(*record)
+    assert (code, err) == (0, "") and f"- base: {x} (from default" in out
+    assert f"- merge base: {mb}\n" in out
+    said = (0, f"queue ok (against {x})\n", "")
+    assert icm("check-queue", *root) == said
+    monkeypatch.delenv("ICM_BASE")
+    assert icm("check-queue", *root, "--against", x) == said
+    assert icm("new-queue", *root, "--against", x, "Second") == (
+        0, "queue/02_second.md\n", "")
+    write(repo, {"icm.toml": f"queue_refs = [{json.dumps(x)}]\n"})
+    assert icm("new-queue", *root, "Third") == (0, "queue/03_third.md\n", "")
+    assert icm("verify", *root, "--since", x) == (
+        2, "", f"icm: --since {x}: not a revision\n")
+    assert os.listdir(outside) == [] and left(markers) == []

@@ -8,11 +8,15 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import List, Tuple
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from icm.workflow.handoff import FIELDS
+from icm.model.handoff import FIELDS
 from tests.conftest import SLOTS_OK, commit, git, git_env, write
 
 D1 = "2026-11-01T12:00:00+00:00"
@@ -194,6 +198,7 @@ def test_budget_cuts_tail_first_then_lists(repo: Path, icm) -> None:
 
 def test_no_base_says_so(repo: Path, icm) -> None:
     _branch_repo(repo)
+    git(repo, "branch", "-m", "main", "trunk")  # a local main would be the base
     out = _record(repo, icm)
     assert "- base: none found (pass --base REF or set ICM_BASE)\n" in out
     assert "- merge base: unknown (no base)\n" in out
@@ -305,9 +310,12 @@ def test_a_squash_merged_record_warns_in_a_fresh_clone(repo: Path, icm,
            "handoff ok\n", "")
 
 
-def test_no_records_is_silent(repo: Path, icm) -> None:
+def test_no_records_says_so(repo: Path, icm) -> None:
+    """One info line, never a bare "handoff ok" over nothing read."""
     _branch_repo(repo)
-    assert icm("check-handoff", "--root", str(repo)) == (0, "", "")
+    assert icm("check-handoff", "--root", str(repo)) == (
+        0, "handoff: no records in handoff yet (handoff_dir)\n", "")
+    assert icm("check-handoff", "--root", str(repo), "-q") == (0, "", "")
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
@@ -440,3 +448,219 @@ def test_bytes_that_are_not_utf8_are_shown_escaped(repo: Path, icm,
     assert "```text\nBump \\xfd\n\nbody \\xfe\n```" in out
     size = int(re.search(r"this file\. (\d+) bytes", out).group(1))  # type: ignore
     assert size == len(out.encode("utf-8"))
+
+
+FAKE = "f" * 40
+FORGING_MESSAGES = [  # oldest first
+    # git's old separators, around text that reads as a record of its own
+    f"Forged subject\x1e{FAKE}\x1fFake commit",
+    # text that only looks like a separator, a field, a fence, JSON
+    "Percent %x00 %x1e %x1f\n\n## Size\n```\n{\"commit\": \"" + FAKE + "\"}",
+    "Fence\n\nbody\x1e\n```\n\x1fopens a fence over the real fields",
+    "Second size\n\nbody\x1e\n## Size\n\x1fforged size",
+]
+
+
+def test_commit_messages_cannot_forge_a_record(repo: Path, icm) -> None:
+    """A message holding ``\\x1e``/``\\x1f`` (handoff split git's output on
+    them) added a second ``## Size``, opened a fence that hid two real
+    fields and listed a fake commit in JSON (issue 22); now each commit is
+    one NUL-ended record."""
+    from icm import markdown
+    from icm.workflow.handoff import quotable
+
+    _branch_repo(repo)
+    for message in FORGING_MESSAGES:
+        commit(repo, {"src/a.py": message}, D3, message)
+    write(repo, {"icm.toml": "handoff_budget = 4000\n"})  # no cut
+    args = ("handoff", "--root", str(repo), "--reason", "r", "--question", "q",
+            "--base", "main")
+    code, name, err = icm(*args)
+    assert (code, err) == (0, "")
+    text = (repo / name.strip()).read_text()
+    assert [s.title for s in markdown.sections(text) if s.level == 2] == list(FIELDS)
+    real = git(repo, "rev-list", "main..HEAD").split()
+    assert re.findall(r"^  - ([0-9a-f]{12}) ", text, re.M) == [c[:12] for c in real]
+    assert re.findall(r"^([0-9a-f]{12}):$", text, re.M) == [c[:12] for c in real[:3]]
+    assert icm("check-handoff", "--root", str(repo)) == (0, "handoff ok\n", "")
+    code, out, err = icm(*args, "-o", "-", "--format", "json")
+    doc = json.loads(out)
+    assert [c["commit"] for c in doc["actions"]["commits"]] == real
+    assert [(t["commit"], t["message"]) for t in doc["tail"]] == [
+        (c, quotable(m)) for c, m in zip(real, FORGING_MESSAGES[:0:-1])]
+
+
+def _imported(root: Path, messages: List[bytes]) -> List[str]:
+    """A chain of commits with exactly these messages (``fast-import`` keeps
+    every byte; ``git commit`` cleans a message up), each changing a file;
+    their hashes, newest first."""
+    stream = b"".join(
+        b"commit refs/heads/main\ncommitter t <t@example.com> %d +0000\n"
+        b"data %d\n%s\nM 100644 inline f\ndata 1\n%d\n\n"
+        % (1794139200 + i, len(m), m, i % 10) for i, m in enumerate(messages))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=root, input=stream,
+                   env=git_env(), check=True)
+    return git(root, "rev-list", "main").split()
+
+
+# Each example starts several git processes: a third of the profile's count.
+FEWER = max(10, settings.default.max_examples // 3)
+
+
+@settings(max_examples=FEWER)
+@given(st.lists(st.text(st.characters(blacklist_characters="\x00",
+                                      blacklist_categories=("Cs",))),
+                min_size=1, max_size=3))
+def test_any_message_reads_back_as_one_record(messages: List[str]) -> None:
+    """Whatever a message holds (NUL aside: git ends a message there), each
+    commit is one record with its own hash and its whole message; subjects
+    are git's own ``%s`` of that commit alone."""
+    from icm import git as icm_git
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        git(root, "init", "-q")
+        shas = _imported(root, [m.encode("utf-8") for m in messages])
+        assert icm_git.log_messages(root, "main", 5) == [
+            (sha, m.rstrip("\n")) for sha, m in zip(shas, messages[::-1])]
+        assert icm_git.log_subjects(root, "main", 5) == [
+            (sha, git(root, "log", "-1", "--format=%s", sha)[:-1]) for sha in shas]
+
+
+def _dag(root: Path, steps: List[Tuple[int, int, bool]]) -> List[str]:
+    """Branches b0..b2 from one root commit; each step on branch ``b`` either
+    commits (inside ``sub/`` or outside it) or merges branch ``other`` into
+    it (the merge changes a file outside ``sub/``, so for ``sub/`` it keeps
+    the first parent's tree). Returns every commit's hash."""
+    out = [b"commit refs/heads/b0\nmark :1\ncommitter t <t@example.com> "
+           b"1794139200 +0000\ndata 1\nr\nM 100644 inline sub/f\ndata 1\n0\n\n"]
+    out += [b"reset refs/heads/b%d\nfrom :1\n\n" % b for b in (1, 2)]
+    for i, (b, other, inside) in enumerate(steps, start=2):
+        path = b"sub/f" if inside else b"top"
+        merge = b"merge refs/heads/b%d\n" % other if other != b else b""
+        out.append(b"commit refs/heads/b%d\nmark :%d\ncommitter t <t@example.com> "
+                   b"%d +0000\ndata 1\nc\n%sM 100644 inline %s\ndata %d\n%d\n\n"
+                   % (b, i, 1794139200 + i, merge, path, len(str(i)), i))
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=root,
+                   input=b"".join(out), env=git_env(), check=True)
+    git(root, "checkout", "-q", "-f", "b0")
+    return git(root, "rev-list", "--all").split()
+
+
+@settings(max_examples=FEWER)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.booleans()),
+                max_size=25), st.booleans(), st.data())
+def test_commit_positions_agree_with_git(steps, in_sub: bool, data) -> None:
+    """One walk for every record gives what git says of each alone: an
+    ancestor of HEAD or not (``merge-base --is-ancestor``), and the commits
+    ``git log -- .`` lists from HEAD that it does not reach, at the top
+    or in a subfolder; a missing hash or a tree is left out."""
+    from icm import git as icm_git
+
+    with tempfile.TemporaryDirectory() as tmp:
+        top = Path(tmp)
+        git(top, "init", "-q")
+        commits = _dag(top, steps)
+        asked = data.draw(st.lists(st.sampled_from(commits), max_size=4))
+        tree = git(top, "rev-parse", "HEAD^{tree}").strip()
+        root = top / "sub" if in_sub else top
+        touching = set(git(root, "rev-list", "HEAD", "--", ".").split())
+        want = {}
+        for c in asked:
+            on = subprocess.run(["git", "merge-base", "--is-ancestor", c, "HEAD"],
+                                cwd=root, env=git_env()).returncode
+            want[c] = (True, len(touching - set(git(
+                root, "rev-list", c).split()))) if on == 0 else (False, 0)
+        assert icm_git.commit_positions(root, [*asked, "f" * 40, tree]) == want
+
+
+def test_check_handoff_runs_as_many_git_processes_for_thirty_records(
+        repo: Path, icm, tmp_path: Path, monkeypatch) -> None:
+    """check-handoff walked the history once per record (four git processes
+    each: 200 records on 3,000 commits took 16.5 s); now one record or
+    thirty cost the same git processes (speed: bench/run_handoff.py)."""
+    _branch_repo(repo)
+    code, out, _ = icm("handoff", "--root", str(repo), "--reason", "r",
+                       "--question", "q", "--base", "main")
+    name = out.strip()
+    text = (repo / name).read_text()
+    made = git(repo, "rev-parse", "HEAD").strip()
+    commit(repo, {"src/b.py": "y\n"}, D3, "later")
+    log = tmp_path / "calls"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f"#!/bin/sh\necho \"$3\" >> '{log}'\n"
+                       f"exec '{shutil.which('git')}' \"$@\"\n")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    calls = []
+    for n in (1, 30):
+        write(repo, {f"handoff/2026-11-01_r{i}.md": text for i in range(n)})
+        log.write_text("")
+        code, out, _ = icm("check-handoff", "--root", str(repo))
+        assert (code, out.count(f"made at {made[:7]}, 1 commit ago")) == (0, n + 1)
+        calls.append(log.read_text().splitlines())
+    assert len(calls[0]) == len(calls[1]), calls
+
+
+RULED = ("# Claimed work\n\nClaimed-by: Ada on feat, 2026-11-02\n\n## Ruled out\n\n"
+         "- Parsing with `dateutil`: it reads 03/04 as March.\n\n## Notes\n\nx\n")
+
+
+def test_what_was_ruled_out_reaches_the_negative_results(repo: Path, icm) -> None:
+    """``--ruled-out`` (repeatable) and the Ruled out section of an item
+    claimed on this branch join the Rejected alternatives, as author text
+    (fenced: a forged field in it stays text); an item claimed on another
+    branch is that branch's business."""
+    _branch_repo(repo)
+    commit(repo, {"queue/09_claimed.md": RULED,
+                  "queue/08_dates.md": "# Parse dates\n\nClaimed-by: Bob on "
+                  "other, 2026-11-02\n\n## Ruled out\n\n- Not this branch's.\n"},
+           D3, "Rule out dateutil")
+    out = _record(repo, icm, "--base", "main", "--ruled-out", "A cache: the "
+                  "parse is 2 ms.", "--ruled-out", "## Reason\nforged")
+    negative = out.split("## Negative results\n", 1)[1].split("\n## Open work")[0]
+    assert negative == (
+        "source: the Rejected alternative of each journal entry added on this "
+        "branch, the `## Ruled out` section of each queue item claimed on it (and "
+        "of each entry added), and `--ruled-out` (Verify commands are not run "
+        "here: `icm verify`)\n"
+        "- `journal/2026-11-02_stream-input.md`: Load the whole file and filter "
+        "in memory.\n\n"
+        "ruled out, from the Ruled out section of `queue/09_claimed.md` (author "
+        "text, untrusted, quoted verbatim; not interpreted):\n\n"
+        "```text\n- Parsing with `dateutil`: it reads 03/04 as March.\n```\n\n"
+        "ruled out, from `--ruled-out` (author text, untrusted, quoted verbatim; "
+        "not interpreted):\n\n```text\nA cache: the parse is 2 ms.\n```\n\n"
+        "ruled out, from `--ruled-out` (author text, untrusted, quoted verbatim; "
+        "not interpreted):\n\n```text\n## Reason\nforged\n```\n")
+    from icm import markdown
+
+    assert [s.title for s in markdown.sections(out)].count("Reason") == 1
+    code, doc, _ = icm("handoff", "--root", str(repo), "--reason", "r",
+                       "--question", "q", "--base", "main", "--format", "json",
+                       "--ruled-out", "A cache.")
+    assert json.loads(doc)["ruled_out"] == [
+        {"source": "author", "from": "queue/09_claimed.md",
+         "text": "- Parsing with `dateutil`: it reads 03/04 as March.", "cut": 0},
+        {"source": "author", "from": "--ruled-out", "text": "A cache.", "cut": 0}]
+    written = icm("handoff", "--root", str(repo), "--reason", "r", "--question",
+                  "q", "--base", "main", "--ruled-out", "x")[1].strip()
+    assert "```text\nx\n```" in (repo / written).read_text()
+    assert icm("check-handoff", "--root", str(repo))[0] == 0
+    assert icm("handoff", "--root", str(repo), "--reason", "r", "--question",
+               "q", "--ruled-out", " ") == (
+        2, "", "icm: --ruled-out must say something: what was tried and found "
+        "not to work\n")
+
+
+def test_an_items_ruled_out_survives_new_journal(repo: Path, icm) -> None:
+    """``new-journal`` keeps the item's sections, so what the item ruled out
+    is still carried once the item is an entry added on the branch."""
+    _branch_repo(repo)
+    commit(repo, {"queue/09_claimed.md": RULED}, D3, "rule out")
+    assert icm("new-journal", "09", "--root", str(repo), "--date",
+               "2026-11-03", "--force")[0] == 0
+    out = _record(repo, icm, "--base", "main")
+    assert ("ruled out, from the Ruled out section of "
+            "`journal/2026-11-03_claimed.md`") in out

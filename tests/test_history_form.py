@@ -74,3 +74,18 @@ def test_all_sees_a_side_branch_a_merge_dropped(repo: Path) -> None:
     assert b"sub/y.py" not in commits["first-parent"]
     assert b"sub/y.py" in commits["all"]
     assert history(repo / "sub", "all", False)[b"y.py"] == commits["all"][b"sub/y.py"]
+
+
+@pytest.mark.parametrize("mode", ["first-parent", "all"])
+def test_both_forms_agree_on_a_branch_judged_against_its_base(repo: Path,
+                                                              mode: str) -> None:
+    """The branch's own commits (everything after the first commit here)
+    under the pathspec too: the merge that kept its first parent's tree
+    must not hide its side branch's ``sub/y.py`` (``--full-history``)."""
+    busy_history(repo)
+    base = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    top = icm_git.HistoryPass(repo, mode, base=base).result()
+    assert b"sub/y.py" in top
+    assert icm_git.HistoryPass(repo / "sub", mode, base=base).result() == {
+        path[len(b"sub/"):]: seen for path, seen in top.items()
+        if path.startswith(b"sub/")}

@@ -245,8 +245,8 @@ def test_superseded_by_must_name_an_entry(repo: Path, icm) -> None:
 
 
 def test_parse_entry_is_one_function_for_every_reader() -> None:
-    from icm.checks.journal import parse_entry
     from icm.config import DEFAULT_SLOTS
+    from icm.model.journal import parse_entry
 
     parsed = parse_entry(_entry(head="Superseded-by: <journal/2026-01-03_new.md>\n"),
                          "journal/2026-01-01_a.md", DEFAULT_SLOTS, "Verify command")
@@ -312,7 +312,7 @@ def test_supersede_graph_output_is_linear() -> None:
     found = supersede_findings(ring, set(paths), frozenset(paths))
     assert [(f.path, f.line, f.code) for f in found] == [
         (paths[0], 3, "superseded-by-cycle")]
-    assert found[0].message.count("journal/") == 502
+    assert found[0].line_text.count("journal/") == 502
     # Two cycles and a self-loop: each cycle once, rotated to its smallest path.
     assert cycles({"a": "b", "b": "a", "c": "c", "d": "f", "e": "d",
                    "f": "e", "g": "e"}) == [["a", "b"], ["d", "f", "e"]]

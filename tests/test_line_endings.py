@@ -93,7 +93,7 @@ def test_finished_elsewhere_is_seen_in_a_cr_only_entry(repo: Path, icm) -> None:
     git(repo, "checkout", "-q", "feat")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (1, (
         "queue/07_x.md: finished on main as journal/2026-11-02_done.md, still "
-        "queued here\n"), "")
+        "queued here\nqueue: 1 problem (against main)\n"), "")
 
 
 _line = st.text(st.sampled_from("ab #\t"), max_size=6)
@@ -111,7 +111,7 @@ def test_claim_writers_keep_every_other_line_and_ending(parts, last: str) -> Non
     text = "".join(line + end for line, end in parts) + last
     new = "Claimed-by: Eve on main, 2026-12-01"
     claimed = with_claim(text, new)
-    from icm.checks.queue import claim_of
+    from icm.model.queue import claim_of
 
     assert claim_of(claimed) == ("Eve", "main", "2026-12-01")
     released = without_claim(claimed)
@@ -134,7 +134,7 @@ def test_claim_writers_keep_every_other_line_and_ending(parts, last: str) -> Non
 @example(parts=[], last=" x")  # came back as "\n x"
 @example(parts=[("# T", "\n")], last="b")  # "# T\n\nb" was claimed alike
 def test_release_gives_back_what_claim_was_given(parts, last: str) -> None:
-    from icm.checks.queue import claim_of
+    from icm.model.queue import claim_of
 
     text = "".join(line + end for line, end in parts) + last
     assume(claim_of(text) is None)  # a claim in a fence is not one

@@ -4,12 +4,12 @@ in its paragraph (found by bench/eval_backends.py, issue 16)."""
 import json
 from pathlib import Path
 
-from icm import markdown
+from icm import extract, markdown
 from tests.conftest import commit
 
 
 def lines(text: str):
-    return [(link.line, link.raw, link.kind) for link in markdown.extract(text).links]
+    return [(link.line, link.raw, link.kind) for link in extract.extract(text).links]
 
 
 def test_newlines_no_token_shows_still_count() -> None:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from icm import markdown, markdown_events
+from icm import extract, markdown, markdown_events
 
 pytestmark = pytest.mark.skipif(not markdown_events.available(),
                                 reason="pyromark is not installed")
@@ -156,11 +156,11 @@ def test_a_mistake_of_icms_own_is_raised_not_declined(
 def test_icm_parser_events_makes_extract_try_it_first(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(markdown_events.ENV, markdown_events.NAME)
-    monkeypatch.setattr(markdown, "_fast", None)
-    assert markdown.backend() == "pulldown-cmark"
-    assert markdown._fast is markdown_events.extract
+    monkeypatch.setattr(extract, "_fast", None)
+    assert extract.backend() == "pulldown-cmark"
+    assert extract._fast is markdown_events.extract
     text = "# T\n\n[a](b.md) <x id=y>\n\n[r]: s\n"
-    assert markdown.extract(text) == markdown.extract_reference(text)
+    assert extract.extract(text) == markdown.extract_reference(text)
 
 
 _SPEC = importlib.util.spec_from_file_location(
@@ -179,7 +179,7 @@ def test_adversarial_inputs_finish_on_the_event_path(
         label: str, build: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """``bench/run_adversarial.py``'s markdown inputs (at 64 KB; their
     growth is measured there) through the event path first: none hangs."""
-    monkeypatch.setattr(markdown, "_fast", markdown_events.extract)
+    monkeypatch.setattr(extract, "_fast", markdown_events.extract)
     assert build(1 << 16)() is not None
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from icm import markdown, markdown_rs
+from icm import extract, markdown, markdown_rs
 
 pytestmark = pytest.mark.skipif(not markdown_rs.available(),
                                 reason="markdown-it-pyrs is not installed")
@@ -129,7 +129,7 @@ def test_fast_path_answers_as_the_reference(text: str) -> None:
 def test_fast_path_declines_where_it_could_differ(text: str, why: str) -> None:
     got, reason = markdown_rs.explain(text)
     assert (got, reason) == (None, why)
-    assert markdown.extract(text) == markdown.extract_reference(text)
+    assert extract.extract(text) == markdown.extract_reference(text)
 
 
 def test_a_panic_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
@@ -145,7 +145,7 @@ def test_a_tree_deep_enough_to_crash_is_never_built() -> None:
     segmentation fault, not an exception); the text screen stops it first."""
     text = "> " * 60000
     assert markdown_rs.explain(text) == (None, "could nest too deep to parse safely")
-    assert markdown.extract(text).too_deep > 0
+    assert extract.extract(text).too_deep > 0
 
 
 def test_icm_parser_turns_the_fast_path_off(monkeypatch: pytest.MonkeyPatch) -> None:

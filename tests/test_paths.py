@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -13,7 +14,7 @@ from typing import Dict
 
 import pytest
 
-from icm import paths
+from icm import config, paths
 from tests.conftest import commit, git, write
 
 D1 = "2026-10-01T12:00:00+00:00"
@@ -243,6 +244,121 @@ def test_boot_globs_never_point_into_git(repo: Path, icm) -> None:
     assert icm("bootmap", "--root", str(repo)) == (
         2, "", "icm: icm.toml: key 'boot' must hold paths inside the "
         "repository, outside .git, not '.git/config'\n")
+
+
+# -- issue 22, item 4: every configured path stays in the root ----------------------
+
+OUTSIDE_PATHS = ("/etc/passwd", "../../outside.md", "C:/x")
+# Keys holding strings that name no file or folder of the root, and why: the
+# test below fails when a new key is neither confined nor listed here.
+NOT_PATHS = {
+    "slots": "headings", "placeholders": "prose", "verify_slot": "a heading",
+    "queue_refs": "git refs, passed as data after --end-of-options",
+    "links_ignore": "link text, never opened: ignoring '../sibling/**' is a use",
+    "index": "modes keyed by note_name entries, which note_name confines",
+    "journal_pattern": "a file-name rule, matched against names in journal_dir",
+    "select": "rule codes", "ignore": "rule codes",
+}
+
+
+def _toml(key: str, path: str) -> str:
+    """``key = <a value of its kind holding path>`` (JSON strings are TOML's)."""
+    kind = config._SCHEMA[key][0]
+    text = json.dumps(path)
+    if kind in ("path", "name"):
+        return f"{key} = {text}\n"
+    if kind == "skip":
+        return f"[{key}]\n{text} = 'a reason'\n"
+    return f"{key} = [{text}]\n"
+
+
+def test_every_key_naming_a_path_is_confined() -> None:
+    """From the schema, so a new key cannot slip past the test below: every
+    key whose value is text is either confined or a reviewed non-path."""
+    textual = {key for key, (kind, _) in config._SCHEMA.items()
+               if kind not in ("int", "fraction", "enum")}
+    assert set(config.PATH_KEYS) <= textual
+    assert textual - set(config.PATH_KEYS) == set(NOT_PATHS)
+
+
+@pytest.mark.parametrize("path", OUTSIDE_PATHS)
+@pytest.mark.parametrize("key", config.PATH_KEYS)
+def test_a_configured_path_outside_the_root_is_a_config_error(
+        repo: Path, icm, key: str, path: str) -> None:
+    """``journal_exempt = ['/etc/passwd']`` reached SARIF URIs and
+    ``::error file=``. A path that leaves the root, on any system (a drive
+    letter on Windows), is one line naming the file and the key, exit 2,
+    nothing printed, for every format and for the commands that act on it."""
+    write(repo, {"icm.toml": _toml(key, path), "AGENTS.md": HB,
+                 "journal/2026-01-01_a.md": "# A\n"})
+    for command in (("check", "--format", "text"), ("check", "--format", "github"),
+                    ("check", "--format", "sarif"), ("verify", "--dry-run"),
+                    ("check-links", "--fix")):
+        code, out, err = icm(*command, "--root", str(repo))
+        assert (code, out) == (2, ""), (command, err)
+        assert err.startswith(f"icm: icm.toml: key '{key}' must "), err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    assert (repo / "AGENTS.md").read_text() == HB
+
+
+def test_link_text_to_ignore_may_name_outside_the_root(repo: Path, icm) -> None:
+    """``links_ignore`` matches what a link says, never a file icm opens: a
+    link out of the root (a sibling checkout) is a thing to ignore. Nothing
+    outside the root reaches any format's output."""
+    write(repo, {"icm.toml": "links_ignore = " + json.dumps(
+        [*OUTSIDE_PATHS, "../sibling/**"]) + "\n",
+        "AGENTS.md": HB + "\n[a](/etc/passwd) [b](../../outside.md) "
+                          "[c](../sibling/docs/x.md) [d](gone.md)\n"})
+    code, out, err = icm("check-links", "--root", str(repo))
+    assert (code, out, err) == (1, "broken link: AGENTS.md -> gone.md\n"
+                                "links: 1 problem (missing file 1)\n", "")
+    for fmt in ("github", "sarif"):
+        code, out, err = icm("check", "--format", fmt, "--root", str(repo))
+        assert (code, err) == (1, "")
+        for path in (*OUTSIDE_PATHS, "sibling"):
+            assert path not in out, (fmt, path)
+
+
+@pytest.mark.parametrize("line,key,norm", [
+    ("journal_exempt = ['./journal//2026-01-01_a.md']", "journal_exempt",
+     "journal/2026-01-01_a.md"),
+    ("[verify_skip]\n'journal/2026-01-01_a.md/' = 'r'", "verify_skip",
+     "journal/2026-01-01_a.md"),
+])
+def test_configured_path_lists_are_normalised(repo: Path, line: str, key: str,
+                                              norm: str) -> None:
+    """A path is compared with the file set in its normal form, as the
+    single-path keys are (``./journal/`` matched nothing)."""
+    write(repo, {"icm.toml": line + "\n"})
+    got = getattr(config.load(repo), key)
+    assert (got[0][0] if key == "verify_skip" else got[0]) == norm
+
+
+def test_resolve_refuses_a_name_no_file_can_have(tmp_path: Path) -> None:
+    """A NUL reached ``os.lstat`` (ValueError, a crash of every reader); an
+    unpaired surrogate reached the encoder. Both are refused before the OS
+    is asked; ``%FF``'s surrogate escape is a name Linux keeps."""
+    many = paths.Resolver(tmp_path, None)
+    for rel, reason in (("a\0b.md", paths.NUL), ("a/\0/b", paths.NUL),
+                        ("x\ud800.md", "a file name cannot hold an unpaired "
+                                       "surrogate")):
+        for resolve in (lambda r: paths.resolve(tmp_path, r), many.resolve):
+            with pytest.raises(paths.Refused) as info:
+                resolve(rel)
+            assert info.value.reason == reason, rel
+    kept = os.fsdecode(b"c\xffe.md")
+    assert many.resolve(kept) == f"{os.path.realpath(tmp_path)}/{kept}"
+
+
+def test_fix_skips_an_index_entry_no_file_can_have(repo: Path, icm) -> None:
+    """``check-links --fix`` asked the disk whether ``a%00/context.md`` still
+    exists: internal error. It names no note, so the entry goes."""
+    write(repo, {"AGENTS.md": "# H\n\n## Index of notes\n\n<!-- icm:index -->\n"
+                              "- [x](a%00/context.md)\n- [a](a/context.md)\n"
+                              "<!-- /icm:index -->\n", "a/context.md": "# a\n"})
+    assert icm("check-links", "--fix", "--root", str(repo)) == (
+        0, "removed from AGENTS.md index: a\\x00/context.md\nlinks ok\n", "")
+    assert "a%00" not in (repo / "AGENTS.md").read_text()
 
 
 # -- item 8: only regular files are read ---------------------------------------
@@ -594,15 +710,15 @@ RAW_ALLOWED = {
     "config.py": {"open"},  # paths.open_regular's descriptor
     "workflow/files.py": {"tempfile.mkstemp", "os.fdopen", "os.fsync", "os.chmod",
                           "os.unlink", "os.link", "os.open", "os.stat", "os.replace",
-                          "os.access", ".stat", ".mkdir"},
-    "workflow/journal.py": {"os.unlink"},  # on files.entry() results
-    "workflow/claims.py": {"os.unlink"},  # on files.entry() results
-    "workflow/queue.py": {"os.open", "os.listdir", "os.close"},  # ensure_folder's
+                          "os.access", ".stat", ".mkdir", "os.close", ".rmdir"},
+    "workflow/queue.py": {"os.listdir"},  # ensure_folder's
+    "workflow/journal.py": {"os.listdir"},  # journal_locked's, under its lock
     "workflow/init.py": {"os.stat"},  # on files.target() results
-    "checks/links.py": {"os.listdir", "os.access",  # of Context.real results
+    "model/links.py": {"os.listdir", "os.access",  # of Context.real results
                         "os.close", "os.fdopen"},  # the fork pool's own pipes
-    "cache.py": {".stat", ".mkdir", "tempfile.mkstemp", "os.fdopen", "os.replace",
-                 "os.unlink"},  # icm's own cache, inside the git directory
+    # icm's own cache, inside the git directory, by a descriptor of its folder
+    "cache.py": {"os.open", "os.mkdir", "os.close", "os.fstat", "open",
+                 "os.replace", "os.unlink"},
     "git.py": {".read_text"},  # git's own shallow file, in the git directory
     "output.py": {"os.open", "os.close"},  # /dev/null over stdout after a closed pipe
     "markdown_rs.py": {"os.open", "os.close"},  # /dev/null over fd 2 for a panic

@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from icm import lines, markdown
-from icm.checks.journal import parse_entry, slot_problems
+from icm import extract, lines, markdown
+from icm.checks.journal import slot_problems
 from icm.config import DEFAULT_SLOTS
+from icm.model.journal import parse_entry
 
 # Text made of the characters markdown cares about, so the examples hit
 # links, headings, fences, HTML and escapes instead of plain prose.
@@ -47,7 +48,7 @@ def _links(tokens: List[Token]) -> List[str]:
 
 @given(any_text)
 def test_extraction_never_raises(text: str) -> None:
-    ext = markdown.extract(text)
+    ext = extract.extract(text)
     assert all(link.line >= 1 for link in ext.links if link.kind != "definition")
 
 
@@ -67,7 +68,7 @@ def test_headings_agree_with_markdown_it(text: str) -> None:
 @given(markdownish)
 def test_crlf_invariance(text: str) -> None:
     crlf = text.replace("\n", "\r\n")
-    assert markdown.extract(text) == markdown.extract(crlf)
+    assert extract.extract(text) == extract.extract(crlf)
     assert slot_problems(text, DEFAULT_SLOTS) == slot_problems(crlf, DEFAULT_SLOTS)
 
 

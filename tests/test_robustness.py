@@ -329,23 +329,21 @@ def test_disk_full_halfway(repo: Path, icm, monkeypatch) -> None:
     _untouched(repo)
 
 
-def test_new_journal_interrupted_leaves_both_or_entry(repo: Path, icm,
-                                                      monkeypatch) -> None:
+def test_new_journal_interrupted_changes_nothing(repo: Path, icm,
+                                                 monkeypatch) -> None:
     write(repo, QUEUE)
-    real_unlink = os.unlink
+    real_replace = os.replace
 
     def interrupted(path, *a, **k):
         if str(path).endswith("07_a.md"):
             raise KeyboardInterrupt
-        return real_unlink(path, *a, **k)
+        return real_replace(path, *a, **k)
 
-    monkeypatch.setattr(os, "unlink", interrupted)
+    monkeypatch.setattr(os, "replace", interrupted)
     code, out, err = icm("new-journal", "07", "--date", "2026-11-29",
                          "--root", str(repo))
     assert (code, err) == (130, "icm: interrupted\n")
-    entry = repo / "journal/2026-11-29_a.md"
-    assert entry.read_text().count("## ") == 4  # complete
-    assert (repo / "queue/07_a.md").exists()  # and the item is still there
+    _untouched(repo)  # the complete entry made first is gone again
 
 
 def test_new_journal_path_outside_the_root(repo: Path, icm) -> None:

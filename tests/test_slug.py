@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from icm.checks.journal import valid_name
-from icm.checks.queue import number
+from icm.model.journal import valid_name
+from icm.model.queue import number
 from icm.slug import MAX_BYTES, MAX_CHARS, is_slug, slugify
 
 

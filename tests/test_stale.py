@@ -284,3 +284,200 @@ def test_hook_environment_is_scrubbed(repo: Path, icm, monkeypatch, tmp_path) ->
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))
     monkeypatch.setenv("GIT_INDEX_FILE", str(other / ".git" / "index"))
     assert stale(icm, repo)[0] == 1
+
+
+# -- verdicts after the merge (issue 22, item 12) -----------------------------
+
+D2 = "2026-10-02T12:00:00+00:00"
+D3 = "2026-10-03T12:00:00+00:00"
+D4 = "2026-10-04T12:00:00+00:00"
+D5 = "2026-10-05T12:00:00+00:00"
+NOTE, CODE = {"src/context.md": "b"}, {"src/x.py": "2"}
+NOTE_THEN_CODE = ("src/context.md: STALE - code in src moved 1 day after the "
+                  "note\n")
+
+
+def pull_request(repo: Path, first: dict, second: dict) -> None:
+    """main: a note and its code; branch ``pr``: ``first``, then ``second``;
+    main moves on meanwhile (another file), so no merge is a fast-forward.
+    HEAD ends on ``pr``."""
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit(repo, first, D2, "first")
+    commit(repo, second, D3, "second")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"other.txt": "o"}, D4, "main moves on")
+    git(repo, "checkout", "-q", "pr")
+
+
+def merge_ref(repo: Path) -> None:
+    """HEAD as GitHub builds ``refs/pull/N/merge``: a merge commit of the
+    pull request's head into the base's tip, checked out detached."""
+    git(repo, "checkout", "-q", "--detach", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge pr into main", "pr", when=D5)
+
+
+def merged(repo: Path, strategy: str) -> None:
+    """Merge ``pr`` into main as GitHub's button would, HEAD on main."""
+    git(repo, "checkout", "-q", "main")
+    if strategy == "rebase":  # replayed on main, each commit kept
+        git(repo, "rebase", "-q", "--committer-date-is-author-date", "main", "pr",
+            when=D5)
+        git(repo, "checkout", "-q", "main")
+        git(repo, "merge", "-q", "--ff-only", "pr")
+    elif strategy == "squash":
+        git(repo, "merge", "-q", "--squash", "pr")
+        git(repo, "commit", "-q", "-m", "pr (#1)", when=D5)
+    else:
+        git(repo, "merge", "-q", "--no-ff", "-m", "Merge pr", "pr", when=D5)
+
+
+@pytest.mark.parametrize("strategy,want", [
+    ("merge", (0, "src/context.md: ok\n", "")),
+    ("squash", (0, "src/context.md: ok\n", "")),
+    ("rebase", (1, NOTE_THEN_CODE, "")),
+])
+def test_ci_on_the_merge_ref_gives_the_strictest_verdict_after_merging(
+        repo: Path, icm, monkeypatch, strategy: str, want: tuple) -> None:
+    """A pull request that changes the note, then its code: the merge ref's
+    first-parent history folds both into one commit (a tie, ok), where
+    "Rebase and merge" leaves main STALE. With the base known, CI judges
+    the commits in their own order: the verdict of the strictest merge."""
+    pull_request(repo, NOTE, CODE)
+    merge_ref(repo)
+    assert stale(icm, repo) == (0, "src/context.md: ok\n", "")  # the fold
+    assert stale(icm, repo, "--base", "main") == (1, NOTE_THEN_CODE, "")
+    monkeypatch.setenv("ICM_BASE", "main")
+    assert stale(icm, repo) == (1, NOTE_THEN_CODE, "")
+    assert NOTE_THEN_CODE in icm("check", "--root", str(repo))[1]
+    monkeypatch.delenv("ICM_BASE")
+    merged(repo, strategy)
+    assert stale(icm, repo) == want
+
+
+@pytest.mark.parametrize("strategy", ["merge", "squash", "rebase"])
+def test_code_then_note_is_ok_in_ci_and_after_every_merge(
+        repo: Path, icm, strategy: str) -> None:
+    pull_request(repo, CODE, NOTE)
+    merge_ref(repo)
+    assert stale(icm, repo, "--base", "main") == (0, "src/context.md: ok\n", "")
+    merged(repo, strategy)
+    assert stale(icm, repo) == (0, "src/context.md: ok\n", "")
+
+
+def test_a_merge_of_the_base_into_the_branch_is_not_the_branchs_change(
+        repo: Path, icm) -> None:
+    """The branch merges main (which changed the code) after fixing the
+    note: a rebase drops that merge and replays the note on main's code, so
+    the note is fresh; the merge's first-parent diff would date main's code
+    change at the merge, after the note."""
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit(repo, NOTE, D2, "note")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, CODE, D3, "code on main")
+    git(repo, "checkout", "-q", "pr")
+    git(repo, "merge", "-q", "--no-ff", "-m", "merge main", "main", when=D4)
+    assert stale(icm, repo)[:2] == (1, NOTE_THEN_CODE.replace("1 day", "2 days"))
+    assert stale(icm, repo, "--base", "main") == (0, "src/context.md: ok\n", "")
+    merged(repo, "rebase")
+    assert stale(icm, repo) == (0, "src/context.md: ok\n", "")
+
+
+def test_a_branch_behind_its_base(repo: Path, icm) -> None:
+    """The base's commits since the fork come before the branch's, as a
+    rebase puts them: the note fixed on the branch is newer than code main
+    changed later by the clock; and the base's commits are not the
+    branch's (a symmetric range would put main's code on top)."""
+    commit(repo, {"src/context.md": "a", "src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit(repo, NOTE, D2, "note")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, CODE, D3, "code on main")
+    git(repo, "checkout", "-q", "pr")
+    assert stale(icm, repo, "--base", "main") == (0, "src/context.md: ok\n", "")
+    merged(repo, "rebase")
+    assert stale(icm, repo) == (0, "src/context.md: ok\n", "")
+    # A branch with nothing of its own is judged as its base reads.
+    git(repo, "checkout", "-q", "-b", "late", "HEAD~2")
+    commit(repo, {"src/x.py": "3"}, D5, "more code on main")
+    git(repo, "checkout", "-q", "-b", "idle", "HEAD~1")
+    assert stale(icm, repo, "--base", "late") == (
+        1, "src/context.md: STALE - code in src moved 4 days after the note\n",
+        "")
+
+
+def test_a_subfolder_root_judges_the_branch_alike(repo: Path, icm) -> None:
+    commit(repo, {"app/AGENTS.md": "h", "app/src/context.md": "a",
+                  "app/src/x.py": "1"}, D1)
+    git(repo, "checkout", "-q", "-b", "pr")
+    commit(repo, {"app/src/context.md": "b"}, D2, "first")
+    commit(repo, {"app/src/x.py": "2"}, D3, "second")
+    merge_ref(repo)
+    assert stale(icm, repo / "app") == (0, "src/context.md: ok\n", "")
+    assert stale(icm, repo / "app", "--base", "main") == (1, NOTE_THEN_CODE, "")
+
+
+@pytest.mark.parametrize("ref", ["nope", "--output=x", "-o", "main:src"])
+def test_a_base_that_names_no_commit_is_one_line_and_exit_2(
+        repo: Path, icm, monkeypatch, ref: str) -> None:
+    """As ``--against REF`` is for the queue: a named base that is not
+    there (not fetched, misspelt) stops the run, never a quiet fall back
+    to the merge ref's fold; an option-shaped name is data."""
+    pull_request(repo, NOTE, CODE)
+    assert stale(icm, repo, f"--base={ref}") == (
+        2, "", f"icm: --base/--against {ref}: names no commit\n")
+    assert icm("check", f"--against={ref}", "--root", str(repo)) == (
+        2, "", f"icm: --base/--against {ref}: names no commit\n")
+    monkeypatch.setenv("ICM_BASE", ref)
+    want = (2, "", f"icm: ICM_BASE {ref}: names no commit (fetch it, or unset "
+            "ICM_BASE)\n")
+    assert stale(icm, repo) == want
+    assert icm("check", "--root", str(repo)) == want
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "src"]
+    monkeypatch.setenv("ICM_BASE", "")  # the action's value off pull requests
+    assert stale(icm, repo) == (1, NOTE_THEN_CODE, "")
+
+
+def _git_processes(monkeypatch) -> list:
+    """The argv of every process icm starts from here on (GitPython's own
+    are its business: no history there)."""
+    started: list = []
+    real = subprocess.Popen
+
+    class Recorded(real):  # type: ignore[misc, valid-type]
+        def __init__(self, args, *rest, **kwargs):
+            started.append(list(args))
+            super().__init__(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    return started
+
+
+def test_the_pass_is_one_git_process_per_fact(repo: Path, icm,
+                                              monkeypatch) -> None:
+    """With a base: one log of the branch's own commits, one of the base's,
+    whatever the size of either; without one, the one log of HEAD. The
+    words of the deciding commits are one more log (``--no-walk``) and one
+    ``cat-file``, at either size."""
+    counts = []
+    for size in (1, 12):
+        commit(repo, {f"f{size}/context.md": "a", f"f{size}/x.py": "1"}, D1)
+        git(repo, "checkout", "-q", "-B", "pr")
+        for i in range(size):
+            commit(repo, {f"g{i}/x.py": str(size), f"g{i}/context.md": str(size)},
+                   D2)
+        git(repo, "checkout", "-q", "-B", "base", "HEAD~1")
+        git(repo, "checkout", "-q", "pr")
+        started = _git_processes(monkeypatch)
+        assert stale(icm, repo, "--base", "base")[0] == 0
+        logs = [argv[argv.index("log"):] for argv in started if "log" in argv]
+        assert [argv[1] for argv in logs] == ["--topo-order", "--first-parent",
+                                              "--no-walk=unsorted"]
+        counts.append(len(started))
+        started.clear()
+        assert stale(icm, repo)[0] == 0
+        assert [argv[argv.index("log") + 1] for argv in started
+                if "log" in argv] == ["--first-parent", "--no-walk=unsorted"]
+        monkeypatch.undo()
+    assert counts[0] == counts[1]

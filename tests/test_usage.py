@@ -7,9 +7,9 @@ import pytest
 from tests.conftest import write
 
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
-            "new-queue, new-journal, init, check-dupes, check-agents, "
-            "check-handoff, handoff, claim, release, renumber, makefile, "
-            "completion, verify, positions, check-positions")
+            "check-dupes, check-handoff, check-agents, check-positions, explain, "
+            "new-queue, new-journal, init, baseline, handoff, claim, release, "
+            "renumber, makefile, completion, verify, positions, brief, review")
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -20,9 +20,9 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["chek"], "unknown command 'chek' (did you mean 'check'?)"),
     (["frobnicate"], f"unknown command 'frobnicate' (commands: {COMMANDS})"),
     (["check", "--format", "xml"],
-     "--format must be one of: text, json, github, sarif (not 'xml')"),
+     "--format must be one of: text, json, github, sarif, concise (not 'xml')"),
     (["check-journal", "--format"],
-     "--format needs a value: one of: text, json, github, sarif"),
+     "--format needs a value: one of: text, json, github, sarif, concise"),
     (["bootmap", "--budget", "x"], "--budget must be a positive integer (not 'x')"),
     (["bootmap", "--budget", "0"], "--budget must be a positive integer (not '0')"),
     (["check", "--budget", "-3"], "--budget must be a positive integer (not '-3')"),
@@ -31,7 +31,10 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["bootmap", "--tokenizer", "gpt2"],
      "--tokenizer must be one of: bytes, cl100k, o200k (not 'gpt2')"),
     (["new-queue"], "new-queue needs TITLE (usage: icm new-queue [OPTIONS] TITLE)"),
-    (["new-journal"], "new-journal needs ITEM (usage: icm new-journal [OPTIONS] ITEM)"),
+    (["new-journal"], "new-journal needs ITEM or --title TITLE (usage: icm "
+     "new-journal [OPTIONS] [ITEM])"),
+    (["new-journal", "07", "--title", "X"],
+     "new-journal takes ITEM or --title TITLE, not both"),
     (["new-journal", "07", "--date", "2026-13-01"],
      "--date 2026-13-01 does not exist: there is no month 13"),
     (["new-journal", "07", "--date", "2026-02-29"],
@@ -43,7 +46,10 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["new-journal", "07", "--date", "29-11-2026"],
      "--date must be YYYY-MM-DD, not '29-11-2026'"),
     (["check", "--strict=yes"], "--strict takes no value (it is a flag)"),
-    (["check", "extra"], "unexpected argument 'extra' for 'icm check'"),
+    (["check-journal", "extra"], "unexpected argument 'extra' for 'icm "
+     "check-journal'"),
+    (["check-journal", "--strict"], "unknown option '--strict' for 'icm "
+     "check-journal' (see 'icm check-journal --help')"),
     (["check", "--bo\x1bgus"],
      "unknown option '--bo\\x1bgus' for 'icm check' (see 'icm check --help')"),
     (["completion"], "completion needs SHELL: one of: bash, zsh, fish, powershell, "

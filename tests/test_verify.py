@@ -175,7 +175,7 @@ def test_fifty_megabytes_of_output_in_flat_memory(repo: Path) -> None:
     finally:
         tracemalloc.stop()
     assert peak < 4 * 1024 * 1024, peak  # the output is 100 MB in all
-    messages = [f.message for f in result.findings]
+    messages = [f.line_text for f in result.findings]
     assert messages[0] == \
         "journal/2026-01-01_a.md: BROKEN - verify command exited 1: final"
     assert messages[1] == ("journal/2026-01-02_b.md: BROKEN - verify command "
@@ -398,7 +398,8 @@ def test_dry_run_escapes_each_line_of_repository_text(repo: Path, icm) -> None:
     assert first["text"] == (f"journal/2026-01-01_a.md: would run in {where}:\n"
                              "    echo \\x1b[2J\\u202e\\x85\n"
                              "    ::error file=AGENTS.md::forged")
-    assert second["message"] == f"would run in {where}:\n    true"
+    assert second["message"] == f"would run in {where}:"
+    assert second["text"].endswith(f"would run in {where}:\n    true")
 
 
 def test_entries_by_path_name_or_date_prefix(repo: Path, icm, pinned: None) -> None:
@@ -479,8 +480,8 @@ def test_github_annotates_the_verify_line(repo: Path, icm, pinned: None) -> None
 # -- extraction ----------------------------------------------------------------------
 
 def command_of(body: str) -> Optional[str]:
-    from icm.checks.journal import parse_entry
     from icm.config import DEFAULT_SLOTS
+    from icm.model.journal import parse_entry
 
     return parse_entry(entry(body), "journal/x.md", DEFAULT_SLOTS,
                        "Verify command").command
@@ -526,11 +527,11 @@ def test_verify_slot_is_configurable(repo: Path, icm, pinned: None) -> None:
 # -- safety ----------------------------------------------------------------------------
 
 def test_check_never_runs_verify_commands(repo: Path, icm) -> None:
-    from icm import engine
+    from icm import registry
 
     write(repo, {"AGENTS.md": "# H\n",
                  "journal/2026-01-01_a.md": entry("`touch ran-by-check`")})
-    assert "verify" not in engine.BY_NAME
+    assert "verify" not in registry.BY_NAME
     icm("check", "--root", str(repo))
     icm("check-journal", "--root", str(repo))
     assert not (repo / "ran-by-check").exists()
@@ -574,8 +575,14 @@ def test_example_repo_holds_then_breaks(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     holds = [line.split(":")[0] for line in result.stdout.splitlines()
              if line.endswith(" s)") and ": holds (" in line]
-    assert holds == ["journal/2026-10-19_crlf-blank-rows.md",
-                     "journal/2026-10-26_read-input-as-a-stream.md"]
+    # every entry not superseded (the journal grew for issue 26's brief)
+    superseded = {line.split(":")[0] for line in result.stdout.splitlines()
+                  if ": superseded by " in line}
+    entries = sorted(f"journal/{p.name}" for p in (example / "journal").glob("2*"))
+    assert holds == [e for e in entries if e not in superseded]
+    assert holds[:2] == ["journal/2026-10-19_crlf-blank-rows.md",
+                         "journal/2026-10-26_read-input-as-a-stream.md"]
+    assert len(superseded) == 3
     cleaner = example / "src" / "cleaner.py"
     text = cleaner.read_text()
     # Break the seed's invariant: clean() now returns a list of rows.
@@ -624,6 +631,41 @@ def test_commands_see_the_python_that_runs_icm_first(repo: Path) -> None:
                            str(repo)], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "journal/2026-01-01_a.md: holds" in proc.stdout
+
+
+def _marker_python(folder: Path, name: str) -> None:
+    """A fake virtualenv: ``bin/python`` only says which one it is."""
+    write(folder, {"bin/python": f"#!/bin/sh\necho {name}\n"})
+    (folder / "bin/python").chmod(0o755)
+
+
+@pytest.mark.parametrize("venvs, active, want", [
+    ((".venv", "venv"), False, ".venv"),  # .venv before venv
+    (("venv",), False, "venv"),
+    ((".venv",), True, "active"),  # an activated venv before the root's
+    ((), False, "icm"),  # neither: the Python running icm
+])
+def test_commands_run_in_the_projects_environment(repo: Path, tmp_path: Path,
+                                                  venvs, active: bool,
+                                                  want: str) -> None:
+    """In a pipx install icm's own interpreter has no pytest: ``python -m
+    pytest`` must name the project's (an activated venv, else a .venv or
+    venv at the root), then icm's, then the rest of PATH."""
+    for name in venvs:
+        _marker_python(repo / name, name)
+    _marker_python(tmp_path / "active", "active")
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    expect = f'test "$(command -v python)" = "{here}/python"' if want == "icm" \
+        else f'test "$(python)" = "{want}"'
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(expect))})
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = "/usr/bin:/bin"
+    if active:
+        env["VIRTUAL_ENV"] = str(tmp_path / "active")
+    proc = subprocess.run([sys.executable, "-m", "icm", "verify", "--root",
+                           str(repo)], env=env, capture_output=True, text=True)
+    assert "journal/2026-01-01_a.md: holds" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 0
 
 
 def test_the_longest_command_of_the_last_run_starts_first(repo: Path, icm) -> None:

@@ -10,7 +10,10 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from icm.errors import UsageError
 from icm.workflow.files import fill, template
 from icm.workflow.init import INCLUDE_LINE
 from tests.conftest import commit, git, write
@@ -24,19 +27,21 @@ D1 = "2026-10-01T12:00:00+00:00"
 def test_queue_ok_and_duplicates(repo: Path, icm) -> None:
     write(repo, {"queue/07_auto-detect-delimiter.md": "a", "queue/.gitkeep": "",
                  "queue/README.md": "about", "queue/08_x.md": "b"})
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
     write(repo, {"queue/07_summary-to-stderr.md": "c", "queue/notes.md": "d"})
     assert icm("check-queue", "--root", str(repo)) == (1, (
         "queue: number 07 is used twice: queue/07_auto-detect-delimiter.md, "
         "queue/07_summary-to-stderr.md\n"
-        "queue/notes.md: name does not match NN_slug.md\n"), "")
+        "queue/notes.md: name does not match NN_slug.md\n"
+        "queue: 2 problems (no base branch to compare with)\n"), "")
 
 
 def test_queue_three_times(repo: Path, icm) -> None:
     write(repo, {"queue/07_a.md": "", "queue/07_b.md": "", "queue/007_c.md": ""})
     assert icm("check-queue", "--root", str(repo))[1] == (
         "queue: number 007 is used 3 times: queue/007_c.md, queue/07_a.md, "
-        "queue/07_b.md\n")
+        "queue/07_b.md\nqueue: 1 problem (no base branch to compare with)\n")
 
 
 # -- new-queue -----------------------------------------------------------------
@@ -71,7 +76,8 @@ def test_titles_in_other_scripts_go_through_the_workflow(repo: Path, icm, title:
                                                          name: str) -> None:
     assert icm("new-queue", title, "--root", str(repo)) == (
         0, f"queue/01_{name}.md\n", "")
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
     assert icm("new-journal", "01", "--date", "2026-11-29", "--root", str(repo)) == (
         0, f"journal/2026-11-29_{name}.md\nremoved queue/01_{name}.md\n", "")
     entry = (repo / f"journal/2026-11-29_{name}.md").read_text(encoding="utf-8")
@@ -188,21 +194,21 @@ def test_new_journal_unknown_item_lists_the_queue(repo: Path, icm) -> None:
 def test_new_journal_failing_removal_changes_nothing(repo: Path, icm,
                                                      monkeypatch) -> None:
     write(repo, {"queue/07_a.md": QUEUE_ITEM})
-    real_unlink = os.unlink
+    real_replace = os.replace
 
     def refuse(path, *a, **k):
         if str(path).endswith("07_a.md"):
             raise PermissionError(13, "Permission denied")
-        return real_unlink(path, *a, **k)
+        return real_replace(path, *a, **k)
 
-    monkeypatch.setattr(os, "unlink", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     code, out, err = icm("new-journal", "07", "--date", "2026-11-29",
                          "--root", str(repo))
     assert (code, out) == (2, "")
     assert err == "icm: cannot remove queue/07_a.md: Permission denied; nothing " \
                   "was changed\n"
     assert (repo / "queue/07_a.md").exists()
-    assert os.listdir(repo / "journal") == []
+    assert not (repo / "journal").exists()  # the folder made for it went too
 
 
 def test_new_entry_fails_the_gate_until_written(repo: Path, icm) -> None:
@@ -399,7 +405,10 @@ def test_init_uses_a_lowercase_handbook_instead_of_adding_one(repo: Path,
         "created journal/.gitkeep", "created queue/.gitkeep", "created Makefile",
         "created icm.toml"]
     assert sorted(p.name for p in repo.glob("*.md")) == ["agents.md"]
-    assert (repo / "icm.toml").read_text() == 'handbook = "agents.md"\n'
+    assert (repo / "icm.toml").read_text() == (
+        "# icm's settings; every key is optional (icm's docs/configuration.md).\n"
+        "# Set by icm init for what it found here:\n"
+        'handbook = "agents.md"\n')
     assert icm("check-links", "--root", str(repo)) == (0, "links ok\n", "")
 
 
@@ -409,8 +418,13 @@ def test_init_puts_the_handbook_key_into_a_new_tool_icm_table(repo: Path,
     out = icm("init", "--root", str(repo))[1].splitlines()
     assert out[0] == "using CLAUDE.md as the handbook (not creating AGENTS.md)"
     assert out[-1] == "added [tool.icm] to pyproject.toml"
-    assert (repo / "pyproject.toml").read_text().endswith(
-        'exclude = []\nhandbook = "CLAUDE.md"\n')
+    assert (repo / "pyproject.toml").read_text() == (
+        "[project]\n\n[tool.icm]\n"
+        "# Every key is optional: one left out takes its default (icm's\n"
+        "# docs/configuration.md). Two defaults, written out to be changed:\n"
+        "budget = 1600\nexclude = []\n"
+        "# Set by icm init for what it found here:\n"
+        'handbook = "CLAUDE.md"\n')
     assert not (repo / "AGENTS.md").exists()
 
 
@@ -455,7 +469,8 @@ def test_init_prefixes_targets_when_the_makefile_has_its_own_check(repo: Path,
     assert (result.returncode, result.stdout, result.stderr) == (
         0, "project check\n", "")  # no "overriding recipe" warning
     result = _make(repo, "icm-check-queue")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "queue ok\n", "")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "queue ok (no base branch to compare with)\n", "")
 
 
 def test_init_extends_the_makefile_make_reads(repo: Path, icm) -> None:
@@ -473,7 +488,8 @@ def test_make_new_journal_and_new_queue_say_how_to_call_them(repo: Path) -> None
     write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
     inc = ROOT / "templates" / "Makefile.inc"
     for target, usage in (("new-journal", "ITEM=07 (a queue number, slug or path)"),
-                          ("new-queue", 'TITLE="Auto-detect the delimiter"')):
+                          ("new-queue", 'TITLE="Auto-detect the delimiter"'),
+                          ("review", "NOTE=src/context.md")):
         result = _make(repo, target)
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.endswith(f"*** usage: make {target} {usage}.  Stop.\n")
@@ -536,7 +552,7 @@ def test_make_targets_through_the_include_line(repo: Path) -> None:
     assert result.stderr.rstrip().endswith("check-journal] Error 1")
     assert make("new-queue", "TITLE=Summary to stderr").stdout == \
         "queue/01_summary-to-stderr.md\n"
-    assert make("check-queue").stdout == "queue ok\n"
+    assert make("check-queue").stdout == "queue ok (no base branch to compare with)\n"
     assert make("new-journal", "ITEM=01").stdout.startswith("journal/")
     assert "budget 7" in make("bootmap", "BUDGET=7").stdout
     assert make("check-links").stdout == "links ok\n"
@@ -544,6 +560,9 @@ def test_make_targets_through_the_include_line(repo: Path) -> None:
     assert make("check-positions").stdout == "positions ok\n"
     write(repo, {"icm.toml": 'positions_file = "journal/POSITIONS.md"\n'})
     assert make("positions").stdout == "created journal/POSITIONS.md\n"
+    write(repo, {"my notes/context.md": "# Mine\n"})
+    assert make("review", "NOTE=my notes/context.md").stdout.startswith(
+        "my notes/context.md: reviewed ")
 
 
 # -- ecosystem -----------------------------------------------------------------
@@ -560,9 +579,21 @@ def test_pre_commit_manifest_is_valid_and_names_real_commands() -> None:
         program, command = hook["entry"].split()
         assert program == "icm" and command in commands
         assert hook["pass_filenames"] is False
-    assert ids == {"icm-check", "icm-check-journal", "icm-check-links",
-                   "icm-check-stale", "icm-check-queue", "icm-check-dupes",
-                   "icm-bootmap", "icm-verify"}
+    from icm import registry
+
+    assert ids == {"icm-check", "icm-verify",
+                   *(f"icm-{spec.command}" for spec in registry.ALL)}
+
+
+def test_makefile_has_a_target_per_check() -> None:
+    """Make targets existed for 7 of 9 checks: the include is held to the
+    registry, each target running ``icm check NAME``."""
+    from icm import registry
+
+    text = (ROOT / "templates" / "Makefile.inc").read_text()
+    for spec in registry.ALL:
+        assert f"$(ICM_PREFIX){spec.command}:\n\t@$(ICM) check {spec.name} " \
+            "$(ICM_FLAGS)" in text, spec.command
 
 
 def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None:
@@ -602,7 +633,9 @@ def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None
                               capture_output=True)
 
     # args are split into words but never globbed
-    assert run("text", "*").stderr == "icm: unexpected argument '*' for 'icm check'\n"
+    assert run("text", "*").stderr == (
+        "icm: unknown check '*' (checks: journal, links, stale, bootmap, queue, "
+        "dupes, handoff, agents, positions)\n")
 
     github = run("github")
     assert github.returncode == 1
@@ -613,3 +646,83 @@ def test_action_checks_out_full_history_and_runs_each_format(repo: Path) -> None
     doc = json.loads((repo.parent / "out.sarif").read_text())
     assert doc["runs"][0]["results"][0]["ruleId"] == "links/missing-file"
 
+
+
+# -- all_or_nothing: a failure at any step changes nothing -----------------------
+
+_STEPS = st.lists(st.tuples(st.sampled_from(["create", "sub", "replace", "remove"]),
+                            st.integers(0, 3)),
+                  min_size=1, max_size=5, unique_by=lambda op: op[1])
+
+
+def _tree_of(root: Path) -> dict:
+    found = {}
+    for top, _dirs, files in os.walk(root):
+        rel = os.path.relpath(top, root)
+        found[rel + "/"] = b""
+        found.update({os.path.normpath(os.path.join(rel, n)):
+                      Path(top, n).read_bytes() for n in files})
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=_STEPS, fail_at=st.integers(0, 40))
+def test_changes_failing_at_any_step_change_nothing(steps, fail_at: int) -> None:
+    """Whatever the changes and wherever one system call fails (a temporary
+    file's sync, a link, a rename, the put-back's first try aside), the
+    tree is as it began, or, when nothing failed, as the changes make it."""
+    import errno
+    import tempfile
+    from unittest import mock
+
+    from icm import config, context
+    from icm.workflow.files import all_or_nothing
+
+    root = Path(tempfile.mkdtemp())
+    try:
+        for kind, i in steps:
+            if kind in ("replace", "remove"):
+                (root / f"f{i}").write_bytes(b"old %d" % i)
+        start = _tree_of(root)
+        done = dict(start)
+        for kind, i in steps:
+            rel = f"sub/f{i}" if kind == "sub" else f"f{i}"
+            if kind == "remove":
+                del done[rel]
+            else:
+                done[rel] = b"new %d" % i
+            if kind == "sub":
+                done["sub/"] = b""
+        calls = [0]
+
+        def failing(real):
+            def call(*args, **kwargs):
+                calls[0] += 1
+                if calls[0] == fail_at:
+                    raise OSError(errno.EIO, "Input/output error")
+                return real(*args, **kwargs)
+            return call
+
+        ctx = context.build(root, config.load(root))
+        with mock.patch.object(os, "fsync", failing(os.fsync)), \
+                mock.patch.object(os, "link", failing(os.link)), \
+                mock.patch.object(os, "replace", failing(os.replace)):
+            try:
+                with all_or_nothing(ctx) as changes:
+                    for kind, i in steps:
+                        if kind == "sub":
+                            changes.folder("sub")
+                            changes.create(f"sub/f{i}", b"new %d" % i)
+                        elif kind == "create":
+                            changes.create(f"f{i}", b"new %d" % i)
+                        elif kind == "replace":
+                            changes.replace(f"f{i}", b"new %d" % i)
+                        else:
+                            changes.remove(f"f{i}")
+                failed = False
+            except UsageError as exc:
+                failed = True
+                assert "Input/output error" in str(exc)
+        assert _tree_of(root) == (start if failed else done)
+    finally:
+        shutil.rmtree(root)

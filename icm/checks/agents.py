@@ -33,11 +33,63 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model.agents import OPTIONAL, REQUIRED
+from icm.registry import AgentsOptions
 
 NAME = "agents"
-REQUIRED = ("AGENT.md", "POSITIONS.md")
-OPTIONAL = ("PROGRESSION.md", "TOOLS.md", "ASSETS.md", "CHATS.md")
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("An exported session is read cold by another agent: POSITIONS.md carries what a "
+       "transcript lacks, so its schema and links must hold.")
+SILENCE = "agents_dirs chooses the folders"
+RULES = Rules(NAME, {
+    "missing-file": Rule("a file of the AGENTS layout is missing (AGENT.md and "
+                         "POSITIONS.md are required)",
+                         fix="icm init --agents NAME scaffolds it"),
+    "no-folder": Rule("a folder given on the command line holds no session"),
+    "unreadable": Rule("a session file cannot be read as UTF-8 text"),
+    "no-policy": Rule("AGENT.md has no Link Policy",
+                      fix="add '## Link Policy' naming POSITIONS.md before "
+                      "CHATS.md and the episodes"),
+    "no-positions-first": Rule("the Link Policy does not name POSITIONS.md"),
+    "reordered-policy": Rule("the Link Policy sends the reader elsewhere before "
+                             "POSITIONS.md"),
+    "no-precedence": Rule("the Link Policy does not say POSITIONS wins",
+                          Severity.WARNING),
+    "duplicate-id": Rule("two entries share one id",
+                         fix="give one of them an explicit 'id:'"),
+    "no-status": Rule("an entry has no status",
+                      fix="add 'status: current', 'superseded-by → ID' or 'open'"),
+    "bad-status": Rule("an entry's status is not current, superseded-by → ID or "
+                       "open"),
+    "no-section": Rule("an entry is outside the three sections"),
+    "wrong-section": Rule("an entry sits under another status's section"),
+    "no-confidence": Rule("an entry has no confidence"),
+    "bad-confidence": Rule("an entry's confidence is not high, medium or low"),
+    "unjustified-confidence": Rule("an entry's confidence says not why",
+                                   fix="say why in one clause: 'high (measured "
+                                   "twice)'"),
+    "bad-source": Rule("an entry's source is not user-ruling or agent-proposed"),
+    "no-evidence": Rule("an entry has no evidence",
+                        fix="add 'evidence:' with a file:line, a quote or a "
+                        "measurement"),
+    "no-why": Rule("an entry is superseded without a line saying why"),
+    "self-superseded": Rule("an entry is superseded by itself"),
+    "orphan": Rule("an entry is superseded by an id no entry has",
+                   fix="point superseded-by at the id of an existing entry"),
+    "cycle": Rule("superseded-by ids form a cycle"),
+    "chain": Rule("an entry is superseded by one that is superseded itself",
+                  Severity.WARNING),
+    "ruling-overruled": Rule("a user-ruling is superseded by an agent-proposed "
+                             "entry", Severity.WARNING, "record the user's ruling "
+                             "that replaced it, or restore it"),
+    "dangling": Rule("a CHATS.md index link or ASSETS.md pointer points at "
+                     "nothing"),
+    "unindexed-episode": Rule("an episode in chats/ is not linked from CHATS.md",
+                              fix="add a link to it in CHATS.md"),
+    "no-sessions": Rule("no exported session folder: nothing to check",
+                        Severity.INFO),
+})
 SECTIONS = ("current", "superseded", "open")
 _FIELD = re.compile(r"\s*(status|confidence|source|evidence|id|why)\s*:\s*(.*?)\s*\Z",
                     re.I)
@@ -67,11 +119,10 @@ class Position:
         return m.group(1).strip().lstrip("#") if m else None
 
 
-def folders(ctx: Context) -> List[str]:
+def folders(ctx: Context, given: Sequence[str] = ()) -> List[str]:
     """The exported-session folders: given on the command line, else every
     folder matching ``agents_dirs`` (the shallowest match; its subfolders
     such as ``chats/`` belong to it)."""
-    given = ctx.options.get("agents_dirs")
     if given:
         return sorted({g.strip("/") for g in given})
     pattern = compile_globs(ctx.config.agents_dirs)
@@ -86,12 +137,6 @@ def folders(ctx: Context) -> List[str]:
                 found.add(folder)
                 break
     return sorted(found)
-
-
-def _finding(path: str, message: str, code: str, line: int = 0,
-             severity: Severity = Severity.ERROR, fix: str = "") -> Finding:
-    return Finding(path=path, line=line, message=f"{path}: {message}", check=NAME,
-                   code=code, severity=severity, detail=message, fix=fix)
 
 
 def parse_positions(text: str) -> List[Position]:
@@ -127,17 +172,16 @@ def check_positions(path: str, text: str) -> List[Finding]:
     found: List[Finding] = []
     entries = parse_positions(text)
 
-    def add(pos: Position, message: str, code: str,
-            severity: Severity = Severity.ERROR, fix: str = "") -> None:
-        found.append(_finding(path, f"'{_short(pos.claim)}' {message}", code,
-                              pos.line, severity, fix))
+    def add(pos: Position, message: str, code: str, fix: Optional[str] = None
+            ) -> None:
+        found.append(RULES(code, path, f"'{_short(pos.claim)}' {message}",
+                           line=pos.line, fix=fix))
 
     by_id: Dict[str, Position] = {}
     for pos in entries:
         if pos.id in by_id:
             add(pos, f"has the id '{pos.id}' of the entry on line "
-                f"{by_id[pos.id].line}", "duplicate-id",
-                fix="give one of them an explicit 'id:'")
+                f"{by_id[pos.id].line}", "duplicate-id")
         else:
             by_id[pos.id] = pos
     for pos in entries:
@@ -145,8 +189,7 @@ def check_positions(path: str, text: str) -> List[Finding]:
         target = pos.target()
         kind = "superseded" if target is not None else status.lower()
         if not status:
-            add(pos, "has no status", "no-status",
-                fix="add 'status: current', 'superseded-by → ID' or 'open'")
+            add(pos, "has no status", "no-status")
         elif kind not in SECTIONS or (kind == "superseded" and not target):
             add(pos, f"has status '{status}'; it must be current, superseded-by "
                 "→ ID or open", "bad-status")
@@ -165,15 +208,13 @@ def check_positions(path: str, text: str) -> List[Finding]:
                 "bad-confidence")
         elif not m.group(2).strip(" .)"):
             add(pos, "gives its confidence no justification clause",
-                "unjustified-confidence",
-                fix="say why in one clause: 'high (measured twice)'")
+                "unjustified-confidence")
         source = pos.fields.get("source", (0, ""))[1].lower()
         if source not in ("user-ruling", "agent-proposed"):
             add(pos, f"has source '{source}'; it must be user-ruling or "
                 "agent-proposed" if source else "has no source", "bad-source")
         if not pos.fields.get("evidence", (0, ""))[1]:
-            add(pos, "has no evidence", "no-evidence",
-                fix="add 'evidence:' with a file:line, a quote or a measurement")
+            add(pos, "has no evidence", "no-evidence")
         if target is not None and not pos.prose and "why" not in pos.fields:
             add(pos, "is superseded without a line saying why", "no-why")
         if target is None:
@@ -182,8 +223,7 @@ def check_positions(path: str, text: str) -> List[Finding]:
             add(pos, "is superseded by itself", "self-superseded")
         elif target not in by_id:
             add(pos, f"is superseded by '{target}', which no entry is (orphan: "
-                "the worst defect)", "orphan",
-                fix="point superseded-by at the id of an existing entry")
+                "the worst defect)", "orphan")
         else:
             _chain(pos, by_id, add)
     return found
@@ -210,15 +250,13 @@ def _chain(pos: Position, by_id: Dict[str, Position], add: Add) -> None:
     target = by_id[pos.target() or ""]
     if target.target() is not None and len(seen) > 2:
         add(pos, f"is superseded by '{target.id}', which is itself superseded; "
-            f"point at the current one ('{seen[-1]}')", "chain",
-            Severity.WARNING)
+            f"point at the current one ('{seen[-1]}')", "chain")
     src = pos.fields.get("source", (0, ""))[1].lower()
     tsrc = target.fields.get("source", (0, ""))[1].lower()
     if src == "user-ruling" and tsrc == "agent-proposed":
         add(pos, f"is a user-ruling superseded by an agent-proposed entry "
             f"('{target.id}'); a user-ruling outranks an agent-proposed",
-            "ruling-overruled", Severity.WARNING,
-            fix="record the user's ruling that replaced it, or restore it")
+            "ruling-overruled")
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -233,26 +271,24 @@ def check_agent_md(path: str, text: str) -> List[Finding]:
     policy = [s for s in markdown.sections(text)
               if re.search(r"link policy|read order", s.title, re.I)]
     if not policy:
-        return [_finding(path, "no Link Policy: it must send the reader to "
-                         "POSITIONS.md first", "no-policy",
-                         fix="add '## Link Policy' naming POSITIONS.md before "
-                         "CHATS.md and the episodes")]
+        return [RULES("no-policy", path, "no Link Policy: it must send the reader "
+                      "to POSITIONS.md first")]
     seen = policy[0].visible
     found: List[Finding] = []
     at = seen.find("POSITIONS.md")
     others = [(seen.find(n), n) for n in ("CHATS.md", "PROGRESSION.md", "chats/")
               if seen.find(n) >= 0]
     if at < 0:
-        found.append(_finding(path, "Link Policy does not name POSITIONS.md",
-                              "no-positions-first", policy[0].line))
+        found.append(RULES("no-positions-first", path, "Link Policy does not "
+                           "name POSITIONS.md", line=policy[0].line))
     elif others and min(others)[0] < at:
-        found.append(_finding(path, f"Link Policy names {min(others)[1]} before "
-                              "POSITIONS.md; the reader must start at "
-                              "POSITIONS.md", "reordered-policy", policy[0].line))
+        found.append(RULES("reordered-policy", path, f"Link Policy names "
+                           f"{min(others)[1]} before POSITIONS.md; the reader "
+                           "must start at POSITIONS.md", line=policy[0].line))
     if at >= 0 and not re.search(r"POSITIONS(\.md)? wins", seen):
-        found.append(_finding(path, "Link Policy does not say that POSITIONS "
-                              "wins when it and the transcript disagree",
-                              "no-precedence", policy[0].line, Severity.WARNING))
+        found.append(RULES("no-precedence", path, "Link Policy does not say "
+                           "that POSITIONS wins when it and the transcript "
+                           "disagree", line=policy[0].line))
     return found
 
 
@@ -261,7 +297,7 @@ def _links(ctx: Context, folder: str, names: Sequence[str]
     """(line, destination, resolved local path or None when external) of the
     links in each named file of ``folder``, with the link checker's own
     extractor and resolution."""
-    from icm.checks import links
+    from icm.model import links
 
     paths = [f"{folder}/{n}" for n in names if f"{folder}/{n}" in ctx.file_set]
     corpus = links.extract_all(ctx, paths)
@@ -277,22 +313,21 @@ def _links(ctx: Context, folder: str, names: Sequence[str]
 
 
 def check_folder(ctx: Context, folder: str) -> List[Finding]:
-    from icm.checks import links
+    from icm.model import links
 
     found: List[Finding] = []
     for name in (*REQUIRED, *OPTIONAL):
         path = f"{folder}/{name}"
         if path not in ctx.file_set:
             optional = name in OPTIONAL
-            found.append(_finding(
-                path, "missing" + (" (optional)" if optional else ""),
-                "missing-file", severity=Severity.WARNING if optional
-                else Severity.ERROR, fix="icm init --agents NAME scaffolds it"))
+            found.append(RULES("missing-file", path, "missing" + (
+                " (optional)" if optional else ""),
+                severity=Severity.WARNING if optional else None))
             continue
         try:
             text = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(_finding(path, f"cannot read: {exc.reason}", "unreadable"))
+            found.append(RULES("unreadable", path, f"cannot read: {exc.reason}"))
             continue
         if name == "AGENT.md":
             found += check_agent_md(path, text)
@@ -307,8 +342,8 @@ def check_folder(ctx: Context, folder: str) -> List[Finding]:
                 continue  # external: never fetched
             if not tree.kind(target):
                 what = "index link" if path.endswith("CHATS.md") else "pointer"
-                found.append(_finding(path, f"{what} '{raw}' points at nothing",
-                                      "dangling", line))
+                found.append(RULES("dangling", path, f"{what} '{raw}' points at "
+                                   "nothing", line=line))
             elif path.endswith("CHATS.md"):
                 indexed.add(target)
     if f"{folder}/CHATS.md" in ctx.file_set:
@@ -316,26 +351,26 @@ def check_folder(ctx: Context, folder: str) -> List[Finding]:
         for episode in ctx.files:
             if episode.startswith(prefix) and episode.endswith(".md") \
                     and episode not in indexed:
-                found.append(_finding(episode, f"not indexed in {folder}/CHATS.md",
-                                      "unindexed-episode",
-                                      fix="add a link to it in CHATS.md"))
+                found.append(RULES("unindexed-episode", episode,
+                                   f"not indexed in {folder}/CHATS.md"))
     return found
 
 
-def run(ctx: Context) -> Report:
-    dirs = folders(ctx)
+def run(ctx: Context, options: AgentsOptions) -> Report:
+    dirs = folders(ctx, options.dirs)
     found: List[Finding] = []
     for folder in dirs:
         if not any(f.startswith(folder + "/") for f in ctx.files) and \
-                ctx.options.get("agents_dirs"):
-            found.append(_finding(folder, "no such exported-session folder",
-                                  "no-folder"))
+                options.dirs:
+            found.append(RULES("no-folder", folder, "no such exported-session "
+                               "folder"))
             continue
         found += check_folder(ctx, folder)
-    findings = tuple(sorted(found))
-    failed = any(f.severity is Severity.ERROR for f in findings)
-    tail = ("agents ok",) if dirs and not failed else ()
-    return Report(NAME, findings, tail=tail,
-                  data={"folders": dirs, "positions": sum(
+    if not dirs:  # said, not a bare "agents ok" over nothing read
+        found.append(RULES("no-sessions", ".", "agents: no exported sessions "
+                           f"in {', '.join(ctx.config.agents_dirs) or '-'} "
+                           "(agents_dirs)"))
+    return Report.of(NAME, found, ok=bool(dirs),
+                     data={"folders": dirs, "positions": sum(
                       1 for f in dirs if posixpath.join(f, "POSITIONS.md")
                       in ctx.file_set)})

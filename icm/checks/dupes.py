@@ -27,18 +27,43 @@ linking to it.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+import functools
+import sys
+from itertools import chain
+from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
-from icm.checks import journal
 from icm.context import Context, Unreadable, compile_globs, decode
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model import journal
+from icm.registry import NoOptions
 
 NAME = "dupes"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("One fact, one home: a copy costs a reader twice, and a copy that disagrees "
+       "leads to a wrong change.")
+SILENCE = ("<!-- icm: allow-duplicate --> on either statement; dupes_ignore (globs of "
+           "files)")
 SLOT = "Invariant"
 FIX = "keep one home, link to it"
-CACHE_FILE = "dupes-cache.marshal"
+CACHE_FILE = "dupes-cache.json"
+TEMPLATE_STATEMENTS = 3  # statements a note shares with a home to be its copy
+TEMPLATE_NOTES = 3  # notes (the home counted) that make a template group
+TEMPLATE_NAMED = 5  # differing copies a group finding names
+RULES = Rules(NAME, {
+    "duplicate-rule": Rule("a rule stated in a second home (a warning; "
+                           "dupes_copies = \"error\" makes it an error)",
+                           Severity.WARNING),
+    "diverged-rule": Rule("two homes of one rule disagree on a value",
+                          fix="decide which is true, keep it in one home and "
+                          "link to it"),
+    "template-copies": Rule("notes instantiated from one template share their "
+                            "statements (one finding per group; a warning, "
+                            "as copies are)", Severity.WARNING),
+    "unreadable": Rule("a note cannot be read as UTF-8 text"),
+    "skipped": Rule("a note over max_file_bytes was not read", Severity.WARNING),
+})
 
 
 def sources(ctx: Context) -> List[Tuple[int, str]]:
@@ -52,14 +77,36 @@ def sources(ctx: Context) -> List[Tuple[int, str]]:
     found += [(1, n) for n in ctx.notes() if n != cfg.handbook]
     found += [(2, e) for e in journal.entries(ctx)]
     found.sort(key=lambda kp: (kp[0], kp[1].count("/"), kp[1]))
-    return [(k, p) for k, p in found if ignored is None or not ignored.match(p)]
+    return [(k, p) for k, p in _one_name(ctx, found)
+            if ignored is None or not ignored.match(p)]
 
 
-def _invariant(headings: Sequence[Tuple[int, str]]) -> bool:
-    return any(level == 2 and text == SLOT for level, text in headings)
+def _one_name(ctx: Context, found: Sequence[Tuple[int, str]]
+              ) -> List[Tuple[int, str]]:
+    """Each file once: a note that is a symlink to another note (or to the
+    handbook) is that file under a second name, never a copy of it."""
+    seen: Set[str] = set()
+    kept = []
+    for kind, path in found:
+        try:
+            real = ctx.real(path)
+        except Unreadable:
+            real = path  # _read reports it
+        if real in seen:
+            continue
+        seen.add(real)
+        kept.append((kind, path))
+    return kept
 
 
-def run(ctx: Context) -> Report:
+def _invariant(headings: Sequence[Tuple[int, str]],
+               held: Sequence[str] = (SLOT,)) -> bool:
+    """Whether a paragraph is under a heading holding the invariant role
+    (``held``: ``model.journal``'s, by format; Invariant by default)."""
+    return any(level == 2 and text in held for level, text in headings)
+
+
+def run(ctx: Context, options: NoOptions) -> Report:
     with similarity.paused_gc():
         return _run(ctx)
 
@@ -70,22 +117,23 @@ def _run(ctx: Context) -> Report:
     stmts: List[similarity.Statement] = []
     skeletons: List[Tuple[Tuple[str, ...], int]] = []
     kinds: Dict[str, int] = {}
-    store = cache_mod.Cache(ctx.cache_dir, f"mdit {cache_mod.markdown_it_version()}",
-                            CACHE_FILE)
-    for kind, path in sources(ctx):
+    found_files = sources(ctx)
+    stamps = {path: _stamp(ctx, path) for _, path in found_files}
+    size = sum(s[0] for s in stamps.values() if s)
+    held = journal.layout(cfg).headings("invariant")
+    store = cache_mod.Cache(ctx.cache_dir, cache_key(held), cached_statements,
+                            cache_mod.limit(len(stamps), size), CACHE_FILE)
+    for kind, path in found_files:
         try:
-            cached = _read(ctx, store, kind, path)
+            cached = _read(ctx, store, kind, path, stamps[path])
         except Unreadable as exc:
-            found.append(Finding(
-                path=path, message=f"{path}: cannot read: {exc.reason}", check=NAME,
-                code="skipped" if exc.skipped else "unreadable",
-                detail=f"cannot read: {exc.reason}",
-                severity=Severity.WARNING if exc.skipped else Severity.ERROR))
+            found.append(RULES("skipped" if exc.skipped else "unreadable", path,
+                               f"cannot read: {exc.reason}"))
             continue
         kinds[path] = kind
-        for line, text, allowed, skel, words in cached:
-            stmts.append(similarity.Statement(path, line, text, allowed))
-            skeletons.append((tuple(skel), words))
+        for line, text, allowed, skel, words, headings in cached:
+            stmts.append(similarity.Statement(path, line, text, allowed, headings))
+            skeletons.append((skel, words))
     store.save()
 
     def accept(a: similarity.Statement, b: similarity.Statement) -> bool:
@@ -95,36 +143,88 @@ def _run(ctx: Context) -> Report:
     index = similarity.Index(stmts, cfg.dupes_min_words, skeletons=skeletons)
     copies = Severity.ERROR if cfg.dupes_copies == "error" else Severity.WARNING
     matches = index.pairs(cfg.dupes_similarity, accept)
-    for m in _current(matches, kinds):
-        found.append(_finding(m, copies))
-    findings = tuple(sorted(found))
-    return Report(NAME, findings, tail=() if findings else ("dupes ok",),
-                  data={"files": len(kinds), "statements": len(index)})
+    kept = _current(matches, kinds)
+    groups = _templates(kept, kinds)
+    grouped: Dict[str, List[similarity.Match]] = {}
+    for m in kept:
+        home = groups.get(m.b.path)
+        if home is not None and groups.get(m.a.path) == home and not m.diverged:
+            grouped.setdefault(home, []).append(m)
+            continue
+        found.append(_finding(m, copies, _confident(m, cfg.dupes_min_words)))
+    for home, members in grouped.items():
+        found.append(_group_finding(home, members, groups, kept, copies))
+    return Report.of(NAME, found, ok=not found,
+                     data={"files": len(kinds), "statements": len(index)})
 
 
-def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str
-          ) -> List[Any]:
-    """[line, text, allowed, skeleton, words] per statement of one file, from
-    the cache when its size and mtime, or its content hash, match."""
+def _stamp(ctx: Context, path: str) -> cache_mod.Stamp:
     try:
-        stamp = cache_mod.stamp(ctx.stat(path))
+        return cache_mod.stamp(ctx.stat(path))
     except Unreadable:
-        stamp = ()
+        return ()
+
+
+def cache_key(held: Sequence[str] = (SLOT,)) -> str:
+    """What must be equal for cached statements to be this code's (the
+    splitting is markdown-it's; 3: columns in JSON, headings kept; an
+    entry's statements depend on the headings holding the invariant role,
+    ``held``)."""
+    return f"mdit {cache_mod.markdown_it_version()} format 3|{'|'.join(held)}"
+
+
+Cached = Tuple[int, str, bool, Tuple[str, ...], int, Tuple[str, ...]]
+
+
+def cached_statements(values: List[Any]) -> bool:
+    """Whether every cache entry's value is ``[kind, lines, texts, allowed,
+    skeletons, words, headings]`` as ``_read`` stores it: the types
+    ``similarity`` takes, lines from 1, columns of one length, each
+    statement's headings a list of strings. A skeleton is its words joined
+    by spaces (none holds one): a string a statement, not a list for the
+    collector to walk."""
+    for value in values:
+        if not (type(value) is list and len(value) == 7 and type(value[0]) is int
+                and value[0] in (0, 1, 2)):
+            return False
+        columns = value[1:]
+        if not (all(type(c) is list for c in columns)
+                and len({len(c) for c in columns}) == 1):
+            return False
+    return (cache_mod.counts(values, 1, 1) and cache_mod.counts(values, 5, 0)
+            and cache_mod.each(bool, cache_mod.column(values, 3))
+            and cache_mod.strings(cache_mod.column(values, 2, 4))
+            and cache_mod.each(list, cache_mod.column(values, 6))
+            and cache_mod.strings(chain.from_iterable(cache_mod.column(values, 6))))
+
+
+def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str,
+          stamp: cache_mod.Stamp) -> List[Cached]:
+    """(line, text, allowed, skeleton, words, headings) per statement of one
+    file, from the cache when its stamp, or its content hash, matches."""
     hit = store.get_by_stamp(path, stamp)
-    if isinstance(hit, list) and hit and hit[0] == kind:
-        return list(hit[1])
-    data = ctx.read_bytes(path, ctx.config.max_file_bytes)
-    hashed = cache_mod.digest(data)
-    hit = store.get(path, hashed, stamp)
-    if isinstance(hit, list) and hit and hit[0] == kind:
-        return list(hit[1])
-    keep = _invariant if kind == 2 else None
-    found = []
-    for s in similarity.statements(decode(path, data), path, keep):
-        skel, words = similarity.skeleton(s.text)
-        found.append([s.line, s.text, s.allowed, skel, words])
-    store.put(path, hashed, [kind, found], stamp)
-    return found
+    if hit is None or hit[0] != kind:
+        data = ctx.read_bytes(path, ctx.config.max_file_bytes)
+        hashed = cache_mod.digest(data)
+        hit = store.get(path, hashed, stamp)
+        if hit is None or hit[0] != kind:
+            held = journal.layout(ctx.config).headings("invariant")
+            keep = functools.partial(_invariant, held=held) if kind == 2 else None
+            found = []
+            for s in similarity.statements(decode(path, data), path, keep):
+                skel, words = similarity.skeleton(s.text)
+                found.append((s.line, s.text, s.allowed, " ".join(skel), words,
+                              list(s.headings)))
+            hit = [kind, *(map(list, zip(*found)) if found else ([],) * 6)]
+            store.put(path, hashed, hit, stamp)
+    _, lines, texts, allowed, skeletons, words, headings = hit
+    return list(zip(lines, texts, allowed, map(_split, skeletons), words,
+                    map(tuple, headings)))
+
+
+def _split(skeleton: str) -> Tuple[str, ...]:
+    # interned: every statement holds the one copy of each word
+    return tuple(map(sys.intern, skeleton.split(" "))) if skeleton else ()
 
 
 def _current(matches: Sequence[similarity.Match], kinds: Dict[str, int]
@@ -147,7 +247,68 @@ def _current(matches: Sequence[similarity.Match], kinds: Dict[str, int]
     return kept
 
 
-def _finding(m: similarity.Match, copies: Severity) -> Finding:
+def _templates(kept: Sequence[similarity.Match], kinds: Dict[str, int]
+               ) -> Dict[str, str]:
+    """Notes instantiated from one template: note -> the group's home note.
+    A note belongs to the home it shares ``TEMPLATE_STATEMENTS`` statements
+    with (each copy is matched to its earliest home, so generated notes all
+    point at the first one); a group needs ``TEMPLATE_NOTES`` notes."""
+    shared: Dict[Tuple[str, str], int] = {}
+    for m in kept:
+        if kinds[m.a.path] == 1 == kinds[m.b.path]:
+            key = (m.a.path, m.b.path)
+            shared[key] = shared.get(key, 0) + 1
+    members: Dict[str, List[str]] = {}
+    for (home, note), n in sorted(shared.items()):
+        if n >= TEMPLATE_STATEMENTS:
+            members.setdefault(home, []).append(note)
+    groups: Dict[str, str] = {}
+    for home, notes in members.items():
+        if len(notes) + 1 >= TEMPLATE_NOTES and home not in groups:
+            groups[home] = home
+            for note in notes:
+                groups.setdefault(note, home)
+    return groups
+
+
+def _group_finding(home: str, members: Sequence[similarity.Match],
+                   groups: Dict[str, str], kept: Sequence[similarity.Match],
+                   copies: Severity) -> Finding:
+    """One finding for a template's copies: how many notes, how many
+    statements, and which copies differ (each of those is its own finding)."""
+    notes = sorted({p for p, h in groups.items() if h == home})
+    by_home: Dict[Tuple[str, int], List[similarity.Match]] = {}
+    for m in members:
+        by_home.setdefault((m.a.path, m.a.line), []).append(m)
+    drifts = sorted({f"{m.b.path}:{m.line_b}" for m in kept if m.diverged
+                     and groups.get(m.a.path) == home == groups.get(m.b.path)})
+    said = (f"{len(drifts)} differ: {', '.join(drifts[:TEMPLATE_NAMED])}"
+            + (", ..." if len(drifts) > TEMPLATE_NAMED else "")
+            if drifts else "none differ")
+    first = min(by_home)
+    statements = [{"locations": [{"path": a_path, "line": a_line}] + [
+        {"path": m.b.path, "line": m.line_b} for m in ms]}
+        for (a_path, a_line), ms in sorted(by_home.items())]
+    return RULES("template-copies", home, f"template copies: {len(notes)} notes "
+                 f"share {len(by_home)} statements with {home}; {said}",
+                 line=first[1], severity=copies,
+                 extra={"notes": notes, "statements": statements,
+                        "differ": drifts},
+                 fix="generate the notes from one template, or keep the shared "
+                     "statements in one home and link to it")
+
+
+def _confident(m: similarity.Match, min_words: int) -> bool:
+    """Whether a diverged pair is of the kind measured at precision 0.9 or
+    more on the tuning part (``docs/benchmarks.md``): two statements of
+    ``min_words`` or more. A short pair (a version in three words) was
+    never seen there: its disagreement is a warning."""
+    return min(similarity.word_count(m.a.text),
+               similarity.word_count(m.b.text)) >= min_words
+
+
+def _finding(m: similarity.Match, copies: Severity, confident: bool = True
+             ) -> Finding:
     copy, home = f"{m.b.path}:{m.line_b}", f"{m.a.path}:{m.line_a}"
     extra: Dict[str, Any] = {
         "locations": [
@@ -158,15 +319,11 @@ def _finding(m: similarity.Match, copies: Severity) -> Finding:
     }
     if m.diverged:
         what = "; ".join(f"'{d.right}' vs '{d.left}'" for d in m.differences)
-        detail = f"{copy} and {home} disagree: {what}"
         extra["differences"] = [{"kind": d.kind, "copy": d.right, "home": d.left}
                                 for d in m.differences]
-        return Finding(
-            path=m.b.path, line=m.line_b, message=f"diverged rule: {detail}",
-            check=NAME, code="diverged-rule", detail=detail, extra=extra,
-            fix="decide which is true, keep it in one home and link to it")
-    detail = f"{copy} repeats {home} ({FIX})"
-    return Finding(
-        path=m.b.path, line=m.line_b, message=f"duplicate rule: {detail}",
-        check=NAME, code="duplicate-rule", severity=copies, detail=detail,
-        extra=extra, fix=f"delete the copy and link to {m.a.path}")
+        return RULES("diverged-rule", m.b.path, f"diverged rule: {copy} and "
+                     f"{home} disagree: {what}", line=m.line_b, located=True,
+                     extra=extra, severity=None if confident else Severity.WARNING)
+    return RULES("duplicate-rule", m.b.path, f"duplicate rule: {copy} repeats "
+                 f"{home} ({FIX})", line=m.line_b, located=True, severity=copies,
+                 extra=extra, fix=f"delete the copy and link to {m.a.path}")

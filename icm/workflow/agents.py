@@ -11,10 +11,10 @@ import os
 import re
 from typing import List
 
-from icm.checks.agents import OPTIONAL, REQUIRED
 from icm.context import Context
 from icm.errors import UsageError
-from icm.workflow.files import create_new, ensure_folder, entry, fill, template
+from icm.model.agents import OPTIONAL, REQUIRED
+from icm.workflow.files import all_or_nothing, entry, fill, template
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,79}\Z")
 
@@ -36,10 +36,11 @@ def scaffold(ctx: Context, name: str) -> List[str]:
     folder_rel = f"{parent(ctx)}/{name}"
     if os.path.lexists(entry(ctx, folder_rel)):
         raise UsageError(f"{folder_rel}/ already exists; not overwriting it")
-    ensure_folder(ctx, folder_rel)
     made = []
-    for filename in (*REQUIRED, *OPTIONAL):
-        text = fill(template(f"agents/{filename}"), {"name": name})
-        create_new(ctx, f"{folder_rel}/{filename}", text.encode("utf-8"))
-        made.append(f"created {folder_rel}/{filename}")
+    with all_or_nothing(ctx) as changes:  # no half an agent folder
+        changes.folder(folder_rel)
+        for filename in (*REQUIRED, *OPTIONAL):
+            text = fill(template(f"agents/{filename}"), {"name": name})
+            changes.create(f"{folder_rel}/{filename}", text.encode("utf-8"))
+            made.append(f"created {folder_rel}/{filename}")
     return made

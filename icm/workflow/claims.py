@@ -4,25 +4,26 @@ A claim is a line in the item itself, ``Claimed-by: NAME on BRANCH,
 YYYY-MM-DD``, under its title: it travels with the branch, so ``check-queue
 --against`` sees another writer's claim before the merge, with no server.
 ``renumber`` moves an item to a free number and rewrites every relative link
-to it, preparing every new text before it changes anything and putting the
-old texts back if a write fails.
+to it, preparing every new text before it changes anything, then making
+the changes all or none (``files.all_or_nothing``: a failure or a signal
+puts the old texts back). Each command reads and writes under the queue
+lock, reading the item again there: a claim raced another claim, or was
+written to an item renumber had already copied.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from icm import git, lines
-from icm.checks import links
-from icm.checks.queue import claim_at, claim_of
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.escape import inert
-from icm.workflow.files import create_new, entry, replace_atomic, target
-from icm.workflow.journal import find_item
-from icm.workflow.queue import locked, used_numbers
+from icm.model import links
+from icm.model.queue import claim_at, claim_of
+from icm.workflow.files import all_or_nothing, queue_locked, replace_atomic
+from icm.workflow.queue import find_item, item_bytes, still_there, used_numbers
 
 # Unicode spaces git allows in a branch name (U+00A0): the claim's branch is
 # one word, or the line is no claim at all.
@@ -137,31 +138,37 @@ def _unclaimed(parts: List[Tuple[str, str]], i: int) -> Iterator[str]:
 
 
 def claim(ctx: Context, item: str, force: bool = False) -> str:
-    path = find_item(ctx, item)
+    found = find_item(ctx, item)
     name, branch = _writer(ctx)
-    text = _read(ctx, path)
-    held = claim_of(text)
-    if held and held[0] != name and not force:
-        raise UsageError(f"{path}: claimed by {held[0]} on {held[1]}, {held[2]}; "
-                         "pass --force to take it over")
-    line = f"Claimed-by: {name} on {branch}, {ctx.now.astimezone():%Y-%m-%d}"
-    new = _bom(ctx, path) + with_claim(text, line)
-    replace_atomic(ctx, path, new.encode("utf-8"))
+    was = item_bytes(ctx, found)
+    with queue_locked(ctx) as folder:
+        path = still_there(ctx, found, folder, was)
+        text = _read(ctx, path)
+        held = claim_of(text)
+        if held and held[0] != name and not force:
+            raise UsageError(f"{path}: claimed by {held[0]} on {held[1]}, "
+                             f"{held[2]}; pass --force to take it over")
+        line = f"Claimed-by: {name} on {branch}, {ctx.now.astimezone():%Y-%m-%d}"
+        new = _bom(ctx, path) + with_claim(text, line)
+        replace_atomic(ctx, path, new.encode("utf-8"))
     return f"{path}: {line}"
 
 
 def release(ctx: Context, item: str, force: bool = False) -> str:
-    path = find_item(ctx, item)
+    found = find_item(ctx, item)
     name, _branch = _writer(ctx)
-    text = _read(ctx, path)
-    held = claim_of(text)
-    if held is None:
-        raise UsageError(f"{path}: not claimed")
-    if held[0] != name and not force:
-        raise UsageError(f"{path}: claimed by {held[0]}, not by you; pass --force "
-                         "to release it anyway")
-    new = _bom(ctx, path) + without_claim(text)
-    replace_atomic(ctx, path, new.encode("utf-8"))
+    was = item_bytes(ctx, found)
+    with queue_locked(ctx) as folder:
+        path = still_there(ctx, found, folder, was)
+        text = _read(ctx, path)
+        held = claim_of(text)
+        if held is None:
+            raise UsageError(f"{path}: not claimed")
+        if held[0] != name and not force:
+            raise UsageError(f"{path}: claimed by {held[0]}, not by you; pass "
+                             "--force to release it anyway")
+        new = _bom(ctx, path) + without_claim(text)
+        replace_atomic(ctx, path, new.encode("utf-8"))
     return f"{path}: released"
 
 
@@ -189,14 +196,16 @@ def _linking(ctx: Context, old: str) -> Dict[str, List[Tuple[int, str]]]:
     return found
 
 
-def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
+def renumber(ctx: Context, item: str, to: Optional[int],
+             against: Optional[str] = None) -> List[str]:
     """Move ``item`` to number ``to`` (default: the next free one, as
     new-queue finds it) and rewrite every relative link to it; return what
     changed."""
-    old = find_item(ctx, item)
-    folder = target(ctx, ctx.config.queue_dir)
-    with locked(folder):
-        taken = used_numbers(ctx, folder)
+    found = find_item(ctx, item)
+    with queue_locked(ctx) as folder:
+        # Not followed: a second renumber of one item would move it twice.
+        old = still_there(ctx, found, folder, None)
+        taken = used_numbers(ctx, folder, against)
         if to is None:
             to = max([0, *taken]) + 1
         elif to in taken:
@@ -205,7 +214,7 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
         name = old.rsplit("/", 1)[-1]
         new_name = re.sub(r"\A\d+", f"{to:02d}", name)
         new = f"{ctx.config.queue_dir}/{new_name}"
-        plans: Dict[str, Tuple[str, str]] = {}  # file -> (old text, new text)
+        plans: Dict[str, str] = {}  # file -> new text
         for source, spots in sorted(_linking(ctx, old).items()):
             text = _read(ctx, source)  # BOM stripped; put back on write below
             # The parser's own line rule (a lone CR ends a line), endings kept.
@@ -229,24 +238,17 @@ def renumber(ctx: Context, item: str, to: Optional[int]) -> List[str]:
                     fixed = raw[::-1].replace(name[::-1], new_name[::-1], 1)[::-1]
                     cur = cur.replace(raw, fixed)
                 parts[line - 1] = (cur, parts[line - 1][1])
-            plans[source] = (_bom(ctx, source) + text,
-                             _bom(ctx, source) + lines.join(parts))
+            plans[source] = _bom(ctx, source) + lines.join(parts)
         # The item's own links to itself are rewritten in the new file.
         own = plans.pop(old, None)
-        content = own[1].encode("utf-8") if own else ctx.read_bytes(old)
-        create_new(ctx, new, content)
-        done: List[str] = []
-        try:
-            for source, (_before, after) in plans.items():
-                replace_atomic(ctx, source, after.encode("utf-8"))
-                done.append(source)
-            os.unlink(entry(ctx, old))
-        except BaseException:
-            for source in done:  # put every rewritten file back
-                replace_atomic(ctx, source, plans[source][0].encode("utf-8"))
-            os.unlink(entry(ctx, new))
-            raise
-    if old in ctx.tracked:
-        git.stage_move(ctx.root, old, new)
+        content = own.encode("utf-8") if own else ctx.read_bytes(old)
+        with all_or_nothing(ctx) as changes:
+            changes.create(new, content)
+            for source, after in plans.items():
+                changes.replace(source, after.encode("utf-8"))
+            changes.remove(old)
+            changes.commit()
+            if old in ctx.tracked:
+                git.stage_move(ctx.root, old, new)
     return [f"{old} -> {new}"] + [f"{source}: link rewritten" for source in
                                   sorted([*plans, *([new] if own else [])])]

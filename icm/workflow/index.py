@@ -20,12 +20,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
 from icm import markdown
-from icm.checks import links
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
+from icm.extract import extract
 from icm.lines import ending as line_ending
 from icm.lines import spans as line_spans
-from icm.workflow.files import replace_atomic
+from icm.model import links
+from icm.workflow.files import queue_locked, replace_atomic
 
 OPEN = "<!-- icm:index -->"
 CLOSE = "<!-- /icm:index -->"
@@ -58,7 +59,7 @@ def entries(handbook: str, body: Sequence[str], at: int
     for n in range(len(body)):
         runs.append(runs[-1] if n and owner[n] == owner[n - 1] else n)
     whole: Dict[int, List[str]] = {}
-    for lk in markdown.extract(text).links:
+    for lk in extract(text).links:
         whole.setdefault(runs[lk.line - 1], []).append(lk.href)
     grouped: Dict[int, List[str]] = {}  # one pass: a scan per entry was quadratic
     for n, start in enumerate(runs):
@@ -68,7 +69,7 @@ def entries(handbook: str, body: Sequence[str], at: int
         lines = grouped[start]
         while lines and not lines[-1].strip():
             lines.pop()
-        hrefs = [lk.href for lk in markdown.extract("\n".join(lines)).links]
+        hrefs = [lk.href for lk in extract("\n".join(lines)).links]
         if hrefs != whole.get(start, []):
             raise UsageError(f"{handbook}:{at + start}: a link in the index block "
                              "spans lines outside a list item; put it on one "
@@ -123,7 +124,17 @@ def _tree_order(item: Tuple[str, str]) -> Tuple[str, ...]:
 
 
 def fix(ctx: Context) -> List[str]:
-    """Rewrite the index block; return one line per change made."""
+    """Rewrite the index block; return one line per change made. Under the
+    queue lock: renumber rewrites the handbook's links to items."""
+    with queue_locked(ctx):
+        found = _fixed(ctx)
+        if found:
+            replace_atomic(ctx, ctx.config.handbook, found[1])
+        return found[0] if found else []
+
+
+def _fixed(ctx: Context) -> Optional[Tuple[List[str], bytes]]:
+    """The changes to make and the handbook's new bytes, or None."""
     handbook = ctx.config.handbook
     try:
         raw = ctx.read_bytes(handbook)
@@ -135,7 +146,7 @@ def fix(ctx: Context) -> List[str]:
         raise UsageError(f"{handbook}: cannot read: {exc.reason}") from None
     bom = raw.startswith(b"\xef\xbb\xbf")
     newline = line_ending(text)
-    notes = set(links.notes_below_root(ctx))
+    notes = set(links.notes_to_index(ctx))  # "off" notes: never added
     tokens = markdown.parse(text, inline=lambda _c: False)
     try:
         found = markdown.marked_block(tokens, OPEN, CLOSE, "index", handbook)
@@ -150,33 +161,32 @@ def fix(ctx: Context) -> List[str]:
     else:
         body, outside = [], text
     linked_outside = {t for t in (_target(handbook, lk.href)
-                                  for lk in markdown.extract(outside).links) if t}
+                                  for lk in extract(outside).links) if t}
     kept: List[Tuple[str, str]] = []
     changes: List[str] = []
     present = set()
     for lines, targets in entries(handbook, body, first + 2 if found else 0):
         target = targets[0] if targets else None
-        if target is not None and target.endswith("/" + ctx.config.note_name) \
+        if target is not None and "/" in target and ctx.is_note(target) \
                 and target not in notes and target not in ctx.file_set \
                 and not _exists(ctx, target):
             changes.append(f"removed from {handbook} index: {target}")
             continue
         kept.append((target or "", newline.join(lines).rstrip()))
         present.update(targets)
-    for note in sorted(notes - present - linked_outside):
+    named = links.named_notes(handbook, text, notes - present - linked_outside)
+    for note in sorted(notes - present - linked_outside - named):
         kept.append((note, entry_line(handbook, note)))
         changes.append(f"added to {handbook} index: {note}")
     if not changes:
-        return []
+        return None
     kept.sort(key=_tree_order)
     block = newline.join([OPEN, *(line for _, line in kept), CLOSE])
     if found:
         new_text = text[:start] + block + text[end:]
     else:
         new_text = _insert(text, tokens, spans, block, newline)
-    data = new_text.encode("utf-8")
-    replace_atomic(ctx, handbook, (b"\xef\xbb\xbf" if bom else b"") + data)
-    return changes
+    return changes, (b"\xef\xbb\xbf" if bom else b"") + new_text.encode("utf-8")
 
 
 def _insert(text: str, tokens: Sequence[Any],

@@ -3,16 +3,21 @@ invariant still holds.
 
 This is the one place icm runs a repository's own commands, so it is a
 workflow command, never a check: ``icm check`` and the default pre-commit
-hook never reach it. Each command runs as ``sh -c SCRIPT`` from the root,
-stdin closed, with the user's environment, in a process group of its own;
+hook never reach it. A command is only ever the code of the section whose
+role is verify (``model.journal``): never a code span of another section.
+Each command runs as ``sh -c SCRIPT`` from the root,
+stdin closed, with the user's environment (the project's virtualenv first
+on ``PATH``: ``command_env``), in a process group of its own;
 past ``verify_timeout`` seconds (and on Ctrl-C) the whole group is killed,
 so no background child outlives the run. Output (stdout and stderr
 together) is kept as its last lines in bounded memory; undecodable bytes are
 replaced.
 
 Not run: entries on ``journal_exempt``, superseded entries, and entries
-without code in the verify slot. Entries on ``verify_skip`` run, but only a
-pass is news: it is reported so the list can shrink.
+without code in the verify slot (in a MADR or adr-tools journal, one
+without a verify section is only counted: it is optional there). Entries
+on ``verify_skip`` run, but only a pass is news: it is reported so the
+list can shrink.
 
 ``--since REV`` keeps the entries whose command or text names a path (a
 file or folder, ``.`` for everything) changed since REV, the entries
@@ -50,13 +55,38 @@ from typing import (
 )
 
 from icm import cache as cache_mod
-from icm.checks import journal
 from icm.context import Context, Unreadable, usable_cores
 from icm.errors import UsageError
 from icm.escape import inert
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model import journal
 
 NAME = "verify"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("An Invariant is only as good as the command that re-tests it: a command that "
+       "fails is a decision that no longer holds.")
+SILENCE = "verify_skip names an entry and why it is skipped (the list may only shrink)"
+RULES = Rules(NAME, {
+    "holds": Rule("the entry's Verify command exits 0", Severity.INFO),
+    "broken": Rule("the entry's Verify command fails: its invariant no longer "
+                   "holds", fix="the invariant no longer holds: fix the code, or "
+                   "supersede the entry with one that states what is true now"),
+    "timeout": Rule("the Verify command ran past verify_timeout",
+                    fix="make the command faster or raise verify_timeout"),
+    "no-command": Rule("the entry has no Verify command to run",
+                       Severity.WARNING),
+    "skipped": Rule("the entry is on verify_skip", Severity.INFO),
+    "skipped-holds": Rule("an entry on verify_skip holds again",
+                          fix="delete this path from verify_skip"),
+    "skip-missing": Rule("an entry on verify_skip does not exist",
+                         fix="delete this path from verify_skip"),
+    "exempt": Rule("the entry is on journal_exempt; not run", Severity.INFO),
+    "superseded": Rule("the entry is superseded; not run", Severity.INFO),
+    "no-verify-section": Rule("the entry has no verify section, optional in "
+                              "this journal_format; not run", Severity.INFO),
+    "unreadable": Rule("the entry cannot be read as UTF-8 text"),
+    "dry-run": Rule("what icm verify would run, and where", Severity.INFO),
+})
 TAIL_LINES = 20  # output lines kept per command
 LINE_BYTES = 4096  # of each, the last bytes kept
 CHUNK = 1 << 16
@@ -99,16 +129,33 @@ class Outcome:
     timed_out: bool
 
 
-def command_env() -> Dict[str, str]:
-    """The user's environment, with the folder of the Python running icm
-    first on PATH: ``.venv/bin/icm verify`` run without activating the venv
-    must give ``pytest`` and ``icm`` in a Verify command that same venv, not
-    whatever the shell finds first (or nothing)."""
+VENV_FOLDERS = (".venv", "venv")  # at the root, in this order
+
+
+def project_bin(root: Optional[Path], env: Dict[str, str]) -> Optional[str]:
+    """The project's environment: an activated virtualenv (``VIRTUAL_ENV``),
+    else a ``.venv`` (or ``venv``) at the root; its ``bin`` folder."""
+    active = env.get("VIRTUAL_ENV", "")
+    candidates = [os.path.join(active, "bin")] if active else []
+    if root is not None:
+        candidates += [os.path.join(str(root), name, "bin") for name in VENV_FOLDERS]
+    return next((os.path.abspath(c) for c in candidates if os.path.isdir(c)), None)
+
+
+def command_env(root: Optional[Path] = None) -> Dict[str, str]:
+    """The user's environment, with the project's virtualenv (``project_bin``)
+    first on PATH, then the folder of the Python running icm: in a pipx or
+    other isolated install icm's interpreter has no ``pytest``, so ``python
+    -m pytest`` must name the project's; ``.venv/bin/icm verify`` run without
+    activating the venv still gives that venv's ``pytest`` and ``icm``. This
+    picks which interpreter ``python`` names, never what runs."""
     env = dict(os.environ)
     here = os.path.dirname(os.path.abspath(sys.executable))
+    first = [b for b in (project_bin(root, env), here) if b]
     parts = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p]
-    if not parts or os.path.abspath(parts[0]) != here:
-        env["PATH"] = os.pathsep.join([here, *parts])
+    lead = list(dict.fromkeys(first))
+    if [os.path.abspath(p) for p in parts[:len(lead)]] != lead:
+        env["PATH"] = os.pathsep.join([*lead, *parts])
     return env
 
 
@@ -217,7 +264,7 @@ class Runner:
             return None
         start, begun = self.clock(), time.monotonic()
         token = secrets.token_hex(8)
-        env = command_env()
+        env = command_env(self.root)
         outer = env.get(TOKEN_VAR, "")  # a Verify command running icm verify
         env[TOKEN_VAR] = f"{outer[-400:]}:{token}" if outer else token
         try:
@@ -364,17 +411,6 @@ def _limit(value: float) -> str:
     return f"{value:g} s"
 
 
-def _finding(path: str, line: int, message: str, code: str,
-             severity: Severity = Severity.INFO, fix: str = "",
-             lines: Tuple[str, ...] = ()) -> Finding:
-    """``lines``: shown under the message, indented (the text renderer
-    escapes each on its own)."""
-    body = "".join(f"\n    {line}" for line in lines)
-    return Finding(path=path, line=line, message=f"{path}: {message}", check=NAME,
-                   code=code, detail=message + body, fix=fix, severity=severity,
-                   lines=lines)
-
-
 @dataclass(frozen=True)
 class _Plan:
     path: str
@@ -390,17 +426,15 @@ def _verdict(plan: _Plan, out: Outcome, timeout: float) -> Finding:
     shown = f": {inert(last.strip())}" if last else ""
     if plan.skip is not None:
         if out.exit_code == 0 and not out.timed_out:
-            return _finding(plan.path, plan.line, f"skipped ({plan.skip}) but holds, "
-                            "remove it from verify_skip", "skipped-holds",
-                            Severity.ERROR, "delete this path from verify_skip")
-        return _finding(plan.path, plan.line, f"skipped ({plan.skip})", "skipped")
+            return RULES("skipped-holds", plan.path, f"skipped ({plan.skip}) but "
+                         "holds, remove it from verify_skip", line=plan.line)
+        return RULES("skipped", plan.path, f"skipped ({plan.skip})", line=plan.line)
     if out.timed_out:
-        return _finding(plan.path, plan.line, "TIMEOUT - verify command ran past "
-                        f"{_limit(timeout)}", "timeout", Severity.ERROR,
-                        "make the command faster or raise verify_timeout")
+        return RULES("timeout", plan.path, "TIMEOUT - verify command ran past "
+                     f"{_limit(timeout)}", line=plan.line)
     if out.exit_code == 0:
-        return _finding(plan.path, plan.line, f"holds ({seconds(out.seconds)})",
-                        "holds")
+        return RULES("holds", plan.path, f"holds ({seconds(out.seconds)})",
+                     line=plan.line)
     if out.exit_code < 0:
         try:
             how = f"was killed by {signal.Signals(-out.exit_code).name}"
@@ -408,10 +442,8 @@ def _verdict(plan: _Plan, out: Outcome, timeout: float) -> Finding:
             how = f"was killed by signal {-out.exit_code}"
     else:
         how = f"exited {out.exit_code}"
-    return _finding(plan.path, plan.line, f"BROKEN - verify command {how}{shown}",
-                    "broken", Severity.ERROR,
-                    "the invariant no longer holds: fix the code, or supersede "
-                    "the entry with one that states what is true now")
+    return RULES("broken", plan.path, f"BROKEN - verify command {how}{shown}",
+                 line=plan.line)
 
 
 def _jobs(jobs: int) -> int:
@@ -423,11 +455,15 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
         clock: Optional[Callable[[], float]] = None) -> Report:
     """Verify the selected entries; a Report with one verdict per entry."""
     cfg = ctx.config
-    slot = journal.verify_slot(cfg)
+    lay = journal.layout(cfg)
+    slot = lay.verify
     if slot is None:
-        # Only a config can leave no fourth slot: name it and the key.
+        # Only a config can leave no fourth slot: name it and the key. A
+        # fourth named for another role (Consequences) is no command.
+        why = "slots has no fourth" if len(lay.slots) < 4 else \
+            f"the fourth slot, '{lay.slots[3]}', is not the verify role"
         raise UsageError(f"{cfg.location}: no slot holds the Verify command: "
-                         "slots has no fourth and verify_slot is unset; set "
+                         f"{why} and verify_slot is unset; set "
                          "verify_slot to the slot whose code icm verify runs")
     paths = select(ctx, wanted)
     skip = dict(cfg.verify_skip)
@@ -435,35 +471,41 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     found: List[Finding] = []
     plans: List[_Plan] = []
     texts: Dict[str, str] = {}
+    read: Dict[str, journal.Entry] = {}
+    numbers = journal.numbered(journal.entries(ctx), lay)
     for path in paths:
         try:
-            text = ctx.read_markdown(path)
+            texts[path] = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(_finding(path, 0, f"cannot read: {exc.reason}", "unreadable",
-                                  Severity.ERROR))
+            found.append(RULES("unreadable", path, f"cannot read: {exc.reason}"))
             continue
-        entry = journal.parse_entry(text, path, cfg.slots, slot)
+        read[path] = journal.parse_entry(texts[path], path, lay.slots, slot, lay,
+                                         numbers)
+    replaced = journal.superseding(read)
+    for path, entry in read.items():
         if path in exempt:
-            found.append(_finding(path, 0, "exempt, not run", "exempt"))
-        elif entry.superseded_by is not None:
-            found.append(_finding(path, entry.superseded_line, "superseded by "
-                                  f"{inert(entry.superseded_by)}, not run",
-                                  "superseded"))
+            found.append(RULES("exempt", path, "exempt, not run"))
+        elif path in replaced:
+            by, line = replaced[path]
+            found.append(RULES("superseded", path, "superseded by "
+                               f"{inert(by)}, not run", line=line))
+        elif entry.command is None and not entry.verify_line \
+                and slot not in lay.slots:
+            found.append(RULES("no-verify-section", path, f"no '{slot}' section, "
+                               "not run"))
         elif entry.command is None:
             why = "holds no code" if entry.verify_line else "is missing"
-            found.append(_finding(path, entry.verify_line, "no verify command (the "
-                                  f"'{slot}' slot {why})", "no-command",
-                                  Severity.WARNING, f"put the command in the "
-                                  f"'{slot}' slot, in a fenced sh block"))
+            found.append(RULES("no-command", path, "no verify command (the "
+                               f"'{slot}' slot {why})", line=entry.verify_line,
+                               fix=f"put the command in the '{slot}' slot, in a "
+                               "fenced sh block"))
         else:
             plans.append(_Plan(path, entry.verify_line, entry.command, skip.get(path)))
-            texts[path] = text
     if not wanted:
         present = set(journal.entries(ctx))
         for path in sorted(set(skip) - present):
-            found.append(_finding(path, 0, "on verify_skip but missing, remove it "
-                                  "from verify_skip", "skip-missing", Severity.ERROR,
-                                  "delete this path from verify_skip"))
+            found.append(RULES("skip-missing", path, "on verify_skip but missing, "
+                               "remove it from verify_skip"))
     left_out = 0
     if since is not None:
         from icm import git  # only --since needs git facts beyond the file set
@@ -481,11 +523,12 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
             # split at "\n" only, as sh does: a NEL or U+2028 is shown escaped
             text = plan.script.rstrip("\n")
             script = tuple(map(inert, text.split("\n"))) if text else ()
-            found.append(_finding(plan.path, plan.line,
-                                  f"would run in {ctx.root}{listed}:", "dry-run",
-                                  lines=script))
+            found.append(RULES("dry-run", plan.path,
+                               f"would run in {ctx.root}{listed}:", line=plan.line,
+                               lines=script))
         return _report(found, [], left_out, since, dry_run=True)
-    times = cache_mod.Cache(ctx.cache_dir, "verify times", name=TIMES_FILE)
+    times = cache_mod.Cache(ctx.cache_dir, "verify times", cache_mod.seconds,
+                            cache_mod.limit(len(plans), 0), name=TIMES_FILE)
     outcomes = _execute(ctx.root, _longest_first(plans, times), cfg.verify_timeout,
                         jobs, clock or CLOCK)
     for plan in plans:  # this run's times, each under its command's hash
@@ -507,7 +550,7 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     return _report(found, results, left_out, since)
 
 
-TIMES_FILE = "verify-times.marshal"
+TIMES_FILE = "verify-times.json"
 
 
 def _longest_first(plans: Sequence[_Plan], times: "cache_mod.Cache") -> List[_Plan]:
@@ -602,7 +645,8 @@ def _report(found: List[Finding], results: List[Dict[str, Any]], left_out: int,
         n = counts.get("dry-run", 0)
         tail = f"verify: {n} command{'' if n == 1 else 's'} would run"
     else:
-        not_run = sum(counts.get(c, 0) for c in ("exempt", "superseded", "no-command"))
+        not_run = sum(counts.get(c, 0) for c in ("exempt", "superseded", "no-command",
+                                                 "no-verify-section"))
         skipped = counts.get("skipped", 0) + counts.get("skipped-holds", 0)
         tail = (f"verify: {counts.get('holds', 0)} hold, {counts.get('broken', 0)} "
                 f"broken, {counts.get('timeout', 0)} timed out, "

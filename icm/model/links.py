@@ -1,0 +1,513 @@
+"""Links and anchors: every link, definition and heading of the markdown
+files (parsed once per content hash, in a fork pool when many, kept in an
+untrusted cache), how a destination resolves, and the tree of targets it
+is looked up in. The link check, ``--fix``, ``renumber`` and the agents
+check all read links here, so a link counts exactly where it would be
+followed."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import posixpath
+import re
+import select
+import signal
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import chain
+from pathlib import Path
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+)
+from urllib.parse import unquote
+
+from icm import cache as cache_mod
+from icm.config import Config
+from icm.context import (
+    Context,
+    Unreadable,
+    decode,
+    read_file,
+    read_real,
+    usable_cores,
+)
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+# Below this many files to parse, a process pool costs more than it saves.
+PARALLEL_MIN = 48
+
+
+# (line, raw, href, kind) per link; anchors as written; the line where
+# nesting deeper than markdown.MAX_NESTING cut content off (0: none)
+Parsed = Tuple[List[Tuple[int, str, str, str]], List[str], int]
+
+
+# Bumped when Parsed changes shape or meaning, so older cache entries are not
+# read (3: lines counted from source positions; 4: raw destinations of
+# labels longer than one character, escapes in heading anchors; issue 16;
+# 5: columns, hrefs only where they differ, in JSON; issue 22).
+CACHE_FORMAT = 5
+
+
+def parse_text(text: str) -> Parsed:
+    from icm import extract  # not needed at all when every file is cached
+
+    ext = extract.extract(text)
+    return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
+            list(ext.anchors), ext.too_deep)
+
+
+def cache_key() -> str:
+    """What must be equal for a cached extraction to be this code's."""
+    return (f"mdit {cache_mod.markdown_it_version()} "
+            f"rs {cache_mod.fast_parser_version()} format {CACHE_FORMAT}")
+
+
+def _columns(parsed: Parsed) -> List[Any]:
+    """A file's ``Parsed`` as its cache entry stores it: lines, raw
+    destinations, the hrefs that differ from them (by index: nearly none
+    do, and they were a third of the file and of its reading), kinds,
+    anchors, depth. Columns, not a list a link: the collector walks every
+    list a warm run loaded, again and again (tuples it stops tracking), and
+    that was a tenth of the run."""
+    found, anchors, deep = parsed
+    lines, raws, hrefs, kinds = (map(list, zip(*found)) if found
+                                 else ([], [], [], []))
+    other = {str(i): h for i, (r, h) in enumerate(zip(raws, hrefs)) if h != r}
+    return [lines, raws, other, kinds, list(anchors), deep]
+
+
+def cached_parse(values: List[Any]) -> bool:
+    """Whether every cache entry's value is ``_columns``'s form of a
+    ``Parsed``: what ``run`` and the workflow read of it, lines from 1, a
+    depth from 0, columns of one length, hrefs at indexes of links."""
+    for value in values:
+        if not (type(value) is list and len(value) == 6 and type(value[5]) is int
+                and value[5] >= 0):
+            return False
+        lines, raws, other, kinds, anchors, _deep = value
+        if not (type(lines) is list and type(raws) is list and type(other) is dict
+                and type(kinds) is list and type(anchors) is list
+                and len(lines) == len(raws) == len(kinds)
+                and all(i.isascii() and i.isdecimal() and len(i) < 10
+                        and int(i) < len(raws) for i in other)):
+            return False
+    return (cache_mod.counts(values, 0, 1)
+            and cache_mod.strings(cache_mod.column(values, 1, 3, 4))
+            and cache_mod.strings(chain.from_iterable(v[2].values() for v in values)))
+
+
+def _rows(value: List[Any]) -> Parsed:
+    lines, raws, other, kinds, anchors, deep = value
+    hrefs = list(raws)
+    for i, href in other.items():
+        hrefs[int(i)] = href
+    return list(zip(lines, raws, hrefs, kinds)), anchors, deep
+
+
+ParseResult = Tuple[str, Optional[Parsed], Optional[Unreadable], str]
+
+
+# (root, path, max_file_bytes, the real path the parent resolved or "")
+Job = Tuple[str, str, int, str]
+
+
+def _parse_path(job: Job) -> ParseResult:
+    """Read, hash and extract one file (in a worker or in-process).
+    Returns (rel, parsed, problem, digest of the bytes actually parsed)."""
+    root, rel, limit, real = job
+    try:
+        # unresolved: the whole walk again, which words why it fails
+        data = (read_real(real, rel, limit) if real
+                else read_file(Path(root), rel, limit))
+        return rel, parse_text(decode(rel, data)), None, cache_mod.digest(data)
+    except Unreadable as exc:
+        return rel, None, exc, ""
+
+
+@dataclass
+class Corpus:
+    """Extraction results for a set of markdown files, cached and parallel."""
+
+    parsed: Dict[str, Parsed]
+    errors: Dict[str, Unreadable]
+
+
+def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0) -> Corpus:
+    """Links and anchors of every file, holding one file's text at a time.
+
+    A file is looked up in the cache by its stamp (and must still be
+    readable: a user dropped from a group changes no stamp), then by content
+    hash; only the misses are parsed (in a fork pool from PARALLEL_MIN
+    misses on).
+    """
+    limit = ctx.config.max_file_bytes
+    parsed: Dict[str, Parsed] = {}
+    errors: Dict[str, Unreadable] = {}
+    misses: List[str] = []
+    stamps: Dict[str, cache_mod.Stamp] = {}
+    reals: Dict[str, str] = {}
+    for rel in paths:
+        try:
+            stamps[rel] = cache_mod.stamp(ctx.stat(rel))
+            reals[rel] = ctx.real(rel)  # remembered: a second lstat at most
+        except Unreadable:
+            stamps[rel] = ()
+    size = sum(s[0] for s in stamps.values() if s)
+    # Loading and looking up make tens of thousands of lists and tuples and
+    # no cycle: collections walked them all, a third of a warm run's lookups.
+    with cache_mod.paused_gc():
+        store = cache_mod.Cache(ctx.cache_dir, cache_key(), cached_parse,
+                                cache_mod.limit(len(paths), size))
+        for rel in paths:
+            stamp = stamps[rel]
+            hit = store.get_by_stamp(rel, stamp)
+            if hit is not None and not os.access(reals[rel], os.R_OK):
+                hit = None  # read it, so the reason is reported
+            if hit is None and rel not in store.entries:
+                misses.append(rel)  # nothing cached under this path (a cold run):
+                continue  # the parse reads and hashes it, once
+            if hit is None:
+                try:
+                    hit = store.get(rel, cache_mod.digest(ctx.read_bytes(rel, limit)),
+                                    stamp)
+                except Unreadable as exc:
+                    errors[rel] = exc
+                    continue
+            if hit is None:
+                misses.append(rel)
+            else:
+                parsed[rel] = _rows(hit)
+    jobs = jobs or usable_cores()
+    work = [(str(ctx.root), rel, limit, reals.get(rel, "")) for rel in misses]
+    # The CLI passes a progress callback when stderr is a terminal; the
+    # check only reports counts, the CLI owns what is drawn.
+    progress = ctx.progress
+    parallel = len(work) >= PARALLEL_MIN and jobs > 1
+    if parallel:
+        results: Iterable[ParseResult] = _parse_parallel(work, jobs, progress)
+    else:
+        results = map(_parse_path, work)
+    for done, (rel, result, problem, hashed) in enumerate(results, 1):
+        if progress is not None and not parallel:
+            progress(done, len(work))
+        if result is None:
+            assert problem is not None
+            errors[rel] = problem
+        else:
+            parsed[rel] = result
+            store.put(rel, hashed, _columns(result), stamps[rel])
+    store.save()
+    return Corpus(parsed, errors)
+
+
+def _parse_parallel(work: List[Job],
+                    jobs: int, progress: Optional[Callable[[int, int], None]] = None
+                    ) -> List[ParseResult]:
+    """Parse in ``jobs`` forked workers, one interleaved slice each, results
+    in the order of ``work``.
+
+    A terminal's Ctrl-C reaches every process of the group, so workers
+    ignore SIGINT (blocked from before the fork until they ignore it) and the
+    parent alone answers: it kills and reaps every worker, then lets the
+    KeyboardInterrupt go on to the CLI (``icm: interrupted``, exit 130).
+    ProcessPoolExecutor printed worker tracebacks and once hung in its
+    management thread. A worker that dies (killed, out of memory) has its
+    slice parsed here instead: the answer must not depend on it.
+    """
+    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+        return list(map(_parse_path, work))
+    from icm import extract
+
+    extract.backend()  # loaded once, before forking
+
+    slices = [work[i::jobs] for i in range(jobs)]
+    live: Dict[int, int] = {}  # pid -> read end of its pipe
+    order: List[Tuple[int, int]] = []  # (pid, slice index)
+    done: List[Optional[List[ParseResult]]] = [None] * jobs
+    # One handler for the pool's whole life. It raises KeyboardInterrupt at
+    # most once: a second Ctrl-C landing before ``_reap`` ran (a user who
+    # presses twice, or every worker's SIGINT in the tests) used to raise
+    # again inside it and leave workers alive. While forking it only sets a
+    # flag: raised between fork() returning and the pid being recorded, it
+    # left a worker behind.
+    state = {"forking": True, "pending": False, "raised": False}
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if state["raised"]:
+            return
+        if state["forking"]:
+            state["pending"] = True
+            return
+        state["raised"] = True
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread: no signals to manage here
+        return list(map(_parse_path, work))
+    try:
+        try:
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+            try:
+                for i, part in enumerate(slices):
+                    if part:
+                        pid, fd = _fork_worker(part, list(live.values()))
+                        live[pid] = fd
+                        order.append((pid, i))
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            state["forking"] = False
+            if state["pending"]:
+                state["raised"] = True
+                raise KeyboardInterrupt
+            finished = 0
+            for pid, i in order:
+                done[i] = _collect(pid, live)
+                finished += len(slices[i])
+                if progress is not None:  # per worker, as its answers arrive
+                    progress(finished, len(work))
+        except BaseException:
+            state["raised"] = True  # nothing may cut the reaping short
+            _reap(live)
+            raise
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    results: List[Optional[ParseResult]] = [None] * len(work)
+    for i, part in enumerate(slices):
+        answers = done[i]
+        if answers is None or len(answers) != len(part):
+            answers = [_parse_path(job) for job in part]
+        results[i::jobs] = answers
+    return [r for r in results if r is not None]
+
+
+def _fork_worker(part: List[Job],
+                 siblings: List[int]) -> Tuple[int, int]:
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: never returns, never prints
+        status = 1
+        try:
+            # Holding a sibling's read end would keep that sibling blocked
+            # on a full pipe after the parent closed its own copy.
+            for fd in (read_fd, *siblings):
+                os.close(fd)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            data = pickle.dumps([_parse_path(job) for job in part],
+                                protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    return pid, read_fd
+
+
+def _collect(pid: int, live: Dict[int, int]) -> Optional[List[ParseResult]]:
+    """A worker's answers, or None when it did not finish them. On an
+    interrupt the worker stays in ``live`` for ``_reap``."""
+    fd = live[pid]
+    chunks = []
+    while True:
+        # A Ctrl-C that lands after Python's last look at its signal flags
+        # but before a blocking read() starts never interrupts that read,
+        # and the run hung (one in 50 under load). So wait in slices: the
+        # loop's next turn runs the handler, at most 0.2 s late.
+        if not select.select([fd], [], [], 0.2)[0]:
+            continue
+        block = os.read(fd, 1 << 20)
+        if not block:
+            break
+        chunks.append(block)
+    _, status = os.waitpid(pid, 0)
+    del live[pid]  # only once reaped: an interrupt before leaves it to _reap
+    os.close(fd)
+    if status != 0:
+        return None
+    try:
+        answers: List[ParseResult] = pickle.loads(b"".join(chunks))
+    except Exception:  # noqa: BLE001 - a torn result is a dead worker
+        return None
+    return answers
+
+
+def _reap(live: Dict[int, int]) -> None:
+    """Kill and wait for every worker still running. The caller's SIGINT
+    handler no longer raises, so a second Ctrl-C cannot cut this short."""
+    for pid in live:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    for pid, fd in live.items():
+        os.close(fd)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:  # reaped by _collect just before
+            pass
+    live.clear()
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str  # root-relative, normalised ("" for the root itself)
+    fragment: Optional[str]  # decoded, None when absent
+    problem: str = ""  # outside-root when it escapes the root
+
+
+def is_external(href: str) -> bool:
+    if href.startswith(("https:", "http:", "mailto:", "//")):
+        return True  # the common cases, without the regex
+    return bool(_SCHEME.match(href))
+
+
+def resolve(source: str, href: str) -> Optional[Target]:
+    """Where ``href`` written in ``source`` points, or None for external and
+    empty destinations."""
+    if not href or is_external(href):
+        return None
+    path, _, fragment = href.partition("#")
+    has_fragment = "#" in href
+    path = path.split("?", 1)[0]
+    # A byte that is not UTF-8 (%FF) names a file git lists the same way.
+    path = unquote(path, errors="surrogateescape")
+    if not path:
+        return Target(source, unquote(fragment) if has_fragment else None)
+    norm, problem = _normalise(posixpath.dirname(source), path)
+    return Target(norm, unquote(fragment) if has_fragment else None, problem)
+
+
+@lru_cache(maxsize=65536)
+def _normalise(folder: str, path: str) -> Tuple[str, str]:
+    """Root-relative form of ``path`` written in ``folder`` (memoised: the
+    same destinations recur across a tree's files)."""
+    if path.startswith("/"):
+        joined = path.lstrip("/")
+    else:
+        joined = posixpath.join(folder, path) if folder else path
+    norm = posixpath.normpath(joined) if joined else "."
+    if norm == ".." or norm.startswith("../"):
+        return norm, "outside-root"
+    return ("" if norm == "." else norm), ""
+
+
+class Tree:
+    """Existence, case and folder facts about the file set, computed once."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.files: FrozenSet[str] = ctx.file_set
+        dirs = {""}
+        for f in self.files:
+            parts = f.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                dirs.add("/".join(parts[:i]))
+        self.dirs: FrozenSet[str] = frozenset(dirs)
+        self._folded: Optional[Dict[str, str]] = None
+
+    def kind(self, path: str) -> str:
+        """'file', 'dir', or '' when absent (with exact letter case)."""
+        if path in self.files:
+            return "file"
+        if path in self.dirs:
+            return "dir"
+        return self._on_disk(path)
+
+    def _on_disk(self, path: str) -> str:
+        """Ignored or excluded files still exist; confirm case and that the
+        path does not leave the root through a symlink (resolved first, so
+        no folder outside the root is ever listed)."""
+        folder, name = posixpath.split(path)
+        try:
+            parent, real = self.ctx.real(folder), self.ctx.real(path)
+            if not os.path.lexists(real) or name not in os.listdir(parent):
+                return ""
+        except (Unreadable, OSError):
+            return ""
+        return "dir" if os.path.isdir(real) else "file"
+
+    def other_case(self, path: str) -> Optional[str]:
+        if self._folded is None:
+            self._folded = {}
+            for p in (*self.files, *self.dirs):
+                self._folded.setdefault(p.casefold(), p)
+        hit = self._folded.get(path.casefold())
+        return hit if hit is not None and hit != path else None
+
+
+def indexed_notes(ctx: Context, parsed: Parsed) -> FrozenSet[str]:
+    """Notes the handbook links to (any link kind that names the file)."""
+    handbook = ctx.config.handbook
+    hits = set()
+    for _line, _raw, href, _kind in parsed[0]:
+        target = resolve(handbook, href)
+        if target is not None and not target.problem:
+            hits.add(target.path)
+    return frozenset(hits)
+
+
+def notes_below_root(ctx: Context) -> List[str]:
+    return [n for n in ctx.notes() if "/" in n]
+
+
+# Handbook names agents read at start; when the handbook is left at its
+# default, one of these beside it is the handbook under another name.
+HANDBOOK_NAMES = ("agents.md", "claude.md")
+
+
+def near_handbooks(ctx: Context) -> List[str]:
+    """Files that are probably the missing handbook: its name in another
+    letter case first, then (for the default handbook) the other names."""
+    handbook = ctx.config.handbook
+    folder, _, name = handbook.rpartition("/")
+    names = {name.lower()}
+    if handbook == Config.handbook:
+        names.update(HANDBOOK_NAMES)
+    found = [f for f in ctx.files if f != handbook and f.rpartition("/")[0] == folder
+             and f.rpartition("/")[2].lower() in names]
+    return sorted(found, key=lambda f: (f.rpartition("/")[2].lower() != name.lower(),
+                                        f))
+
+
+def notes_to_index(ctx: Context) -> List[str]:
+    """The notes below the root the handbook must name (``index``)."""
+    needs = ctx.note_names().needs_index
+    return [n for n in notes_below_root(ctx) if needs(n)]
+
+
+# A word that may be a path: what a code span or prose holds between
+# spaces, quotes, brackets and list punctuation.
+_PATHISH = re.compile(r"[^\s`'\"()\[\]<>{}|*,;]+")
+
+
+def named_notes(handbook: str, text: str, notes: Iterable[str]) -> FrozenSet[str]:
+    """The ``notes`` that ``text`` names by path, in a code span or as plain
+    text (`` `backend/AGENTS.md` ``), from the root or from the handbook's
+    folder: agents follow a path as they follow a link. One pass over the
+    words."""
+    wanted = set(notes)
+    folder = posixpath.dirname(handbook)
+    found = set()
+    for m in _PATHISH.finditer(text) if wanted else ():
+        word = m.group().rstrip(".:!?")
+        if "/" not in word or word.endswith("/"):  # a folder is no note
+            continue
+        for path in (word.lstrip("/"), posixpath.join(folder, word)):
+            norm = posixpath.normpath(path) if path else ""
+            if norm in wanted:
+                found.add(norm)
+    return frozenset(found)

@@ -1,12 +1,11 @@
-"""Differential test of icm's two markdown backends (issue 16).
+"""Differential test of icm's two markdown backends (issues 16, 27).
 
-    python bench/diff_backends.py TREE [TREE ...] [--show 10] [--backend rs|events]
+    python bench/diff_backends.py TREE [TREE ...] [--show 10]
 
 For every ``.md`` file of each tree (read in place; nothing is copied), the
-fast path's ``explain`` (``--backend rs``: ``icm.markdown_rs``, markdown-it.rs;
-``events``: ``icm.markdown_events``, pulldown-cmark through pyromark) and
-``icm.markdown.extract_reference`` (markdown-it-py) must give the same
-``Extract``: the same links in the same order with the same lines, raw and
+fast path's ``explain`` (``icm.markdown_events``, pulldown-cmark through
+pyromark) and ``icm.markdown.extract_reference`` (markdown-it-py) must give
+the same ``Extract``: the same links in the same order with the same lines, raw and
 normalised destinations and kinds, the same anchors and the same headings.
 A file the fast path declines goes to the reference in icm, so it counts
 as "declined", never as a difference; the reasons are tallied. Exit 1 on
@@ -23,12 +22,9 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any, List, Tuple
+from typing import List, Tuple
 
-from icm import markdown, markdown_events, markdown_rs
-
-BACKENDS: Any = {"rs": (markdown_rs, "markdown-it-pyrs"),
-                 "events": (markdown_events, "pyromark")}
+from icm import markdown, markdown_events
 
 
 def md_files(tree: Path) -> List[Tuple[str, str]]:
@@ -63,11 +59,10 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--show", type=int, default=10)
-    parser.add_argument("--backend", choices=sorted(BACKENDS), default="rs")
     args = parser.parse_args()
-    backend, wheel = BACKENDS[args.backend]
+    backend = markdown_events
     if not backend.available():
-        print(f"{wheel} is not installed (pip install 'icm-hygiene[fast]')",
+        print("pyromark is not installed (pip install 'icm-hygiene[fast]')",
               file=sys.stderr)
         return 2
     print("| tree | md files | links compared | fast path | declined | differing |")

@@ -1,6 +1,7 @@
 """Which parser can carry a cold link check within 2x of lychee (issue 27).
 
     python bench/parse_candidates.py TREE [TREE ...] --lychee PATH [--runs 5]
+        [--only icm pyromark]
 
 Every tracked ``.md`` file of each tree is read into memory once; then, in
 rounds (interleaved, so load spreads over all of them alike), each
@@ -71,10 +72,6 @@ def candidates() -> List[Tuple[str, str, Parse]]:
     if pyrs is not None:
         tree = pyrs.MarkdownIt("commonmark").enable("table").enable("strikethrough")
         found.append(("markdown-it-pyrs tree", "node tree, byte maps", tree.tree))
-    rs = _module("icm.markdown_rs")
-    if icm_md is not None and rs is not None and rs.available():
-        found.append(("icm today: markdown-it.rs + declines", "Extract",
-                      _with_reference(rs.extract, icm_md.extract_reference)))
     pm = _module("pyromark")
     if pm is not None:
         parser = pm.Markdown(options=pm.Options.ENABLE_TABLES
@@ -185,8 +182,11 @@ def main() -> None:
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lychee")
+    parser.add_argument("--only", nargs="*", default=[],
+                        help="candidates whose name holds one of these")
     args = parser.parse_args()
-    found = candidates()
+    found = [c for c in candidates()
+             if not args.only or any(word in c[0] for word in args.only)]
     saved = os.dup(2)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # panic messages
     trees = [(tree.resolve(), md_files(tree.resolve())) for tree in args.trees]

@@ -5,7 +5,8 @@ on the same trees, in the same run. Prints a markdown table of medians.
                               [--rumdl PATH] [--remark DIR] [--remark-runs 1]
                               [--jobs N [N ...]] [--floor] [--restored]
     python bench/run_links.py TREE [TREE ...] --parsers NAME [NAME ...]
-                              --lychee PATH [--runs 5] [--jobs 1 2]
+                              --lychee PATH [--rumdl PATH] [--runs 5]
+                              [--jobs 1 2]
 
 Cold: icm's cache deleted before each run. Warm: cache left from the run
 before. lychee runs offline with fragment checking; remark-validate-links
@@ -15,20 +16,21 @@ peer that is not given is left out of the table. ``--jobs`` adds a second
 table: icm cold with ``--jobs N`` for each N (parser processes). Exit codes
 of peers are not judged: they disagree with icm and each other about what
 is broken (see the counts). ``--floor`` adds a third table: the parse
-alone (``parse_floor.py``: read every file and build markdown-it.rs's tree,
-on every core, start-up included), the least a cold run on this parser
-can take, beside lychee in the same run. ``--restored`` adds a column:
+alone (``parse_floor.py``: read every file and every pulldown-cmark event
+of it, on every core, start-up included), the least a cold run on this
+parser can take, beside lychee in the same run. ``--restored`` adds a column:
 icm with the cache of an earlier run restored into a fresh checkout (every
 file's stamp new, as ``actions/cache`` leaves it in CI: files are read and
 hashed, none parsed).
 
 ``--parsers`` prints only the parser table (issue 27): icm cold with each
-named parser forced through ``ICM_PARSER`` (``rs``: the default,
-markdown-it.rs; ``events``: pulldown-cmark, ``icm.markdown_events``;
-``markdown-it-py``: the reference alone) at each ``--jobs`` (default 1 and
-2), and lychee, one run of each per round, interleaved, ``--runs`` rounds;
-medians of wall and CPU seconds (user + system, workers included). The CPU
-ratio is the one to read on a shared machine.
+named parser (``events``: the default, pulldown-cmark through
+``icm.markdown_events``; ``markdown-it-py``: the reference alone, forced
+through ``ICM_PARSER``; ``LABEL=PATH``: the icm at PATH, an older copy
+run with ``PYTHONPATH``) at each ``--jobs`` (default 1 and 2), lychee and
+rumdl, one run of each per round, interleaved, ``--runs`` rounds; medians
+of wall and CPU seconds (user + system, workers included). The CPU ratio
+is the one to read on a shared machine.
 """
 
 from __future__ import annotations
@@ -117,7 +119,7 @@ def main() -> None:
         for name, jobs, secs in by_jobs:
             print(f"| {name} | {jobs} | {secs:.2f} s |")
     if floors:
-        print("\n| tree | icm cold | markdown-it.rs parse alone | lychee | "
+        print("\n| tree | icm cold | pulldown-cmark events alone | lychee | "
               "parse alone / lychee |\n|---|---|---|---|---|")
         for name, cold, lychee, floor in floors:
             print(f"| {name} | {_secs(cold)} | {_secs(floor)} | {_secs(lychee)} | "
@@ -127,8 +129,8 @@ def main() -> None:
 def parser_table(args: argparse.Namespace) -> None:
     jobs = args.jobs or ["1", "2"]
     print("| tree | md files | parser | --jobs | icm cold, wall | icm cold, CPU | "
-          "lychee, wall | lychee, CPU | CPU / lychee |\n|---|---|---|---|---|---|---|"
-          "---|---|")
+          "lychee, wall | lychee, CPU | rumdl, wall | rumdl, CPU | CPU / lychee | "
+          "CPU / rumdl |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     for tree in args.trees:
         tree = tree.resolve()
         listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
@@ -138,25 +140,36 @@ def parser_table(args: argparse.Namespace) -> None:
         runs: Dict[str, List[Tuple[float, float]]] = {}
         lychee = [args.lychee, "--offline", "--include-fragments", "--no-progress",
                   "--root-dir", str(tree), str(tree)]
+        rumdl = [args.rumdl, "check", "--enable", "MD051,MD057", "--no-cache", "."]
         for _ in range(args.runs):
             if args.lychee:
                 runs.setdefault("lychee", []).append(run_once(lychee, judged=False))
+            if args.rumdl:
+                runs.setdefault("rumdl", []).append(run_once(rumdl, cwd=tree,
+                                                             judged=False))
             for name in args.parsers:
                 env = dict(os.environ)
                 env.pop("ICM_PARSER", None)
-                if name != "rs":
+                exe = args.icm
+                if "=" in name:  # LABEL=PATH: another icm (an older copy)
+                    exe = name.partition("=")[2]
+                elif name != "events":
                     env["ICM_PARSER"] = name
                 for n in jobs:
                     runs.setdefault(f"{name} {n}", []).append(run_once(
-                        [args.icm, "check-links", "--root", str(tree), "--jobs", n],
+                        [exe, "check-links", "--root", str(tree), "--jobs", n],
                         env=env, before=lambda c=cache: shutil.rmtree(c, True)))
         peer = _medians(runs["lychee"]) if args.lychee else (None, None)
+        other = _medians(runs["rumdl"]) if args.rumdl else (None, None)
         for name in args.parsers:
             for n in jobs:
                 wall, cpu = _medians(runs[f"{name} {n}"])
-                print(f"| {tree.name} | {md} | {name} | {n} | {wall:.2f} s | "
+                print(f"| {tree.name} | {md} | {name.partition('=')[0]} | {n} | "
+                      f"{wall:.2f} s | "
                       f"{cpu:.2f} s | {_secs(peer[0])} | {_secs(peer[1])} | "
-                      f"{_ratio(cpu, peer[1])} |", flush=True)
+                      f"{_secs(other[0])} | {_secs(other[1])} | "
+                      f"{_ratio(cpu, peer[1])} | {_ratio(cpu, other[1])} |",
+                      flush=True)
 
 
 def _medians(samples: List[Tuple[float, float]]) -> Tuple[float, float]:

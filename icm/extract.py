@@ -1,7 +1,9 @@
 """``extract``: the links, anchors and headings of one document, through the
-fast parser where it is installed and answers (``icm.markdown_rs``), else
-markdown-it-py (``markdown.extract_reference``, the reference). The choice
-lives here, above both parsers, so that neither imports the other back."""
+fast parser where it is installed and answers (``icm.markdown_events``:
+pulldown-cmark, ``[fast]``), else markdown-it-py (``markdown.extract_reference``,
+the reference). The choice lives here, above both parsers, so that neither
+imports the other back. ``ICM_PARSER=markdown-it-py`` turns the fast parser
+off."""
 
 from __future__ import annotations
 
@@ -11,13 +13,16 @@ from typing import Any, Optional
 from icm import markdown
 from icm.markdown import Extract
 
-_fast: Any = None  # markdown_rs.extract, or False once known to be off
+ENV = "ICM_PARSER"
+REFERENCE = "markdown-it-py"
+
+_fast: Any = None  # markdown_events.extract, or False once known to be off
 
 
 def extract(text: str) -> Extract:
     """Links (with 1-based lines), anchors and headings of one document:
-    through markdown-it.rs where it is installed and gives the same answer
-    (``icm.markdown_rs``), else ``markdown.extract_reference``."""
+    through pulldown-cmark where it is installed and gives the same answer
+    (``icm.markdown_events``), else ``markdown.extract_reference``."""
     if _fast is None:
         backend()
     if _fast:
@@ -32,14 +37,22 @@ def backend() -> str:
     it before forking its workers, so each need not load it again)."""
     global _fast
     if _fast is None:
-        if os.environ.get("ICM_PARSER") == "events":  # pulldown-cmark (issue 27)
+        _fast = False
+        if os.environ.get(ENV, "") != REFERENCE:
             from icm import markdown_events
-            _fast = markdown_events.extract if markdown_events.available() \
-                else False
-        else:
-            from icm import markdown_rs
-            _fast = markdown_rs.extract if markdown_rs.available() else False
-    if not _fast:
-        return "markdown-it-py"
-    return "pulldown-cmark" if os.environ.get("ICM_PARSER") == "events" else \
-        "markdown-it.rs"
+
+            if markdown_events.available():
+                _fast = markdown_events.extract
+    return "pulldown-cmark" if _fast else REFERENCE
+
+
+def fast_version() -> str:
+    """The fast parser's version, or "" without it: part of the link cache's
+    key, though its answers are held equal to the reference's (a release that
+    broke that would otherwise be believed from the cache)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"pyromark {version('pyromark')}"
+    except PackageNotFoundError:
+        return ""

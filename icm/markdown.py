@@ -7,7 +7,6 @@ breaks inside the block. Callers see 1-based lines only.
 
 from __future__ import annotations
 
-import os
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -141,7 +140,7 @@ def label_end(src: str, image: bool) -> int:
 def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
     """``(raw, href)`` of ``src``, one whole inline link or image, as the
     reference's rules give them; None when its label does not parse. The
-    fast path (``markdown_rs``) reads its links' sources with this."""
+    fast path (``markdown_events``) reads its links' sources with this."""
     # The common case, answered without the rules: a label holding nothing
     # that could hide a "]" (code, HTML, brackets, escapes) ends at the
     # first one, and a destination without escapes, entities ("&" and ";"),

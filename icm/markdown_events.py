@@ -24,10 +24,6 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 from icm import markdown
 from icm.markdown import Extract, Heading, Link
 
-# ``ICM_PARSER=events`` makes ``extract.extract`` try this path first.
-ENV = "ICM_PARSER"
-NAME = "events"
-
 # The reference drops blocks nested MAX_NESTING (100) levels deep and says
 # where (``too-deep``): a file that could nest that deep is its to answer.
 # A line opening a block at level L has a prefix of container markers and
@@ -40,7 +36,10 @@ _LONG_PREFIX = re.compile(r"\n[ \t>*+\-0-9.)]{%d,}" % (MAX_WEIGHT // 4))
 _CONTAINER_PREFIX = re.compile(r"(?:[ \t>]|(?:[*+\-]|\d{1,9}[.)])[ \t])*")
 
 _LONE_CR = re.compile(r"\r(?!\n)")
-_BACKSLASH_SPACE = re.compile(r"\\[ \t]")
+# A backslash before a space, a tab, a line break or another ASCII control
+# character: the reference's destination steps over the pair (a space
+# aside), pulldown-cmark's ends there or is no destination.
+_BACKSLASH_SPACE = re.compile(r"\\[\x00-\x20]")
 # A quote's line, then one indented as code that opens with ">": the
 # reference goes on with the quote, pulldown-cmark reads code.
 _INDENTED_QUOTE = re.compile(r"\n {0,3}>[^\n]*\n(?: {4}| {0,3}\t)[ \t]*>")
@@ -134,8 +133,8 @@ def _screen(text: str) -> str:
     if nothing stands in the way. Every test here is linear."""
     if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
         return "NUL or lone CR"
-    if ("\\ " in text or "\\\t" in text) and _escaped_space(text):
-        return "a backslash before whitespace in a destination"
+    if "\\" in text and _escaped_space(text):
+        return "a backslash before whitespace or a control character"
     if len(text) > MAX_WEIGHT // 4 and _deep(text):
         return "could nest too deep"
     if ">" in text and _INDENTED_QUOTE.search("\n" + text):
@@ -170,9 +169,9 @@ def _marker_tab(text: str) -> bool:
 
 
 def _escaped_space(text: str) -> bool:
-    """A backslash before a space or tab on a line with link syntax (or the
-    line after one): the reference's destination takes both, pulldown-
-    cmark's ends at the whitespace. Each line is looked at once."""
+    """A backslash before whitespace or a control character on a line with
+    link syntax (or the line after one): the reference's destination takes
+    both, pulldown-cmark's ends there. Each line is looked at once."""
     seen = -1
     for m in _BACKSLASH_SPACE.finditer(text):
         begin = text.rfind("\n", 0, m.start()) + 1

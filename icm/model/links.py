@@ -70,8 +70,10 @@ def parse_text(text: str) -> Parsed:
 
 def cache_key() -> str:
     """What must be equal for a cached extraction to be this code's."""
+    from icm import extract
+
     return (f"mdit {cache_mod.markdown_it_version()} "
-            f"rs {cache_mod.fast_parser_version()} format {CACHE_FORMAT}")
+            f"fast {extract.fast_version()} format {CACHE_FORMAT}")
 
 
 def _columns(parsed: Parsed) -> List[Any]:

@@ -36,10 +36,12 @@ _LONG_PREFIX = re.compile(r"\n[ \t>*+\-0-9.)]{%d,}" % (MAX_WEIGHT // 4))
 _CONTAINER_PREFIX = re.compile(r"(?:[ \t>]|(?:[*+\-]|\d{1,9}[.)])[ \t])*")
 
 _LONE_CR = re.compile(r"\r(?!\n)")
-# A backslash before a space, a tab, a line break or another ASCII control
-# character: the reference's destination steps over the pair (a space
-# aside), pulldown-cmark's ends there or is no destination.
-_BACKSLASH_SPACE = re.compile(r"\\[\x00-\x20]")
+_BACKSLASH_SPACE = re.compile(r"\\[ \t]")
+# A backslash before a line break or another ASCII control character: in a
+# destination the reference steps over the pair, pulldown-cmark makes no
+# link. (Most are hard line breaks, far from any destination.)
+_BACKSLASH_CONTROL = re.compile(r"\\[\x00-\x08\x0a-\x1f]")
+_BLANKS = re.compile(r"[ \t]+")
 # A quote's line, then one indented as code that opens with ">": the
 # reference goes on with the quote, pulldown-cmark reads code.
 _INDENTED_QUOTE = re.compile(r"\n {0,3}>[^\n]*\n(?: {4}| {0,3}\t)[ \t]*>")
@@ -133,8 +135,10 @@ def _screen(text: str) -> str:
     if nothing stands in the way. Every test here is linear."""
     if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
         return "NUL or lone CR"
-    if "\\" in text and _escaped_space(text):
-        return "a backslash before whitespace or a control character"
+    if ("\\ " in text or "\\\t" in text) and _escaped_space(text):
+        return "a backslash before whitespace in a destination"
+    if "\\" in text and _escaped_control(text):
+        return "a backslash before a control character in a destination"
     if len(text) > MAX_WEIGHT // 4 and _deep(text):
         return "could nest too deep"
     if ">" in text and _INDENTED_QUOTE.search("\n" + text):
@@ -169,9 +173,9 @@ def _marker_tab(text: str) -> bool:
 
 
 def _escaped_space(text: str) -> bool:
-    """A backslash before whitespace or a control character on a line with
-    link syntax (or the line after one): the reference's destination takes
-    both, pulldown-cmark's ends there. Each line is looked at once."""
+    """A backslash before a space or tab on a line with link syntax (or the
+    line after one): the reference's destination takes both, pulldown-
+    cmark's ends at the whitespace. Each line is looked at once."""
     seen = -1
     for m in _BACKSLASH_SPACE.finditer(text):
         begin = text.rfind("\n", 0, m.start()) + 1
@@ -184,6 +188,42 @@ def _escaped_space(text: str) -> bool:
         if "](" in lines or "]:" in lines:
             return True
     return False
+
+
+def _escaped_control(text: str) -> bool:
+    """A backslash before a control character (a line break too) where a
+    destination could hold it: in the word that follows ``](`` or ``]:``
+    (on its line or the next) or an opening ``<``, still open. Each match
+    looks back over its own line and the one before."""
+    for m in _BACKSLASH_CONTROL.finditer(text):
+        begin = text.rfind("\n", 0, m.start()) + 1
+        words = _BLANKS.split(text[begin:m.start()].lstrip(" \t>"))
+        if _open_destination(words[-1]):
+            return True
+        if len(words) > 1:
+            before = words[-2]
+        else:  # the first word of its line: a destination after a break
+            end = max(begin - 1, 0)
+            before = text[text.rfind("\n", 0, end) + 1:end].rstrip(" \t\r")
+        if before.endswith(("](", "]:")):
+            return True
+    return False
+
+
+def _open_destination(word: str) -> bool:
+    """Whether a destination opened in ``word`` (no whitespace in it) could
+    still be going on at its end."""
+    if "]:" in word:
+        return True
+    if "<" in word and ">" not in word.rpartition("<")[2]:
+        return True
+    if "](" in word:
+        tail = _ESCAPED.sub("", word.rpartition("](")[2])
+        return tail.count(")") <= tail.count("(")
+    return False
+
+
+_ESCAPED = re.compile(r"\\.")
 
 
 def _deep(text: str) -> bool:

@@ -79,9 +79,13 @@ DECLINED = [
     ("# \xa0A\n", "Unicode whitespace at a heading's end"),
     # the reference's destination steps over a backslash and any control
     # character (the conftest differential found it on its first run)
-    ("[x](\\\x1f)\n", "a backslash before whitespace or a control character"),
-    ("[x](a\\\nb)\n", "a backslash before whitespace or a control character"),
-    ("[x](<a\\\x01>)\n", "a backslash before whitespace or a control character"),
+    ("[x](\\\x1f)\n", "a backslash before a control character in a destination"),
+    ("[x](a\\\nb)\n", "a backslash before a control character in a destination"),
+    ("[x](<a\\\x01>)\n", "a backslash before a control character in a destination"),
+    ("[x](\n  a\\\x1fb)\n",
+     "a backslash before a control character in a destination"),
+    ("[x]: a\\\x1fb\n\n[x]\n",
+     "a backslash before a control character in a destination"),
 ]
 
 # Where the two parsers part, found by fuzzing the event path: each must
@@ -109,7 +113,14 @@ PARTED = [
     ": \t\n_\n-", "\\ \n]\n-", "`\r\n`\n-", "# + \xa0\t",
     "[x]:>\n# [x]\t", "#;\t) <t>\n- ",  # headings
     "[![[]()]()]()",  # a link in an image in a link
+    "[x]( \\\x1f)", "[x]:\n\\\x02",  # a backslash before a control character
 ]
+
+# A hard line break (a backslash ending a line) beside a link: both parsers
+# agree, so the event path answers (it declined 25 more files of
+# kubernetes/community when every backslash before a break was screened).
+ANSWERED += ["Some text\\\nmore [x](y.md) here\\\n[a](b)\n",
+             "[x](y.md)\\\nnext\n", "a [b]\\\n\n[b]: c\n"]
 
 
 @pytest.mark.parametrize("text", ANSWERED)
@@ -234,6 +245,7 @@ FRAGMENTS = [
     "`", "``", "<", ">", "*", "_", "\\", "!", "&", "#", "|", "\\|", "é", "x",
     "y z", "~~~", "```", ":-", "](", "]:", "\"\"", "1.", "2)", "- ", "---",
     "<!-- c -->", "<!X>", "<div>", "<script>", "\t", "    ", "\xa0", "[x]: y",
+    "\\\x1f", "\\\n", "\\\x01",
     "[x]:", "'t'", "<a name=n>", "<img src=i.png>", "[a [b](c)](d)",
     "![a [b](c)](d)", "[![i](j)](k)", "[j](javascript:x)", "  \n", "[^1]",
 ]

@@ -21,7 +21,8 @@ of it, on every core, start-up included), the least a cold run on this
 parser can take, beside lychee in the same run. ``--restored`` adds a column:
 icm with the cache of an earlier run restored into a fresh checkout (every
 file's stamp new, as ``actions/cache`` leaves it in CI: files are read and
-hashed, none parsed).
+hashed, none parsed). ``--cpu`` reports CPU seconds instead of wall time
+(the figures to read on a shared machine).
 
 ``--parsers`` prints only the parser table (issue 27): icm cold with each
 named parser (``events``: the default, pulldown-cmark through
@@ -60,6 +61,8 @@ def main() -> None:
     parser.add_argument("--floor", action="store_true")
     parser.add_argument("--restored", action="store_true")
     parser.add_argument("--parsers", nargs="*", default=[])
+    parser.add_argument("--cpu", action="store_true",
+                        help="CPU seconds (user + system, children too), not wall")
     args = parser.parse_args()
     if args.parsers:
         parser_table(args)
@@ -77,24 +80,26 @@ def main() -> None:
         md = sum(1 for name in listed.split("\0") if name.endswith(".md"))
         cache = tree / ".git" / "icm"
         icm = [args.icm, "check-links", "--root", str(tree)]
-        cold = median_seconds(args.runs, icm,
+        cold = median_seconds(args.runs, icm, cpu=args.cpu,
                               before=lambda cache=cache: shutil.rmtree(cache, True))
-        warm = median_seconds(args.runs, icm)
+        warm = median_seconds(args.runs, icm, cpu=args.cpu)
         restored = None
         if args.restored:
             names = [tree / n for n in listed.split("\0") if n.endswith(".md")]
-            restored = median_seconds(args.runs, icm, before=lambda names=names: [
-                os.utime(n) for n in names if n.is_file() and not n.is_symlink()])
+            restored = median_seconds(
+                args.runs, icm, cpu=args.cpu, before=lambda names=names: [
+                    os.utime(n) for n in names if n.is_file() and not n.is_symlink()])
         lychee = remark = rumdl = None
         if args.lychee:
             lychee = median_seconds(
                 args.runs, [args.lychee, "--offline", "--include-fragments",
                             "--no-progress", "--root-dir", str(tree), str(tree)],
-                judged=False)
+                judged=False, cpu=args.cpu)
         if args.rumdl:
             rumdl = median_seconds(
                 args.runs, [args.rumdl, "check", "--enable", "MD051,MD057",
-                            "--no-cache", "."], cwd=tree, judged=False)
+                            "--no-cache", "."], cwd=tree, judged=False,
+                cpu=args.cpu)
         for jobs in args.jobs:
             by_jobs.append((tree.name, jobs, median_seconds(
                 args.runs, [*icm, "--jobs", jobs],
@@ -102,7 +107,7 @@ def main() -> None:
         if args.floor:
             floors.append((tree.name, cold, lychee, median_seconds(
                 args.runs, [sys.executable, str(Path(__file__).with_name(
-                    "parse_floor.py")), str(tree)])))
+                    "parse_floor.py")), str(tree)], cpu=args.cpu)))
         if args.remark:
             bin_ = str(args.remark / "node_modules" / ".bin" / "remark")
             remark = median_seconds(

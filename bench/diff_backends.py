@@ -1,15 +1,15 @@
-"""Differential test of icm's two markdown backends (issue 16).
+"""Differential test of icm's two markdown backends (issues 16, 27).
 
     python bench/diff_backends.py TREE [TREE ...] [--show 10]
 
-For every ``.md`` file of each tree (read in place; nothing is copied),
-``icm.markdown_rs.explain`` (markdown-it.rs) and
-``icm.markdown.extract_reference`` (markdown-it-py) must give the same
-``Extract``: the same links in the same order with the same lines, raw and
+For every ``.md`` file of each tree (read in place; nothing is copied), the
+fast path's ``explain`` (``icm.markdown_events``, pulldown-cmark through
+pyromark) and ``icm.markdown.extract_reference`` (markdown-it-py) must give
+the same ``Extract``: the same links in the same order with the same lines, raw and
 normalised destinations and kinds, the same anchors and the same headings.
 A file the fast path declines goes to the reference in icm, so it counts
 as "declined", never as a difference; the reasons are tallied. Exit 1 on
-any difference, 2 when markdown-it-pyrs is not installed.
+any difference, 2 when the backend's wheel is not installed.
 
 Pass this repository too (``.``): its docs, journal and the example
 repository are the test suite's fixtures.
@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import List, Tuple
 
-from icm import markdown, markdown_rs
+from icm import markdown, markdown_events
 
 
 def md_files(tree: Path) -> List[Tuple[str, str]]:
@@ -60,8 +60,9 @@ def main() -> int:
     parser.add_argument("trees", nargs="+", type=Path)
     parser.add_argument("--show", type=int, default=10)
     args = parser.parse_args()
-    if not markdown_rs.available():
-        print("markdown-it-pyrs is not installed (pip install 'icm-hygiene[fast]')",
+    backend = markdown_events
+    if not backend.available():
+        print("pyromark is not installed (pip install 'icm-hygiene[fast]')",
               file=sys.stderr)
         return 2
     print("| tree | md files | links compared | fast path | declined | differing |")
@@ -74,7 +75,7 @@ def main() -> int:
         files = md_files(tree)
         fast = declined = differing = links = 0
         for rel, text in files:
-            got, why = markdown_rs.explain(text)
+            got, why = backend.explain(text)
             want = markdown.extract_reference(text)
             links += len(want.links)
             if got is None:

@@ -1,7 +1,8 @@
-"""The least time any link check built on markdown-it.rs can take on a tree:
-read every tracked ``.md`` file and build markdown-it.rs's tree of it, and
-nothing else (no screens, no walk, no cache, no resolution), split over
-``--jobs`` forked processes as icm splits a cold run.
+"""The least time any link check built on pulldown-cmark's events can take
+on a tree: read every tracked ``.md`` file and read every event pyromark
+gives for it (with ranges, and its reference definitions), and nothing else
+(no screens, no walk, no cache, no resolution), split over ``--jobs``
+forked processes as icm splits a cold run.
 
     python bench/parse_floor.py TREE [--jobs N]
 
@@ -21,10 +22,10 @@ from typing import List
 
 
 def _build(root: Path, names: List[str]) -> int:
-    import markdown_it_pyrs
+    import pyromark
 
-    md = markdown_it_pyrs.MarkdownIt("commonmark").enable("table").enable(
-        "strikethrough")
+    md = pyromark.Markdown(options=pyromark.Options.ENABLE_TABLES
+                           | pyromark.Options.ENABLE_STRIKETHROUGH)
     panics = 0
     for name in names:
         path = root / name
@@ -32,7 +33,9 @@ def _build(root: Path, names: List[str]) -> int:
             continue
         text = path.read_bytes().decode("utf-8", "replace")
         try:
-            md.tree(text)
+            for _ in md.events_with_range(text, merge_text=True):
+                pass
+            md.reference_definitions(text)
         except BaseException:  # noqa: BLE001 - a panic is a BaseException
             panics += 1
     return panics

@@ -4,6 +4,9 @@ on the same trees, in the same run. Prints a markdown table of medians.
     python bench/run_links.py TREE [TREE ...] [--runs 5] [--lychee PATH]
                               [--rumdl PATH] [--remark DIR] [--remark-runs 1]
                               [--jobs N [N ...]] [--floor] [--restored]
+    python bench/run_links.py TREE [TREE ...] --parsers NAME [NAME ...]
+                              --lychee PATH [--rumdl PATH] [--runs 5]
+                              [--jobs 1 2]
 
 Cold: icm's cache deleted before each run. Warm: cache left from the run
 before. lychee runs offline with fragment checking; remark-validate-links
@@ -13,12 +16,22 @@ peer that is not given is left out of the table. ``--jobs`` adds a second
 table: icm cold with ``--jobs N`` for each N (parser processes). Exit codes
 of peers are not judged: they disagree with icm and each other about what
 is broken (see the counts). ``--floor`` adds a third table: the parse
-alone (``parse_floor.py``: read every file and build markdown-it.rs's tree,
-on every core, start-up included), the least a cold run on this parser
-can take, beside lychee in the same run. ``--restored`` adds a column:
+alone (``parse_floor.py``: read every file and every pulldown-cmark event
+of it, on every core, start-up included), the least a cold run on this
+parser can take, beside lychee in the same run. ``--restored`` adds a column:
 icm with the cache of an earlier run restored into a fresh checkout (every
 file's stamp new, as ``actions/cache`` leaves it in CI: files are read and
-hashed, none parsed).
+hashed, none parsed). ``--cpu`` reports CPU seconds instead of wall time
+(the figures to read on a shared machine).
+
+``--parsers`` prints only the parser table (issue 27): icm cold with each
+named parser (``events``: the default, pulldown-cmark through
+``icm.markdown_events``; ``markdown-it-py``: the reference alone, forced
+through ``ICM_PARSER``; ``LABEL=PATH``: the icm at PATH, an older copy
+run with ``PYTHONPATH``) at each ``--jobs`` (default 1 and 2), lychee and
+rumdl, one run of each per round, interleaved, ``--runs`` rounds; medians
+of wall and CPU seconds (user + system, workers included). The CPU ratio
+is the one to read on a shared machine.
 """
 
 from __future__ import annotations
@@ -26,12 +39,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Dict, List, Optional, Tuple
 
-from timing import median_seconds
+from timing import median_seconds, run_once
 
 
 def main() -> None:
@@ -46,7 +60,13 @@ def main() -> None:
     parser.add_argument("--remark-runs", type=int, default=1)
     parser.add_argument("--floor", action="store_true")
     parser.add_argument("--restored", action="store_true")
+    parser.add_argument("--parsers", nargs="*", default=[])
+    parser.add_argument("--cpu", action="store_true",
+                        help="CPU seconds (user + system, children too), not wall")
     args = parser.parse_args()
+    if args.parsers:
+        parser_table(args)
+        return
     print("| tree | md files | icm cold | icm warm | icm, cache restored | lychee "
           "| rumdl | remark-validate-links | cold / lychee | warm / lychee "
           "| restored / lychee | cold / rumdl |")
@@ -60,24 +80,26 @@ def main() -> None:
         md = sum(1 for name in listed.split("\0") if name.endswith(".md"))
         cache = tree / ".git" / "icm"
         icm = [args.icm, "check-links", "--root", str(tree)]
-        cold = median_seconds(args.runs, icm,
+        cold = median_seconds(args.runs, icm, cpu=args.cpu,
                               before=lambda cache=cache: shutil.rmtree(cache, True))
-        warm = median_seconds(args.runs, icm)
+        warm = median_seconds(args.runs, icm, cpu=args.cpu)
         restored = None
         if args.restored:
             names = [tree / n for n in listed.split("\0") if n.endswith(".md")]
-            restored = median_seconds(args.runs, icm, before=lambda names=names: [
-                os.utime(n) for n in names if n.is_file() and not n.is_symlink()])
+            restored = median_seconds(
+                args.runs, icm, cpu=args.cpu, before=lambda names=names: [
+                    os.utime(n) for n in names if n.is_file() and not n.is_symlink()])
         lychee = remark = rumdl = None
         if args.lychee:
             lychee = median_seconds(
                 args.runs, [args.lychee, "--offline", "--include-fragments",
                             "--no-progress", "--root-dir", str(tree), str(tree)],
-                judged=False)
+                judged=False, cpu=args.cpu)
         if args.rumdl:
             rumdl = median_seconds(
                 args.runs, [args.rumdl, "check", "--enable", "MD051,MD057",
-                            "--no-cache", "."], cwd=tree, judged=False)
+                            "--no-cache", "."], cwd=tree, judged=False,
+                cpu=args.cpu)
         for jobs in args.jobs:
             by_jobs.append((tree.name, jobs, median_seconds(
                 args.runs, [*icm, "--jobs", jobs],
@@ -85,7 +107,7 @@ def main() -> None:
         if args.floor:
             floors.append((tree.name, cold, lychee, median_seconds(
                 args.runs, [sys.executable, str(Path(__file__).with_name(
-                    "parse_floor.py")), str(tree)])))
+                    "parse_floor.py")), str(tree)], cpu=args.cpu)))
         if args.remark:
             bin_ = str(args.remark / "node_modules" / ".bin" / "remark")
             remark = median_seconds(
@@ -102,11 +124,62 @@ def main() -> None:
         for name, jobs, secs in by_jobs:
             print(f"| {name} | {jobs} | {secs:.2f} s |")
     if floors:
-        print("\n| tree | icm cold | markdown-it.rs parse alone | lychee | "
+        print("\n| tree | icm cold | pulldown-cmark events alone | lychee | "
               "parse alone / lychee |\n|---|---|---|---|---|")
         for name, cold, lychee, floor in floors:
             print(f"| {name} | {_secs(cold)} | {_secs(floor)} | {_secs(lychee)} | "
                   f"{_ratio(floor, lychee)} |")
+
+
+def parser_table(args: argparse.Namespace) -> None:
+    jobs = args.jobs or ["1", "2"]
+    print("| tree | md files | parser | --jobs | icm cold, wall | icm cold, CPU | "
+          "lychee, wall | lychee, CPU | rumdl, wall | rumdl, CPU | CPU / lychee | "
+          "CPU / rumdl |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for tree in args.trees:
+        tree = tree.resolve()
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
+                                capture_output=True, text=True).stdout
+        md = sum(1 for name in listed.split("\0") if name.endswith(".md"))
+        cache = tree / ".git" / "icm"
+        runs: Dict[str, List[Tuple[float, float]]] = {}
+        lychee = [args.lychee, "--offline", "--include-fragments", "--no-progress",
+                  "--root-dir", str(tree), str(tree)]
+        rumdl = [args.rumdl, "check", "--enable", "MD051,MD057", "--no-cache", "."]
+        for _ in range(args.runs):
+            if args.lychee:
+                runs.setdefault("lychee", []).append(run_once(lychee, judged=False))
+            if args.rumdl:
+                runs.setdefault("rumdl", []).append(run_once(rumdl, cwd=tree,
+                                                             judged=False))
+            for name in args.parsers:
+                env = dict(os.environ)
+                env.pop("ICM_PARSER", None)
+                exe = args.icm
+                if "=" in name:  # LABEL=PATH: another icm (an older copy)
+                    exe = name.partition("=")[2]
+                elif name != "events":
+                    env["ICM_PARSER"] = name
+                for n in jobs:
+                    runs.setdefault(f"{name} {n}", []).append(run_once(
+                        [exe, "check-links", "--root", str(tree), "--jobs", n],
+                        env=env, before=lambda c=cache: shutil.rmtree(c, True)))
+        peer = _medians(runs["lychee"]) if args.lychee else (None, None)
+        other = _medians(runs["rumdl"]) if args.rumdl else (None, None)
+        for name in args.parsers:
+            for n in jobs:
+                wall, cpu = _medians(runs[f"{name} {n}"])
+                print(f"| {tree.name} | {md} | {name.partition('=')[0]} | {n} | "
+                      f"{wall:.2f} s | "
+                      f"{cpu:.2f} s | {_secs(peer[0])} | {_secs(peer[1])} | "
+                      f"{_secs(other[0])} | {_secs(other[1])} | "
+                      f"{_ratio(cpu, peer[1])} | {_ratio(cpu, other[1])} |",
+                      flush=True)
+
+
+def _medians(samples: List[Tuple[float, float]]) -> Tuple[float, float]:
+    return (statistics.median(w for w, _ in samples),
+            statistics.median(c for _, c in samples))
 
 
 def _secs(value: Optional[float]) -> str:

@@ -215,6 +215,8 @@ def markers(text: str) -> Markers:
     """The suppressions in ``text``: one pass over its lines; a comment
     counts alone on its line (for the next) or ending one (for that one),
     never in fenced code, so one quoted in prose or a code span is none."""
+    if "icm:" not in text:  # no marker: the lines need not be split (a run
+        return Markers()  # with findings in most files spent 0.4 s here)
     rows = [row for row, _end in lines_mod.split(text)]
     fenced, _open = lines_mod.fenced(rows)
     by_line: Dict[int, Set[str]] = {}

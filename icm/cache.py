@@ -5,7 +5,7 @@ rename over it or ``chmod`` changes) matches the entry and whose times
 predate the cache file by more than a second is not even read (git's
 racy-clean rule); any other file is read and hashed, so an unreadable one is
 reported. Keyed by each file's content hash, icm's version and the
-parsers' (markdown-it-py's, and for links markdown-it-pyrs's: the only
+parsers' (markdown-it-py's, and for links pyromark's: the only
 things that change what extraction returns); kept in ``icm/`` under the
 git directory (never committed, safe to delete).
 
@@ -88,21 +88,19 @@ def markdown_it_version() -> str:
 
 
 def fast_parser_version() -> str:
-    """The ``[fast]`` parser's version, or "" without it: part of the link
-    cache's key too, though its answers are held equal to markdown-it-py's
-    (a release that broke that would otherwise be believed from the cache)."""
-    names = ("markdown-it-pyrs", "markdown-it-pyrs-abi3")  # Python < 3.13, >=
-    found = installed_version("markdown_it_pyrs", names)
+    """The ``[fast]`` parser's version (pyromark's), or "" without it: part of
+    the link cache's key, though its answers are held equal to markdown-it-
+    py's (a release that broke that would otherwise be believed from the
+    cache). Here, not in ``icm.extract``: a warm run imports no parser."""
+    found = installed_version("pyromark", ("pyromark",))
     if found is not None:
         return found
     from importlib.metadata import PackageNotFoundError, version
 
-    for name in names:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            pass
-    return ""
+    try:
+        return version("pyromark")
+    except PackageNotFoundError:
+        return ""
 
 
 def installed_version(module: str, names: Tuple[str, ...]) -> Optional[str]:

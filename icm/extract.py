@@ -1,22 +1,28 @@
 """``extract``: the links, anchors and headings of one document, through the
-fast parser where it is installed and answers (``icm.markdown_rs``), else
-markdown-it-py (``markdown.extract_reference``, the reference). The choice
-lives here, above both parsers, so that neither imports the other back."""
+fast parser where it is installed and answers (``icm.markdown_events``:
+pulldown-cmark, ``[fast]``), else markdown-it-py (``markdown.extract_reference``,
+the reference). The choice lives here, above both parsers, so that neither
+imports the other back. ``ICM_PARSER=markdown-it-py`` turns the fast parser
+off."""
 
 from __future__ import annotations
 
+import os
 from typing import Any, Optional
 
 from icm import markdown
 from icm.markdown import Extract
 
-_fast: Any = None  # markdown_rs.extract, or False once known to be off
+ENV = "ICM_PARSER"
+REFERENCE = "markdown-it-py"
+
+_fast: Any = None  # markdown_events.extract, or False once known to be off
 
 
 def extract(text: str) -> Extract:
     """Links (with 1-based lines), anchors and headings of one document:
-    through markdown-it.rs where it is installed and gives the same answer
-    (``icm.markdown_rs``), else ``markdown.extract_reference``."""
+    through pulldown-cmark where it is installed and gives the same answer
+    (``icm.markdown_events``), else ``markdown.extract_reference``."""
     if _fast is None:
         backend()
     if _fast:
@@ -31,6 +37,11 @@ def backend() -> str:
     it before forking its workers, so each need not load it again)."""
     global _fast
     if _fast is None:
-        from icm import markdown_rs
-        _fast = markdown_rs.extract if markdown_rs.available() else False
-    return "markdown-it.rs" if _fast else "markdown-it-py"
+        _fast = False
+        if os.environ.get(ENV, "") != REFERENCE:
+            from icm import markdown_events
+
+            if markdown_events.available():
+                _fast = markdown_events.extract
+    return "pulldown-cmark" if _fast else REFERENCE
+

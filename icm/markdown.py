@@ -14,6 +14,7 @@ from html import unescape
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from markdown_it import MarkdownIt
+from markdown_it.common.html_blocks import block_names
 from markdown_it.helpers import parseLinkDestination, parseLinkLabel
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
@@ -119,6 +120,18 @@ _PLAIN_LABEL = re.compile(r"[^\[\]`<\\]*\]\(")
 _PLAIN_DEST = re.compile(r"[ \t\n]*([^\s()<\\\x00-\x1f\x7f]+)(?=[ \t\n)])")
 
 
+# The tag names that open an HTML block (CommonMark's list, as the reference
+# has it), for a fast path that screens HTML blocks.
+HTML_BLOCK_NAMES: Tuple[str, ...] = tuple(block_names)
+
+
+def link_destination(src: str, pos: int) -> Optional[str]:
+    """The destination at ``src[pos:]`` as the reference's helper parses it,
+    or None where it does not parse."""
+    res = parseLinkDestination(src, pos, len(src))
+    return str(res.str) if res.ok else None
+
+
 def label_end(src: str, image: bool) -> int:
     """Where the label of ``src``, one whole inline link or image, ends."""
     return _label_end(StateInline(src, _MD, {}, []), 0, image)
@@ -127,7 +140,7 @@ def label_end(src: str, image: bool) -> int:
 def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
     """``(raw, href)`` of ``src``, one whole inline link or image, as the
     reference's rules give them; None when its label does not parse. The
-    fast path (``markdown_rs``) reads its links' sources with this."""
+    fast path (``markdown_events``) reads its links' sources with this."""
     # The common case, answered without the rules: a label holding nothing
     # that could hide a "]" (code, HTML, brackets, escapes) ends at the
     # first one, and a destination without escapes, entities ("&" and ";"),

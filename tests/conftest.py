@@ -164,15 +164,15 @@ except ImportError:  # pragma: no cover - hypothesis is in the test extra
 @pytest.fixture(autouse=True)
 def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every document any test extracts is a differential case: where the
-    fast backend (markdown-it.rs) answers, its answer must equal the
+    fast backend (pulldown-cmark) answers, its answer must equal the
     reference's (markdown-it-py), or the test fails."""
-    from icm import extract, markdown, markdown_rs
+    from icm import extract, markdown, markdown_events
 
-    if not markdown_rs.available():
+    if not markdown_events.available():
         return
 
     def checked(text: str) -> Optional[markdown.Extract]:
-        got = markdown_rs.extract(text)
+        got = markdown_events.extract(text)
         if got is not None:
             want = markdown.extract_reference(text)
             assert got == want, f"backends differ on {text[:200]!r}"

@@ -33,9 +33,8 @@ LAYERS: Dict[str, Set[str]] = {
     "config": {"registry"},  # rule codes in select/ignore
     "similarity": {"markdown"},
     # the parsers: ``extract`` chooses, above both; neither imports it back
-    "extract": {"markdown", "markdown_rs", "markdown_events"},
+    "extract": {"markdown", "markdown_events"},
     "markdown": set(),
-    "markdown_rs": {"markdown"},
     "markdown_events": {"markdown"},
     "cache": set(),
     "git": set(),

@@ -252,6 +252,18 @@ def test_markers_never_fail(parts) -> None:
     baseline.markers("".join(parts))
 
 
+def test_a_file_with_no_marker_is_not_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run with findings reads each file that has one for markers; where
+    the text holds no ``icm:`` there is nothing to find, so its lines are
+    never split (PowerShell-Docs' 5,102 findings spent 0.4 s there)."""
+    def refused(text: str) -> None:
+        raise AssertionError("split")
+
+    monkeypatch.setattr(baseline.lines_mod, "split", refused)
+    assert baseline.markers("# A\n\n[x](gone.md) <!-- a comment -->\n" * 50) \
+        == baseline.Markers()
+
+
 def test_identity_keeps_names_and_drops_moving_numbers() -> None:
     assert baseline.identity(
         "duplicate rule: src/context.md:12 repeats AGENTS.md:30 (keep one home)"

@@ -512,8 +512,9 @@ def test_a_skeleton_joined_by_spaces_reads_back_whole(text: str) -> None:
     assert dupes._split(" ".join(skel)) == skel
 
 
-@pytest.mark.parametrize("which", ["markdown_it_version", "fast_parser_version"])
-def test_another_parser_is_a_miss(built, icm, monkeypatch, which: str) -> None:
+@pytest.mark.parametrize("which", [(cache, "markdown_it_version"),
+                                   (cache, "fast_parser_version")])
+def test_another_parser_is_a_miss(built, icm, monkeypatch, which: Any) -> None:
     """Either parser's version is in the link cache's key (and icm's own):
     entries another parser wrote are not believed, every file is parsed."""
     repo, clean, caches = built
@@ -525,7 +526,7 @@ def test_another_parser_is_a_miss(built, icm, monkeypatch, which: str) -> None:
         return original(job)
 
     monkeypatch.setattr(links, "_parse_path", parse)
-    monkeypatch.setattr(cache, which, lambda: "9.9.9")
+    monkeypatch.setattr(*which, lambda: "9.9.9")
     _plant(repo, caches, "", b"")
     assert _answer(icm, repo, "check-links") == clean[0]
     assert len(parsed) == len(_doc(caches[cache.FILE_NAME])["entries"]) + 1  # bad.md

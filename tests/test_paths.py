@@ -722,7 +722,7 @@ RAW_ALLOWED = {
                  "os.listdir"},  # the parsers' install folder: their versions
     "git.py": {".read_text"},  # git's own shallow file, in the git directory
     "output.py": {"os.open", "os.close"},  # /dev/null over stdout after a closed pipe
-    "markdown_rs.py": {"os.open", "os.close"},  # /dev/null over fd 2 for a panic
+    "markdown_events.py": {"os.open", "os.close"},  # /dev/null over fd 2 for a panic
     # /proc/*/environ: the sweep for a Verify command's processes that left
     # its group (setsid); the OS's process table, no repository path
     "workflow/verify.py": {"open", "os.listdir"},

@@ -59,7 +59,7 @@ def test_check_links_loads_neither_pydantic_nor_gitpython(repo: Path) -> None:
 
 @pytest.mark.parametrize("module, names", [
     ("markdown_it", ("markdown-it-py",)),
-    ("markdown_it_pyrs", ("markdown-it-pyrs", "markdown-it-pyrs-abi3")),
+    ("pyromark", ("pyromark",)),
     ("typer", ("typer",))])
 def test_a_version_read_from_the_install_is_importlib_s(module: str, names) -> None:
     """The cache keys' versions, read from the dist-info folder's name, are

@@ -70,7 +70,7 @@ def parse_text(text: str) -> Parsed:
 def cache_key() -> str:
     """What must be equal for a cached extraction to be this code's."""
     return (f"mdit {cache_mod.markdown_it_version()} "
-            f"rs {cache_mod.fast_parser_version()} format {CACHE_FORMAT}")
+            f"pyromark {cache_mod.fast_parser_version()} format {CACHE_FORMAT}")
 
 
 def _columns(parsed: Parsed) -> List[Any]:

@@ -1071,7 +1071,9 @@ class Ranker:
     def _weigh(self, words: Iterable[str]) -> float:
         # a word no text holds is as rare as one held once
         rare = math.log(2 + len(self._words))
-        return sum(self._weight.get(w, rare) for w in words)
+        # fsum: exact whatever the set's order, so a tie is a tie under
+        # every hash seed (a float sum broke one by the seed)
+        return math.fsum(self._weight.get(w, rare) for w in words)
 
     def ranked(self, query: str, threshold: float, contained: bool = False
                ) -> List[Tuple[int, float]]:
@@ -1125,7 +1127,7 @@ class Ranker:
                 common = words & self._words[j]
                 if len(common) < RANK_SHARED:
                     continue
-                score = 2 * sum(weight[w] for w in common) / (
+                score = 2 * math.fsum(weight[w] for w in common) / (
                     weights[i] + weights[j] or 1.0)
                 if score < floor:
                     continue

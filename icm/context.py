@@ -74,6 +74,7 @@ class Context:
         """Git history facts, read once per run (one ``git log`` pass; with
         ``base``, a commit, the branch's own commits on top of the base's);
         ``allow_partial``: in a partial clone, never fetch a missing object."""
+        _asked_git()
         if "history" not in self._memo:
             self._memo["history"] = read_history(
                 self.root, self.config.stale_history, allow_partial, base)
@@ -85,12 +86,14 @@ class Context:
         """Where each of ``commits`` stands against HEAD: (is an ancestor of
         HEAD, commits on HEAD since it); one the repository lacks is left
         out. One pass whatever their number (``git.commit_positions``)."""
+        _asked_git()
         return git.commit_positions(self.root, list(commits)) if self.in_git else {}
 
     def against(self, ref: Optional[str]) -> Optional["Against"]:
         """The queue and journal folders of ``ref`` (default: the ref this
         branch merges into, where known) and of the merge base, read from
         git's trees; None outside git or when no ref is known."""
+        _asked_git()
         key = f"against:{ref}"
         if key not in self._memo:
             self._memo[key] = read_against(self, ref)
@@ -235,9 +238,41 @@ def read_history(root: Path, mode: str, allow_partial: bool = False,
     return History(True, pending.result(), boundary, changes)
 
 
+class Touched:
+    """What a check touched while it ran (``touching``): every path it read,
+    stat or resolved through this module, and whether it asked git. A
+    memoised answer is reused only while all of them are unchanged."""
+
+    def __init__(self) -> None:
+        self.paths: Set[str] = set()
+        self.git = False
+
+
+_touched: List[Touched] = []
+
+
+@contextlib.contextmanager
+def touching() -> Iterator[Touched]:
+    """Record what the code run inside touches (``_reading`` sees every
+    read, stat and resolution; ``Context``'s git facts say so)."""
+    found = Touched()
+    _touched.append(found)
+    try:
+        yield found
+    finally:
+        _touched.remove(found)
+
+
+def _asked_git() -> None:
+    for found in _touched:
+        found.git = True
+
+
 @contextlib.contextmanager
 def _reading(rel: str) -> Iterator[None]:
     """Turn the ways a read fails into one Unreadable with a plain reason."""
+    for found in _touched:
+        found.paths.add(rel)
     try:
         yield
     except paths.Refused as exc:

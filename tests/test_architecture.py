@@ -20,7 +20,7 @@ LAYERS: Dict[str, Set[str]] = {
     "usage": set(),
     "workflow": {"model", "engine", "context", "registry", "report", "config",
                  "git", "markdown", "extract", "cache", "similarity"},
-    "engine": {"registry", "context", "checks"},
+    "engine": {"registry", "context", "checks", "cache"},
     "checks": {"model", "context", "registry", "config", "cache", "similarity",
                "markdown"},
     "model": {"context", "config", "markdown", "extract", "similarity", "cache",

@@ -18,9 +18,14 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
     def owner(path: str) -> Optional[str]:
         if path.lower().endswith(MARKDOWN_SUFFIXES) or posixpath.basename(path) == name:
             return None
-        folder = posixpath.dirname(path)
+        folder = path.rpartition("/")[0]
         if not subtree:
             return note_dirs.get(folder)
+        if folder not in nearest:  # once a folder: stale asks of every path
+            nearest[folder] = _nearest(folder)
+        return nearest[folder]
+
+    def _nearest(folder: str) -> Optional[str]:
         while True:  # nearest folder at or above with a note
             if folder in note_dirs:
                 return note_dirs[folder]
@@ -28,6 +33,7 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
                 return None
             folder = posixpath.dirname(folder)
 
+    nearest: Dict[str, Optional[str]] = {}
     return owner
 
 

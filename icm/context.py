@@ -224,14 +224,11 @@ def read_history(root: Path, mode: str, allow_partial: bool = False,
     # Start the long pass first; the other facts are gathered while it runs.
     pending = git.HistoryPass(root, mode, allow_partial, base)
     try:
-        repo = git.Repository(root)  # raises UsageError outside git
-        try:
-            if not repo.has_commits():
-                pending.discard()
-                return History(False, {}, frozenset(), frozenset())
-            boundary, changes = repo.shallow_boundary(), git.pending_paths(root)
-        finally:
-            repo.close()
+        has_commits, boundary = git.head_facts(root)  # UsageError outside git
+        if not has_commits:
+            pending.discard()
+            return History(False, {}, frozenset(), frozenset())
+        changes = git.pending_paths(root)
     except BaseException:
         pending.discard()
         raise

@@ -66,17 +66,17 @@ def _slugs(size: int) -> Callable[[], object]:
 
 
 def _imports(size: int) -> Callable[[], object]:
-    from icm.checks import bootmap
+    from icm.model import imports
 
     text = "@a\\ " * (size // 4)
-    return lambda: list(bootmap._IMPORT.finditer(text))
+    return lambda: list(imports._IMPORT.finditer(text))
 
 
 def _bootmap_file(size: int) -> Callable[[], object]:
-    from icm.checks import bootmap
+    from icm.model import imports
 
     text = "@a @b.md\n" * (size // 9)
-    return lambda: bootmap.imports_in(text)
+    return lambda: imports.imports_in(text)
 
 
 def _journal(text_of: Callable[[int], str]) -> Callable[[int], Callable[[], object]]:
@@ -265,6 +265,10 @@ CASES: List[Case] = [
         lambda n: "<!--" * (n // 4))),
     ("first sentence (positions)", "'```a' * N in a slot", _sentence(
         lambda n: "```a" * (n // 4))),
+    ("first sentence (positions)", "'`a [b](c) **d ' * N, no stop", _sentence(
+        lambda n: "`a [b](c) **d " * (n // 14))),
+    ("first sentence (positions)", "'[' * N, one paragraph", _sentence(
+        lambda n: "[" * n)),
     ("TOML config", "'a = ' + '[' * N", _toml(lambda n: "a = " + "[" * n)),
     ("TOML config", "'x' + '.x' * N = 1", _toml(lambda n: "x" + ".x" * (n // 2)
                                                  + " = 1\n")),

@@ -26,9 +26,9 @@ from typing import List
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from icm import config, context, positions  # noqa: E402
+from icm import config, context  # noqa: E402
 from icm.checks import positions as check  # noqa: E402
-from icm.model import journal  # noqa: E402
+from icm.model import journal, positions  # noqa: E402
 from icm.registry import NoOptions  # noqa: E402
 
 WORDS = ("parser cache note journal entry queue item branch commit link index "

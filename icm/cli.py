@@ -120,9 +120,12 @@ def _cwd() -> Path:
 
 
 def _run_checks(specs: Sequence[Spec], given: Dict[str, Any], root: Optional[Path],
-                fmt: str, quiet: bool) -> int:
-    """Run ``specs`` and render them; more than one ends with the summary."""
-    from icm import engine, report
+                fmt: str, quiet: bool, select: Optional[List[str]] = None,
+                ignore: Optional[List[str]] = None) -> int:
+    """Run ``specs`` and render them; more than one ends with the summary.
+    Only the codes selected are reported; suppressed and baselined findings
+    are counted, not shown (``icm.baseline``)."""
+    from icm import baseline, engine, report
 
     values.choice("--format", fmt, values.FORMATS)
     parsed = _parsed(specs, given)
@@ -131,13 +134,24 @@ def _run_checks(specs: Sequence[Spec], given: Dict[str, Any], root: Optional[Pat
     progress = Progress(sys.stderr) if sys.stderr.isatty() else None
     try:
         ctx = _context(root, progress)
-        reports = engine.run(ctx, specs, parsed)
+        chosen = registry.Selection.of((ctx.config.select, ctx.config.ignore),
+                                       (select or (), ignore or ()))
+        run = [spec for spec in specs if chosen.runs(spec.name)]
+        if not run:  # a run that reports nothing would pass: a mistake
+            raise UsageError("no code left to report: select and ignore (the "
+                             "config's, --select, --ignore) leave out every "
+                             "code of " + ", ".join(s.name for s in specs))
+        chosen.check(run)
+        recorded = baseline.load(ctx)  # a bad file is exit 2 before any work
+        reports, held = baseline.judge(ctx, engine.run(ctx, run, parsed), chosen,
+                                       recorded)
     finally:
         if progress is not None:
             progress.close()
     buf = io.StringIO()
     report.render(reports, fmt, buf, color=_color(sys.stdout), root=str(ctx.root),
-                  quiet=quiet, summary=len(specs) > 1, prefix=ctx.prefix)
+                  quiet=quiet, summary=len(specs) > 1, prefix=ctx.prefix,
+                  held=held, describe=_describe)
     _emit(buf.getvalue())
     return 1 if any(r.failed for r in reports) else 0
 
@@ -202,6 +216,13 @@ _SHARED = [
                       annotation=str),
     inspect.Parameter("quiet", inspect.Parameter.KEYWORD_ONLY, default=QuietOpt,
                       annotation=bool),
+    inspect.Parameter("select", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(
+        None, "--select", metavar="CODE", help="Report only these codes: a check "
+        "(links) or CHECK/CODE (links/missing-anchor); repeatable."),
+        annotation=Optional[List[str]]),
+    inspect.Parameter("ignore", inspect.Parameter.KEYWORD_ONLY, default=typer.Option(
+        None, "--ignore", metavar="CODE", help="Do not report these codes "
+        "(repeatable)."), annotation=Optional[List[str]]),
     inspect.Parameter("debug", inspect.Parameter.KEYWORD_ONLY, default=DebugOpt,
                       annotation=bool),
 ]
@@ -222,9 +243,10 @@ def _command(params: List[inspect.Parameter],
 
 def _check(checks: Optional[List[str]], skip: Optional[List[str]],
            root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+           select: Optional[List[str]], ignore: Optional[List[str]],
            **given: Any) -> int:
     return _run_checks(registry.select(checks or (), skip or ()), given, root, fmt,
-                       quiet)
+                       quiet, select, ignore)
 
 
 app.command("check", cls=usage.Command, help="Run the checks, all or those named.\n\n"
@@ -247,8 +269,9 @@ app.command("check", cls=usage.Command, help="Run the checks, all or those named
 def _alias(spec: Spec) -> None:
     """``icm check-NAME``: ``icm check NAME`` with only that check's options."""
     def body(root: Optional[Path], fmt: str, quiet: bool, debug: bool,
+             select: Optional[List[str]], ignore: Optional[List[str]],
              **given: Any) -> int:
-        return _run_checks((spec,), given, root, fmt, quiet)
+        return _run_checks((spec,), given, root, fmt, quiet, select, ignore)
 
     app.command(spec.command, cls=usage.Command,
                 help=spec.summary + (f"\n\n{spec.help}" if spec.help else ""))(
@@ -257,6 +280,79 @@ def _alias(spec: Spec) -> None:
 
 for _spec in registry.ALL:
     _alias(_spec)
+
+
+def _rules_of(check: str) -> Any:
+    """The module holding ``check``'s RULES: a check's, verify's or the
+    baseline's; None for no such name."""
+    if check in registry.BY_NAME:
+        return registry.BY_NAME[check].module
+    if check in ("verify", "baseline"):
+        import importlib
+
+        return importlib.import_module("icm.workflow.verify" if check == "verify"
+                                       else "icm.baseline")
+    return None
+
+
+def _describe(check: str, code: str) -> Any:
+    """(rule, why, how to silence, docs) of CHECK/CODE, or None
+    (``report.Describe``). A check's codes are silenced the one way
+    (``baseline.silencing``) and its own; verify's and the baseline's, their
+    own only."""
+    module = _rules_of(check)
+    rules = getattr(module, "RULES", None)
+    if rules is None or code not in rules.rules:
+        return None
+    own = getattr(module, "SILENCE", "")
+    if check in registry.BY_NAME:
+        from icm.baseline import silencing
+
+        return (rules[code], module.WHY, silencing(check, code, own),
+                f"docs/checks.md#{check}")
+    docs = "docs/verify.md" if check == "verify" else "docs/output.md#baseline"
+    return rules[code], module.WHY, own, docs
+
+
+@app.command("explain", cls=usage.Command)
+def explain(code: str = typer.Argument(..., metavar="CODE", help="CHECK/CODE "
+                                       "(links/missing-anchor), a code alone "
+                                       "when one check has it, or a check "
+                                       "(its codes)."),
+            debug: bool = DebugOpt) -> None:
+    """Say what a rule code means and how to silence it."""
+    def body() -> int:
+        from icm.escape import text_line
+        from icm.report import explain_lines
+
+        said = [explain_lines(c, k, *_describe(c, k))
+                for c, k in _explained(code)]
+        more = f"{code}/CODE" if code in (*registry.NAMES, "verify", "baseline") \
+            else "CHECK/CODE"
+        text = said[0] if len(said) == 1 else [block[0] for block in said] + [
+            f"icm explain {more} says more about one"]
+        return _print("".join(text_line(line) + "\n" for line in text))
+
+    raise typer.Exit(_guard(debug, body))
+
+
+def _explained(text: str) -> List[Any]:
+    """The (check, code) pairs ``icm explain TEXT`` names; UsageError with a
+    near miss otherwise."""
+    import difflib
+
+    every = [(c, k) for c in (*registry.NAMES, "verify", "baseline")
+             for k, _rule in _rules_of(c).RULES]
+    check, _, code = text.partition("/")
+    found = [(c, k) for c, k in every
+             if (c, k) == (check, code) or (not _ and (c == text or k == text))]
+    if found:
+        return found
+    names = [f"{c}/{k}" for c, k in every] + [*registry.NAMES, "verify", "baseline"]
+    near = difflib.get_close_matches(text, names, n=1)
+    hint = f" (did you mean '{near[0]}'?)" if near else ""
+    raise UsageError(f"no rule code {values.quote(text)}{hint}; icm explain CHECK "
+                     "lists a check's codes")
 
 
 # -- commands that write -----------------------------------------------------
@@ -290,20 +386,35 @@ def new_queue(title: str = typer.Argument(..., metavar="TITLE",
 
 
 @app.command("new-journal", cls=usage.Command)
-def new_journal(item: str = typer.Argument(..., metavar="ITEM", help="Queue "
-                                           "number (07), slug or path."),
+def new_journal(item: Optional[str] = typer.Argument(None, metavar="[ITEM]",
+                                                     help="Queue number (07), "
+                                                     "slug or path."),
                 day: Optional[str] = typer.Option(None, "--date", metavar=
                                                   "YYYY-MM-DD", help="Entry date "
                                                   "(default: today)."),
                 force: bool = typer.Option(False, "--force", help="Finish an "
                                            "item another writer has claimed."),
+                title: Optional[str] = typer.Option(None, "--title", metavar=
+                                                    "TITLE", help="Write an "
+                                                    "entry without a queue item."),
+                supersedes: Optional[str] = typer.Option(
+                    None, "--supersedes", metavar="ENTRY", help="Mark ENTRY (a "
+                    "number, name or path) superseded by the new one."),
                 root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
-    """Turn a queue item into a journal entry; print its path."""
+    """Write a journal entry from a queue item or a title."""
     def body() -> List[str]:
         from icm.workflow import journal
 
+        if item is None and title is None:
+            raise UsageError("new-journal needs ITEM or --title TITLE (usage: "
+                             "icm new-journal [OPTIONS] [ITEM])")
+        if item is not None and title is not None:
+            raise UsageError("new-journal takes ITEM or --title TITLE, not both")
         when = values.parse_date("--date", day) if day is not None else None
-        return journal.new_entry(_context(root), item, when, force)
+        if title is not None:
+            return journal.new_titled(_context(root), title, when, supersedes)
+        assert item is not None
+        return journal.new_entry(_context(root), item, when, force, supersedes)
 
     _write(debug, body)
 
@@ -334,6 +445,32 @@ def init(root: Optional[Path] = InitRootOpt,
     _write(debug, body)
 
 
+@app.command("baseline", cls=usage.Command)
+def baseline(grow: bool = typer.Option(False, "--grow", help="Also add findings "
+                                       "the baseline does not hold yet."),
+             root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Record today's findings so that only new ones fail.
+
+    They go into icm-baseline.json; icm check counts them (3 baselined) and
+    fails on any other. A baseline there already only shrinks: entries
+    whose finding is gone are dropped, and a new finding is added only with
+    --grow."""
+    def body() -> int:
+        from icm.escape import text_line
+        from icm.workflow import baseline as mod
+
+        said, code = mod.write(_context(root), grow)
+        _print("".join(text_line(line) + "\n" for line in said))
+        return code
+
+    raise typer.Exit(_guard(debug, body))
+
+
+RuledOutOpt = typer.Option(None, "--ruled-out", metavar="TEXT", help="Something "
+                           "this work found does not work (author text; "
+                           "repeatable).")
+
+
 @app.command("handoff")
 def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT",
                                                   help="Why the work changes "
@@ -354,12 +491,13 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
                                      "messages of the last N commits (0-4)."),
             show: bool = typer.Option(False, "--show", help="Print the newest "
                                       "record for the current branch."),
+            ruled_out: Optional[List[str]] = RuledOutOpt,
             root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
             debug: bool = DebugOpt) -> None:
     """Write a handoff record built from the repository's state.
 
-    Only --reason and --question are author text; everything else is read
-    from git, the journal, the queue and the checks."""
+    Only --reason, --question and --ruled-out are author text; everything
+    else is read from git, the journal, the queue and the checks."""
     def body() -> int:
         from icm.workflow import handoff as mod
 
@@ -369,7 +507,7 @@ def handoff(reason: Optional[str] = typer.Option(None, "--reason", metavar="TEXT
             raise UsageError(f"--tail must be {values.ACCEPTS['--tail']} (not "
                              f"{values.quote(tail)})")
         return _print(mod.command(_context(root), reason, question, base, lines,
-                                  output, fmt, show))
+                                  output, fmt, show, ruled_out or ()))
 
     raise typer.Exit(_guard(debug, body))
 
@@ -482,7 +620,8 @@ def verify(entries: Optional[List[str]] = EntriesArg,
         result = verify_mod.run(ctx, entries or (), since, workers, dry_run)
         buf = io.StringIO()
         report.render([result], fmt, buf, color=_color(sys.stdout),
-                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix)
+                      root=str(ctx.root), quiet=quiet, prefix=ctx.prefix,
+                      describe=_describe)
         _emit(buf.getvalue())
         return 1 if result.failed else 0
 
@@ -492,6 +631,12 @@ def verify(entries: Optional[List[str]] = EntriesArg,
 @app.command("positions")
 def positions(write: bool = typer.Option(False, "--write", help="Write the view "
                                          "into positions_file's marked block."),
+              budget: Optional[str] = typer.Option(
+                  None, "--budget", metavar="N", help="Tokens (bytes / 4) the "
+                  "markdown may take (default: positions_budget; 0: all)."),
+              folder: Optional[str] = typer.Option(
+                  None, "--folder", metavar="DIR", help="Only the entries "
+                  "naming a path in DIR or below it."),
               root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
               debug: bool = DebugOpt) -> None:
     """Compile the journal into its positions view.
@@ -502,9 +647,66 @@ def positions(write: bool = typer.Option(False, "--write", help="Write the view 
         from icm.workflow import positions as mod
 
         values.choice("--format", fmt, ("text", "json"))
-        return _print(mod.command(_context(root), fmt, write))
+        return _print(mod.command(_context(root), fmt, write,
+                                  values.number("--budget", budget, 0), folder))
 
     raise typer.Exit(_guard(debug, body))
+
+
+ItemsArg = typer.Argument(..., metavar="ITEM", help="Queue numbers (07), "
+                          "slugs or paths.")
+
+
+@app.command("brief", cls=usage.Command)
+def brief(items: List[str] = ItemsArg,
+          budget: Optional[str] = typer.Option(
+              None, "--budget", metavar="N", help="Tokens the whole brief may "
+              "take (default: brief_budget)."),
+          tokenizer: str = typer.Option("bytes", "--tokenizer",
+                                        metavar="[bytes|cl100k|o200k]",
+                                        help="How tokens are counted."),
+          root: Optional[Path] = RootOpt, fmt: str = DocFormatOpt,
+          debug: bool = DebugOpt) -> None:
+    """Print what a session taking ITEM reads first.
+
+    The handbook, the notes of the folders the items name, the items, then
+    the journal's positions that bear on them, best first. It writes
+    nothing."""
+    def body() -> int:
+        from icm.escape import inert_lines
+        from icm.workflow import brief as mod
+
+        values.choice("--format", fmt, ("text", "json"))
+        values.choice("--tokenizer", tokenizer, values.TOKENIZERS)
+        text = mod.command(_context(root), items, values.number("--budget",
+                                                                budget, 1),
+                           tokenizer, fmt)
+        return _print(text if fmt == "json" else inert_lines(text))
+
+    raise typer.Exit(_guard(debug, body))
+
+
+NotesArg = typer.Argument(..., metavar="NOTE", help="Notes read against their "
+                         "code and still true.")
+
+
+@app.command("review", cls=usage.Command)
+def review(notes: List[str] = NotesArg,
+           day: Optional[str] = typer.Option(None, "--date", metavar="YYYY-MM-DD",
+                                             help="The review's date (default: "
+                                             "today, UTC)."),
+           root: Optional[Path] = RootOpt, debug: bool = DebugOpt) -> None:
+    """Record that a note still holds: its reviewed line.
+
+    Writes or updates <!-- icm: reviewed DATE --> in each note, a change of
+    words check-stale counts (a whitespace change is no review)."""
+    def body() -> List[str]:
+        from icm.workflow import review as mod
+
+        when = values.parse_date("--date", day) if day is not None else None
+        return mod.review(_context(root), notes, when)
+
+    _write(debug, body)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

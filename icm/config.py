@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
-from icm import paths
+from icm import paths, registry
 from icm.errors import UsageError
 from icm.escape import inert
 
@@ -29,12 +29,29 @@ CONFIG_FILES = ("icm.toml", "pyproject.toml")
 DEFAULT_SLOTS = ("Decision", "Rejected alternative", "Invariant", "Verify command")
 DEFAULT_PLACEHOLDERS = ("looks good", "TBD", "TODO", "n/a", "none", "-",
                         "same as above")
+# Files a tool writes, not a person: a commit of only these moves no code
+# for check-stale. Dependency lockfiles, then test snapshots (docs/checks.md
+# names the tool of each).
+DEFAULT_STALE_IGNORE = (
+    "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock",
+    "bun.lock", "bun.lockb", "deno.lock", "uv.lock", "poetry.lock",
+    "Pipfile.lock", "pdm.lock", "pixi.lock", "Cargo.lock", "go.sum",
+    "go.work.sum", "composer.lock", "Gemfile.lock", "flake.lock", "mix.lock",
+    "pubspec.lock", "Podfile.lock", "Package.resolved", "packages.lock.json",
+    "gradle.lockfile",
+    "**/__snapshots__/**", "*.snap", "*.ambr", "**/__Snapshots__/**",
+    "*.verified.*", "**/__image_snapshots__/**", "**/*-snapshots/**",
+    "**/cypress/snapshots/**", "**/backstop_data/bitmaps_reference/**",
+)
 
 
 @dataclass(frozen=True)
 class Config:
     handbook: str = "AGENTS.md"
-    note_name: str = "context.md"
+    # names or globs; "!" excludes (``NoteNames`` in icm/context.py)
+    note_name: Tuple[str, ...] = ("context.md",)
+    # (note_name entry, "required" | "off"); "" is every note
+    index: Tuple[Tuple[str, str], ...] = (("", "required"),)
     journal_dir: str = "journal"
     queue_dir: str = "queue"
     slots: Tuple[str, ...] = DEFAULT_SLOTS
@@ -45,6 +62,8 @@ class Config:
     links_ignore: Tuple[str, ...] = ()
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
+    stale_ignore: Tuple[str, ...] = DEFAULT_STALE_IGNORE
+    stale_ignore_extend: Tuple[str, ...] = ()
     max_file_bytes: int = 10_000_000
     queue_refs: Tuple[str, ...] = ()
     agents_dirs: Tuple[str, ...] = ("Agents/*",)
@@ -62,6 +81,12 @@ class Config:
     reinvent_similarity: float = 0.25  # bench/eval_heldout.py (tuning part)
     similarity: str = "lexical"  # "semantic": the icm[semantic] extra's model
     reinvent_semantic: float = 0.35  # the semantic score's (tuning part)
+    journal_format: str = "icm"  # or "madr", "nygard" (adr-tools)
+    journal_pattern: str = ""  # empty: the format's (model.journal.PATTERNS)
+    select: Tuple[str, ...] = ()  # rule codes reported (empty: every code)
+    ignore: Tuple[str, ...] = ()  # rule codes not reported
+    positions_budget: int = 0  # tokens of the positions view; 0: not bounded
+    brief_budget: int = 0  # tokens of ``icm brief``; 0: ``budget`` plus a quarter
     source: str = ""  # where it was read from, for messages; not a key
     given: FrozenSet[str] = frozenset()  # the keys the file set; not a key
 
@@ -72,11 +97,19 @@ class Config:
         pyproject = self.source == "pyproject.toml"
         return location(self.source, "[tool.icm]" if pyproject else self.source)
 
+    @property
+    def note_label(self) -> str:
+        """``note_name`` for messages: its entries that name notes."""
+        return ", ".join(n for n in self.note_name if not n.startswith("!"))
+
+
+INDEX_MODES = ("required", "off")
 
 # key -> (kind, allowed values or None)
 _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "handbook": ("path", None),
-    "note_name": ("name", None),
+    "note_name": ("names", None),
+    "index": ("index", INDEX_MODES),
     "journal_dir": ("path", None),
     "queue_dir": ("path", None),
     "slots": ("list", None),
@@ -87,6 +120,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "links_ignore": ("destinations", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
+    "stale_ignore": ("globs", None),
+    "stale_ignore_extend": ("globs", None),
     "max_file_bytes": ("int", None),
     "queue_refs": ("list", None),
     "agents_dirs": ("globs", None),
@@ -104,13 +139,19 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "reinvent_similarity": ("fraction", None),
     "similarity": ("enum", ("lexical", "semantic")),
     "reinvent_semantic": ("fraction", None),
+    "journal_format": ("enum", ("icm", "madr", "nygard")),
+    "journal_pattern": ("pattern", None),
+    "select": ("codes", None),
+    "ignore": ("codes", None),
+    "positions_budget": ("int", None),
+    "brief_budget": ("int", None),
 }
 KNOWN_KEYS = tuple(_SCHEMA)
 assert set(KNOWN_KEYS) == {f.name for f in fields(Config)} - {"source", "given"}
 # Kinds naming files or folders of the root: ``paths.confine`` holds every
 # value inside it, or the config is refused. ``destinations`` (links_ignore)
 # are link text, never opened: ignoring ``../sibling/**`` links is a use.
-PATH_KINDS = ("path", "name", "paths", "globs", "skip")
+PATH_KINDS = ("path", "name", "names", "paths", "globs", "skip")
 PATH_KEYS = tuple(k for k, (kind, _) in _SCHEMA.items() if kind in PATH_KINDS)
 # Keys naming a folder icm lists or writes into: a file there is a mistake.
 FOLDER_KEYS = ("journal_dir", "queue_dir", "handoff_dir")
@@ -284,9 +325,13 @@ def validate(table: Mapping[str, Any], name: str, where: str) -> Config:
                 raise UsageError(f"{at}: key '{key}' must hold no control "
                                  f"character, got {text!r}")
     cfg = Config(source=name, given=frozenset(values), **values)
-    if cfg.verify_slot and cfg.verify_slot not in cfg.slots:
+    # In MADR and adr-tools journals the verify section is optional unless
+    # slots requires it: verify_slot may name a heading slots does not.
+    if cfg.verify_slot and cfg.verify_slot not in cfg.slots \
+            and cfg.journal_format == "icm":
         raise UsageError(f"{at}: key 'verify_slot' must name one of the "
                          f"slots, got '{cfg.verify_slot}'")
+    _check_index(cfg, at)
     if cfg.queue_dir == cfg.journal_dir:
         # Each folder's files would be read as the other's kind.
         key, other = (("journal_dir", "queue_dir") if "queue_dir" not in values
@@ -312,6 +357,8 @@ def _names(key: str, value: Any) -> Tuple[str, ...]:
         return (value,)
     if key == "verify_skip":
         return tuple(path for path, _reason in value)
+    if key == "index":
+        return tuple(entry for entry, _mode in value)
     return value if isinstance(value, tuple) else ()
 
 
@@ -368,6 +415,17 @@ def _check_value(
         return value
     if kind == "skip":
         return _skip_list(value, bad, name, where)
+    if kind == "names":
+        return _note_names(value, bad, location(name, where))
+    if kind == "index":
+        return _index(value, bad)
+    if kind == "pattern":
+        return _pattern(value, bad)
+    if kind == "codes":  # CHECK or CHECK/CODE, as --select takes them
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise bad("a list of strings")
+        return tuple(registry.selector(v, f"{location(name, where)}: key "
+                                          f"'{key}'") for v in value)
     if kind in ("list", "paths", "globs", "destinations"):
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise bad("a list of strings")
@@ -397,6 +455,65 @@ def _check_value(
             raise bad(options, isinstance(value, str))
         return value
     raise AssertionError(kind)  # pragma: no cover
+
+
+def _note_names(value: Any, bad: Any, at: str) -> Tuple[str, ...]:
+    """``note_name``: a name, or a list of names and globs (``!`` before one
+    excludes what it matches), each held inside the root like ``exclude``."""
+    entries = [value] if isinstance(value, str) else value
+    if not isinstance(entries, list) or not entries \
+            or not all(isinstance(v, str) for v in entries):
+        raise bad("a file name, or a non-empty list of names and globs")
+    for entry in entries:
+        pattern = entry[1:] if entry.startswith("!") else entry
+        try:
+            if not pattern.strip() or pattern.strip() != pattern:
+                raise paths.Refused("empty")
+            paths.confine(pattern)
+        except paths.Refused:
+            raise UsageError(f"{at}: key 'note_name' must be names or globs of "
+                             "files inside the repository, outside .git, not "
+                             f"{entry!r}") from None
+    if all(entry.startswith("!") for entry in entries):
+        raise bad("a list naming at least one note (not only '!' entries)",
+                  right_type=True)
+    return tuple(entries)
+
+
+def _index(value: Any, bad: Any) -> Tuple[Tuple[str, str], ...]:
+    """``index``: one mode for every note, or a table of note_name entry =
+    mode (entries left out are required)."""
+    expected = ("'required' or 'off', or a table of note_name entry = "
+                "'required' or 'off'")
+    if isinstance(value, str):
+        if value not in INDEX_MODES:
+            raise bad(expected, right_type=True)
+        return (("", value),)
+    if not isinstance(value, dict) or not all(
+            isinstance(v, str) and v in INDEX_MODES for v in value.values()):
+        raise bad(expected)
+    return tuple(value.items())
+
+
+def _check_index(cfg: Config, at: str) -> None:
+    """A table's keys are note_name entries (a typo would quietly keep the
+    rule on for the notes it meant)."""
+    for entry, _mode in cfg.index:
+        if entry and (entry not in cfg.note_name or entry.startswith("!")):
+            raise UsageError(f"{at}: key 'index' names {entry!r}, which is not "
+                             f"an entry of note_name ({cfg.note_label})")
+
+def _pattern(value: Any, bad: Any) -> str:
+    """``journal_pattern``: a file name ending ``.md`` with a place for the
+    title (``slug``, ``title`` or ``*``); its tokens are
+    ``model.journal.NamePattern``'s."""
+    if not isinstance(value, str) or not value.strip():
+        raise bad("a non-empty string", isinstance(value, str))
+    if "/" in value or "\\" in value or not value.lower().endswith(".md") \
+            or not any(t in value for t in ("slug", "title", "*")):
+        raise bad("a file name ending .md, with slug, title or * where the "
+                  "title goes (e.g. 'NNNN-title.md')", right_type=True)
+    return value
 
 
 def _skip_list(value: Any, bad: Any, name: str, where: str

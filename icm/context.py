@@ -19,6 +19,7 @@ from typing import (
     Iterator,
     List,
     Optional,
+    Sequence,
     Set,
     Tuple,
 )
@@ -142,14 +143,51 @@ class Context:
         return decode(rel, self.read_bytes(rel, self.config.max_file_bytes))
 
     def notes(self) -> Tuple[str, ...]:
-        """Files named ``note_name``, the handbook aside: when the two share
-        a name (``CLAUDE.md``), the handbook indexes notes and is not one."""
-        name, handbook = self.config.note_name, self.config.handbook
-        return tuple(f for f in self.files
-                     if f.rsplit("/", 1)[-1] == name and f != handbook)
+        """The files of the set that are notes (``is_note``)."""
+        is_note = self.note_names().is_note
+        return tuple(f for f in self.files if is_note(f))
+
+    def is_note(self, rel: str) -> bool:
+        """Whether ``rel`` is a folder note: the one answer every check and
+        writer asks (``NoteNames``)."""
+        return self.note_names().is_note(rel)
+
+    def note_names(self) -> "NoteNames":
+        if "notes" not in self._memo:
+            self._memo["notes"] = NoteNames(self.config)
+        names: NoteNames = self._memo["notes"]
+        return names
 
     def markdown_files(self) -> Tuple[str, ...]:
         return tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
+
+    def path_changes(self, paths: Sequence[str], base: Optional[str] = None,
+                     commits: Sequence[str] = ()
+                     ) -> git.Changes:
+        """The commits of ``history``'s pass that change ``paths``, newest
+        first, each with its changes' blob ids (``git.path_changes``; close
+        it to stop git early); with ``commits``, only those."""
+        return git.path_changes(self.root, self.config.stale_history, paths, base,
+                                commits)
+
+    def head_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
+        """path -> blob id of each of ``paths`` that HEAD has (one
+        ``ls-tree``; of the whole tree past ``git.PATHSPEC_MAX`` paths, as
+        ``path_changes``); {} for none asked."""
+        if len(paths) <= git.PATHSPEC_MAX:
+            return git.tree_entries(self.root, "HEAD", paths) if paths else {}
+        found = git.tree_entries(self.root, "HEAD", ["."])
+        return {path: found[path] for path in paths if path in found}
+
+    def blobs(self, oids: Iterable[str], cap: int, batch: int = 1024
+              ) -> Iterator[Tuple[str, bytes]]:
+        """(id, its first ``cap`` bytes) of each blob found, ``batch`` at a
+        time (one ``cat-file --batch`` each: memory is a batch's, whatever
+        the number)."""
+        wanted = sorted(set(oids))
+        for start in range(0, len(wanted), batch):
+            yield from git.read_blobs(self.root, wanted[start:start + batch],
+                                      cap).items()
 
 
 @dataclass(frozen=True)
@@ -487,6 +525,76 @@ class Glob:
                 return False
             states = self._close(states)
         return bool(states & self.accept)
+
+
+class NoteNames:
+    """Which paths are notes, from ``note_name``: a name (``AGENTS.md``) is
+    that file in every folder, the root's too; a glob with ``/`` is matched
+    against the whole path (``**/README.md``); a glob without one against
+    the file name. ``!`` before an entry names paths that are not notes,
+    from the root (``!README.md`` is the root's README.md): an exclusion
+    carves out places, where an entry names a kind of file. A path is a note
+    when an entry matches it and no exclusion does. The handbook is never a
+    note: when the two share a name (``CLAUDE.md``), the handbook indexes
+    notes and is not one."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.handbook = cfg.handbook
+        self.entries: List[Tuple[str, Callable[[str], bool]]] = []
+        self.skips: List[Callable[[str], bool]] = []
+        for entry in cfg.note_name:
+            if entry.startswith("!"):
+                self.skips.append(_path_matcher(entry[1:]))
+            else:
+                self.entries.append((entry, _note_matcher(entry)))
+        modes = dict(cfg.index)
+        self.unindexed = modes.get("") == "off"
+        self.off = [match for entry, match in self.entries
+                    if modes.get(entry) == "off"]
+        # Plain names alone (the common case) are one set lookup: stale asks
+        # of every tracked path.
+        plain = all("/" not in entry and not any(c in entry for c in _GLOB_CHARS)
+                    for entry, _ in self.entries)
+        self.names = frozenset(e for e, _ in self.entries) if plain else None
+
+    def is_note(self, rel: str) -> bool:
+        if rel == self.handbook:
+            return False
+        if self.names is not None:
+            hit = rel.rpartition("/")[2] in self.names
+        else:
+            hit = any(match(rel) for _entry, match in self.entries)
+        return hit and not any(skip(rel) for skip in self.skips)
+
+    def needs_index(self, rel: str) -> bool:
+        """Whether the note ``rel`` must be named in the handbook: not when
+        ``index`` is "off" for it (notes an agent loads by location)."""
+        return not self.unindexed and not any(match(rel) for match in self.off)
+
+
+_GLOB_CHARS = ("*", "?")
+
+
+def _note_matcher(entry: str) -> Callable[[str], bool]:
+    """A positive ``note_name`` entry as a test of a root-relative path."""
+    if "/" not in entry:
+        if not any(c in entry for c in _GLOB_CHARS):
+            return lambda rel: rel.rpartition("/")[2] == entry
+        name = Glob(entry)
+        return lambda rel: name.match(rel.rpartition("/")[2])
+    whole, last = Glob(entry), Glob(entry.rstrip("/").rpartition("/")[2])
+    # ``Glob`` lets a pattern naming a folder cover its files; a note is a
+    # file the pattern names, so its own name must match the last part.
+    return lambda rel: whole.match(rel) and last.match(rel.rpartition("/")[2])
+
+
+def _path_matcher(pattern: str) -> Callable[[str], bool]:
+    """An exclusion: a path from the root (a pattern without ``/`` names a
+    file or folder at the root, not at any depth as ``exclude`` reads it)."""
+    glob = Glob(pattern)
+    if "/" in pattern.rstrip("/"):
+        return glob.match
+    return lambda rel: glob.match(rel.partition("/")[0])
 
 
 def walk(root: Path, unopened: Optional[List[str]] = None) -> Tuple[str, ...]:

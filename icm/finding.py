@@ -5,8 +5,8 @@ renderer in ``icm/report.py`` decides its form."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Mapping, Optional, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 
 class Severity(str, enum.Enum):
@@ -64,6 +64,7 @@ class Rule:
     summary: str
     severity: Severity = Severity.ERROR
     fix: str = ""
+    why: str = ""  # why it matters, where the check's WHY does not say it
 
 
 class Rules:
@@ -103,19 +104,54 @@ class Report:
     head: Tuple[str, ...] = ()  # printed before the findings (bootmap's table)
     tail: Tuple[str, ...] = ()  # printed after them (summaries, "journal ok")
     data: Dict[str, Any] = field(default_factory=dict)  # extra json fields
+    # The tail for fewer findings (``keeping``): an ok line or a count said
+    # of findings a suppression or the baseline holds back would be false.
+    retail: Optional[Callable[[Tuple[Finding, ...]], Tuple[str, ...]]] = field(
+        default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, check: str, findings: Iterable[Finding], ok: bool = True,
            head: Tuple[str, ...] = (), tail: Tuple[str, ...] = (),
-           data: Optional[Dict[str, Any]] = None) -> "Report":
+           data: Optional[Dict[str, Any]] = None,
+           retail: Optional[Callable[[Tuple[Finding, ...]], Tuple[str, ...]]]
+           = None) -> "Report":
         """Findings sorted; ``CHECK ok`` after them when none is an error
-        and ``ok`` (False: the check had nothing to judge)."""
+        and ``ok`` (False: the check had nothing to judge). ``retail``, if
+        given, makes the tail from the findings instead."""
+        def ok_tail(found: Tuple[Finding, ...]) -> Tuple[str, ...]:
+            return tail + ((f"{check} ok",) if ok and not failing(found) else ())
+
         found = tuple(sorted(findings))
-        passed = not any(f.severity is Severity.ERROR for f in found)
-        return cls(check, found, head=head,
-                   tail=tail + ((f"{check} ok",) if ok and passed else ()),
-                   data=dict(data or {}))
+        make = retail or ok_tail
+        return cls(check, found, head=head, tail=make(found),
+                   data=dict(data or {}), retail=make)
+
+    def keeping(self, findings: Iterable[Finding]) -> "Report":
+        """This report with only ``findings`` (a subset), its tail made
+        again for them."""
+        kept = tuple(findings)
+        tail = self.retail(kept) if self.retail is not None else self.tail
+        return replace(self, findings=kept, tail=tail)
 
     @property
     def failed(self) -> bool:
-        return any(f.severity is Severity.ERROR for f in self.findings)
+        return failing(self.findings)
+
+
+def failing(findings: Iterable[Finding]) -> bool:
+    """Whether any of ``findings`` is an error (what fails a run)."""
+    return any(f.severity is Severity.ERROR for f in findings)
+
+
+@dataclass(frozen=True)
+class Silenced:
+    """What ``judge`` held back: the counts the summary names, and the
+    baseline's own finding when entries match nothing."""
+
+    baselined: int = 0
+    suppressed: int = 0
+    file: str = ""  # FILE when a baseline was read
+    # baseline entries that matched nothing: (check, code, path, message
+    # with # for numbers), count
+    unmatched: Tuple[Tuple[Tuple[str, str, str, str], int], ...] = ()
+    findings: Tuple[Finding, ...] = ()

@@ -11,6 +11,7 @@ program, reach the network or change what icm parses pinned.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ from typing import (
     Counter,
     Dict,
     FrozenSet,
+    Generator,
     Iterator,
     List,
     NewType,
@@ -643,6 +645,136 @@ def pending_paths(root: Path) -> FrozenSet[str]:
                      if code != "AD")
 
 
+# -- a path's changes and their blobs (check-stale's words) ------------------
+
+# One change of one path: (path, blob before, blob after); an all-zero id is
+# no blob (the path was added, or deleted).
+PathChange = Tuple[str, str, str]
+# (commit, committer time, its changes), newest first; closing it ends git.
+Changes = Generator[Tuple[str, int, List[PathChange]], None, None]
+
+
+def changes_command(mode: str, commits: bool) -> Argv:
+    """A log of the history pass's commits (``history_command``) that change
+    the paths given on stdin, with each change's blob ids (``--raw``). The
+    revisions and paths come on stdin (``--stdin``: revisions, a ``--`` line,
+    paths), so no repository text is on the command line and no number of
+    notes outgrows it. ``commits``: only the commits named, each against its
+    first parent (``--no-walk``; a merge as first-parent history sees it)."""
+    walk = ("--no-walk=unsorted", "--diff-merges=first-parent") if commits else (
+        *HISTORY_ARGS[mode], *(["--full-history"] if mode == "all" else []))
+    return command("log", *walk, "--stdin", "--no-renames", "--raw", "--no-abbrev",
+                   "-z", *DIFF_SAFETY, HISTORY_FORMAT, "--relative")
+
+
+def own_changes_command() -> Argv:
+    """``own_commits_command``'s commits in ``changes_command``'s form."""
+    return command("log", "--topo-order", "--no-merges", "--full-history", "--stdin",
+                   "--no-renames", "--raw", "--no-abbrev", "-z", *DIFF_SAFETY,
+                   HISTORY_FORMAT, "--relative")
+
+
+# Past this many paths the log takes none and its changes are filtered here:
+# git matches every tree entry against every path, so 2,000 paths made a
+# walk of 2,000 commits 50x slower than the same log without them.
+PATHSPEC_MAX = 64
+
+
+def path_changes(root: Path, mode: str, paths: Sequence[str],
+                 base: Optional[str] = None, commits: Sequence[str] = (),
+                 chunk: int = 1 << 16) -> Changes:
+    """(commit, committer time, its changes of ``paths``) for each commit of
+    the history pass (``mode``; with ``base``, the commits HEAD adds to it,
+    then the base's history: ``HistoryPass``'s order) that changes one of
+    ``paths``, newest first, read as git writes them; with ``commits``, only
+    those. With more than ``PATHSPEC_MAX`` paths, a commit's other changes
+    come too (the caller keeps what it asked for). Stop reading when the
+    answer is known: closing the iterator ends git. A path holding a newline
+    cannot go through stdin: it is asked for only past ``PATHSPEC_MAX``.
+    ``base`` and ``commits`` are hashes (a revision on stdin may not look
+    like an option): other text names nothing here."""
+    wanted = [p for p in paths if "\n" not in p]
+    named = [c for c in commits if _HASH.fullmatch(c)]
+    if not wanted or (commits and not named) or (
+            base is not None and not _HASH.fullmatch(base)):
+        return
+    if len(wanted) > PATHSPEC_MAX:  # every change, filtered by the caller
+        wanted = []  # under a subfolder, --relative keeps its changes only
+    spec = "--\n" + "".join(f"{p}\n" for p in wanted)
+    if commits:
+        logs = [(changes_command(mode, True), "".join(f"{c}\n" for c in named))]
+    elif base is None:
+        logs = [(changes_command(mode, False), "HEAD\n")]
+    else:
+        logs = [(own_changes_command(), f"HEAD\n^{base}\n"),
+                (changes_command(mode, False), f"{base}\n")]
+    for args, revs in logs:
+        yield from _changes(root, args, (revs + spec).encode("utf-8",
+                                                            "surrogateescape"), chunk)
+
+
+def _changes(root: Path, args: Argv, stdin: bytes, chunk: int
+             ) -> Changes:
+    exe = executable()
+    if exe is None:
+        raise UsageError("git is not installed or not on PATH")
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as err:
+        given.write(stdin)
+        given.seek(0)
+        proc = subprocess.Popen([exe, *BASE, *args], cwd=str(root),
+                                env=environment(), stdin=given,
+                                stdout=subprocess.PIPE, stderr=err)
+        out = proc.stdout
+        assert out is not None
+        finished = False
+        try:
+            yield from _parse_changes(iter(functools.partial(out.read, chunk), b""))
+            finished = True
+        finally:
+            if not finished:  # the caller has its answer
+                proc.kill()
+            out.close()
+            code = proc.wait()
+        if code != 0:
+            err.seek(0)
+            text = err.read().decode("utf-8", "replace")
+            if "lazy fetching disabled" in text:
+                raise UsageError(PARTIAL_MISSING)
+            raise UsageError(_explain(text, root))
+
+
+def _parse_changes(blocks: Iterator[bytes]
+                   ) -> Changes:
+    """``changes_command``'s output: ``\\0/SHA CT`` per commit, then for
+    each change a ``:`` record (a newline before the first) and its path,
+    each NUL-terminated. A header starts with ``/`` and a record with
+    ``:``; a path comes only after a record, so no file name passes for
+    either."""
+    sha, ct = "", UNDATED
+    found: List[PathChange] = []
+    record: Optional[List[bytes]] = None
+    rest = b""
+    for block in blocks:
+        tokens = (rest + block).split(b"\0")
+        rest = tokens.pop()
+        for token in tokens:
+            if record is not None:
+                found.append((token.decode("utf-8", "surrogateescape"),
+                              record[2].decode("ascii"), record[3].decode("ascii")))
+                record = None
+            elif token.startswith(b"/"):
+                if sha:
+                    yield sha, ct, found
+                head, _, when = token[1:].partition(b" ")
+                sha, ct, found = head.decode("ascii"), \
+                    int(when) if when.isdigit() else UNDATED, []
+            elif token.lstrip(b"\n").startswith(b":"):
+                fields = token.lstrip(b"\n").split(b" ")
+                record = fields if len(fields) >= 5 else None
+    if sha:
+        yield sha, ct, found
+
+
 # -- branch state (handoff, check-handoff) -----------------------------------
 
 
@@ -722,14 +854,33 @@ def origin_default(root: Path) -> Optional[str]:
 def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
     """The ref this branch will merge into, where it is known: ``ICM_BASE``,
     then ``GITHUB_BASE_REF`` as ``origin/<it>``, then the upstream of the
-    current branch, then ``origin/HEAD``; None when none names a commit."""
+    current branch, then ``local_main``, then ``origin/HEAD``; None when
+    none names a commit."""
     candidates = [env.get("ICM_BASE", "")]
     if env.get("GITHUB_BASE_REF"):
         candidates.append(f"origin/{env['GITHUB_BASE_REF']}")
-    candidates += [upstream(root) or "", origin_default(root) or ""]
+    origin = origin_default(root) or ""
+    candidates += [upstream(root) or "", local_main(root, origin) or "", origin]
     for ref in candidates:
         if ref and commit_of(root, ref):
             return ref
+    return None
+
+
+def local_main(root: Path, origin: str) -> Optional[str]:
+    """Local ``main`` (else ``master``) when it is not the branch checked out
+    and holds a commit touching the root that ``origin`` (``origin/HEAD``'s
+    target; "" if none) lacks: merges made here and not pushed yet. A
+    stale ``origin/HEAD`` said ``queue ok`` beside a 07 on local main."""
+    current = branch_name(root)
+    for name in ("main", "master"):
+        if commit_of(root, f"refs/heads/{name}") is None:
+            continue
+        if name == current:
+            return None
+        if not origin or count_commits(root, origin, f"refs/heads/{name}"):
+            return name
+        return None
     return None
 
 

@@ -399,6 +399,8 @@ class Section:
     visible: str  # the text a reader sees, whitespace collapsed
     code: Tuple[Code, ...]  # code blocks and code spans, in order
     lines: Tuple[Tuple[int, str], ...]  # (line, source) of top-level paragraphs
+    # (line, source) of the first paragraph of each top-level list item
+    items: Tuple[Tuple[int, str], ...] = ()
 
 
 _TAG = re.compile(r"<[^<>]*>")
@@ -414,14 +416,16 @@ def sections(text: str) -> List[Section]:
     words: List[str] = []
     code: List[Code] = []
     lines: List[Tuple[int, str]] = []
+    items: List[Tuple[int, str]] = []
 
     def close() -> None:
         seen = " ".join(" ".join(words).split())
         found.append(Section(head[0], head[1], head[2], seen, tuple(code),
-                             tuple(lines)))
+                             tuple(lines), tuple(items)))
         words.clear()
         code.clear()
         lines.clear()
+        items.clear()
 
     i = 0
     while i < len(tokens):
@@ -436,6 +440,10 @@ def sections(text: str) -> List[Section]:
             if tok.level == 1 and tokens[i - 1].type == "paragraph_open":
                 lines.extend((first + k, part)
                              for k, part in enumerate(tok.content.split("\n")))
+            elif tok.level == 3 and tokens[i - 1].type == "paragraph_open" \
+                    and tokens[i - 2].type == "list_item_open" \
+                    and tokens[i - 2].level == 1:
+                items.append((first, tok.content))
             line = first
             for child in tok.children or []:
                 if child.type in ("softbreak", "hardbreak"):
@@ -668,3 +676,12 @@ def _inline_links(children: Sequence[Token], base: int, links: List[Link],
                     links.append(Link(line + offset, value, value, "html"))
                 else:
                     anchors.append(value)
+
+
+def inline_tokens(src: str) -> List[Token]:
+    """The inline tokens of one paragraph's source (no reference
+    definitions: a ``[text][ref]`` stays text), for a reader that cuts or
+    re-renders inline markup (the positions view's sentences)."""
+    children: List[Token] = []
+    _MD.inline.parse(src, _MD, {}, children)
+    return children

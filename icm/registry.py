@@ -135,7 +135,8 @@ class QueueOptions:
     against: Optional[str] = value(
         "--against", "--base", help="The branch this one merges into: compare "
         "the queue with REF before merging (default: ICM_BASE, GITHUB_BASE_REF, "
-        "the upstream, origin/HEAD).", metavar="REF", parse=_ref)
+        "the upstream, local main ahead of origin/HEAD, origin/HEAD).",
+        metavar="REF", parse=_ref)
 
 
 @dataclass(frozen=True)
@@ -237,3 +238,95 @@ def options_for(spec: Spec, given: Mapping[str, Any], **extra: Any) -> Any:
 
 def default(f: "Field[Any]") -> Any:
     return f.default if f.default is not MISSING else None
+
+
+# -- rule codes: which a run reports (--select, --ignore, select, ignore) --
+
+
+def matches(selector: str, check: str, code: str) -> bool:
+    """Whether ``selector`` names ``check/code``: the check itself
+    (``links``), or the one code (``links/missing-anchor``)."""
+    return selector == check or selector == f"{check}/{code}"
+
+
+def _level(selectors: Sequence[str], check: str, code: str) -> int:
+    """How closely ``selectors`` name ``check/code``: 2 the code, 1 its
+    check, 0 not at all."""
+    best = 0
+    for s in selectors:
+        if s == f"{check}/{code}":
+            return 2
+        if s == check:
+            best = 1
+    return best
+
+
+def selector(text: str, where: str) -> str:
+    """A selector as typed, checked against the checks' names (the code
+    part is checked where the check's module is loaded: ``Selection.check``);
+    UsageError naming ``where`` (``--select``, a config key) otherwise."""
+    name, _, code = text.partition("/")
+    if name in BY_NAME and (not _ or code):
+        return text
+    near = difflib.get_close_matches(name, NAMES, n=1)
+    hint = f"did you mean '{near[0]}'?" if near and name not in BY_NAME else \
+        "a check (links) or CHECK/CODE (links/missing-anchor); checks: " \
+        + ", ".join(NAMES)
+    raise UsageError(f"{where}: no check or code {values.quote(text)} ({hint})")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rule codes a run reports, in two layers as ruff has them: the
+    config's ``select`` (default: every code) minus its ``ignore``, then the
+    command line's: ``--select`` starts again from what it names, and
+    ``--ignore`` takes away. Within a layer the closer name wins
+    (``select = ["links"]`` with ``ignore = ["links/missing-anchor"]``), and
+    an ignore wins a tie."""
+
+    layers: Tuple[Tuple[Tuple[str, ...], Tuple[str, ...]], ...] = ()
+
+    @classmethod
+    def of(cls, config: Tuple[Tuple[str, ...], Tuple[str, ...]],
+           given: Tuple[Sequence[str], Sequence[str]]) -> "Selection":
+        """From the config's (select, ignore) and the command line's, each
+        value split at commas too (``--select links,dupes``)."""
+        def split(items: Sequence[str]) -> Tuple[str, ...]:
+            return tuple(part.strip() for item in items
+                         for part in item.split(",") if part.strip())
+
+        cli = (tuple(selector(s, "--select") for s in split(given[0])),
+               tuple(selector(s, "--ignore") for s in split(given[1])))
+        layers = tuple(layer for layer in (config, cli) if layer[0] or layer[1])
+        return cls(layers)
+
+    def wants(self, check: str, code: str) -> bool:
+        on = True
+        for select, ignore in self.layers:
+            if select:
+                on = _level(select, check, code) > _level(ignore, check, code)
+            elif _level(ignore, check, code):
+                on = False
+        return on
+
+    def runs(self, check: str) -> bool:
+        """Whether any code of ``check`` can be wanted (without loading it:
+        a code no selector names, and each one a selector names)."""
+        named = {s.partition("/")[2] for layer in self.layers for side in layer
+                 for s in side if s.partition("/")[0] == check}
+        return any(self.wants(check, code) for code in named | {""})
+
+    def check(self, specs: Sequence[Spec]) -> None:
+        """UsageError for a ``CHECK/CODE`` whose check runs and has no such
+        code (its module is loaded anyway)."""
+        for select, ignore in self.layers:
+            for s in (*select, *ignore):
+                name, _, code = s.partition("/")
+                spec = BY_NAME[name]
+                if code and spec in specs:
+                    known = [c for c, _rule in spec.module.RULES]  # type: ignore[attr-defined]
+                    if code not in known:
+                        near = difflib.get_close_matches(code, known, n=1)
+                        hint = f"did you mean '{name}/{near[0]}'?" if near \
+                            else f"{name}'s codes: " + ", ".join(known)
+                        raise UsageError(f"no code {values.quote(s)} ({hint})")

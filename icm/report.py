@@ -1,4 +1,5 @@
-"""Renderers: text (the seed's lines), json, github workflow commands, SARIF.
+"""Renderers: text (the seed's lines), json, github workflow commands, SARIF,
+and concise (``PATH:LINE:COL: CODE MESSAGE``, for editors).
 
 Every renderer takes its stream as an argument and is otherwise pure.
 """
@@ -7,35 +8,58 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, List, Sequence, TextIO, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    List,
+    Optional,
+    Sequence,
+    TextIO,
+    Tuple,
+)
 from urllib.parse import quote
 
 from icm import __version__
 from icm.escape import inert, printable, text_line, uncommanded
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, Report, Rule, Severity, Silenced
+
+# (rule, why, how to silence it, where the docs say more) for CHECK/CODE, or
+# None: ``icm explain``'s text, and SARIF's rules
+Describe = Callable[[str, str], Optional[Tuple[Rule, str, str, str]]]
 
 _RED, _GREEN, _YELLOW, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[0m"
+_OK = re.compile(r"\S+ ok(?: \(.*\))?\Z")  # "journal ok", "queue ok (against main)"
 
 
 def render(reports: Sequence[Report], fmt: str, out: TextIO, color: bool = False,
            root: str = "", quiet: bool = False, summary: bool = False,
-           prefix: str = "") -> None:
+           prefix: str = "", held: "Optional[Silenced]" = None,
+           describe: Optional[Describe] = None) -> None:
     """``summary``: end the text and github formats with ``summary_line``
     (``icm check``). ``prefix``: the root's path below the git work tree's
     top (``git rev-parse --show-prefix``), which github and sarif paths
-    start with, since both resolve them from the top."""
+    start with, since both resolve them from the top. ``held``: what the
+    baseline and suppressions held back (counted in the summary; its own
+    findings after the checks'). ``describe``: the rules' text for SARIF."""
+    extra = Report("baseline", held.findings) if held and held.findings else None
+    shown_reports = [*reports, extra] if extra else list(reports)
     if fmt == "json":
-        render_json(reports, out, root)
+        render_json(reports, out, root, held)
     elif fmt == "github":
-        render_github(reports, out, quiet, prefix)
+        render_github(shown_reports, out, quiet, prefix)
         if summary:  # a plain log line, escaped: never a command
-            out.write(github_line(summary_line(reports)) + "\n")
+            out.write(github_line(summary_line(reports, held)) + "\n")
     elif fmt == "sarif":
-        render_sarif(reports, out, root, prefix)
-    else:
-        render_text(reports, out, color, quiet)
+        render_sarif(shown_reports, out, root, prefix, describe)
+    elif fmt == "concise":
+        render_concise(shown_reports, out)
         if summary:
-            line = text_line(summary_line(reports))
+            out.write(text_line(summary_line(reports, held)) + "\n")
+    else:
+        render_text(shown_reports, out, color, quiet)
+        if summary:
+            line = text_line(summary_line(reports, held))
             if color:
                 tint = _RED if any(r.failed for r in reports) else _GREEN
                 line = f"{tint}{line}{_RESET}"
@@ -114,9 +138,11 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def summary_line(reports: Sequence[Report]) -> str:
+def summary_line(reports: Sequence[Report], held: "Optional[Silenced]" = None
+                 ) -> str:
     """``icm check: 2 of 5 checks failed (journal: 2 errors, links: 1 error)``
-    or ``icm check: all 5 checks passed``; warnings are named in both."""
+    or ``icm check: all 5 checks passed``; warnings are named in both; what
+    the baseline and suppressions held back follows (``, 3 baselined``)."""
     parts: List[str] = []
     for report in reports:
         errors = sum(f.severity is Severity.ERROR for f in report.findings)
@@ -129,7 +155,11 @@ def summary_line(reports: Sequence[Report]) -> str:
     total = _count(len(reports), "check")
     head = f"{failed} of {total} failed" if failed else (
         f"all {total} passed" if len(reports) > 1 else f"{total} passed")
-    return f"icm check: {head}" + (f" ({', '.join(parts)})" if parts else "")
+    held_back = "".join(f", {n} {what}" for n, what in (
+        (held.baselined, "baselined"), (held.suppressed, "suppressed"))
+        if n) if held else ""
+    return f"icm check: {head}" + (f" ({', '.join(parts)})" if parts else "") \
+        + held_back
 
 
 def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
@@ -147,9 +177,34 @@ def render_text(reports: Sequence[Report], out: TextIO, color: bool = False,
                                      for more in f.lines)
                       + "\n")
         for line in map(text_line, tail):
-            if color and line.endswith(" ok"):
+            if color and _OK.match(line):
                 line = f"{_GREEN}{line}{_RESET}"
             out.write(line + "\n")
+
+
+def concise_line(f: Finding) -> str:
+    """``PATH:LINE:COL: CHECK/CODE MESSAGE``, as flake8 and ruff print
+    theirs (1 where the line or column is not known), unescaped."""
+    return f"{f.path}:{f.line or 1}:{f.col or 1}: {f.check}/{f.code} {f.message}"
+
+
+def render_concise(reports: Sequence[Report], out: TextIO) -> None:
+    """One line per error or warning, for editors' problem matchers: no ok
+    lines, no tables, no information (as ``github``), escaped as text."""
+    for report in reports:
+        for f in report.findings:
+            if f.severity is not Severity.INFO:
+                out.write(text_line(concise_line(f)) + "\n")
+
+
+def explain_lines(check: str, code: str, rule: Rule, why: str,
+                  silence: str, docs: str) -> List[str]:
+    """What ``icm explain CHECK/CODE`` prints (and SARIF's rule help)."""
+    said = [f"{check}/{code} ({rule.severity.value}): {rule.summary}",
+            f"why: {rule.why or why}"]
+    if rule.fix:
+        said.append(f"fix: {rule.fix}")
+    return said + [f"silence: {silence}", f"docs: {docs}"]
 
 
 def finding_json(f: Finding) -> Dict[str, Any]:
@@ -170,8 +225,9 @@ def finding_json(f: Finding) -> Dict[str, Any]:
     return doc
 
 
-def as_document(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
-    """The json document: stable keys, documented in the README."""
+def as_document(reports: Sequence[Report], root: str = "",
+                held: "Optional[Silenced]" = None) -> Dict[str, Any]:
+    """The json document: stable keys, documented in docs/output.md."""
     checks = []
     totals = {"error": 0, "warning": 0, "info": 0}
     for report in reports:
@@ -184,7 +240,7 @@ def as_document(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
             "lines": [*report.head, *report.tail],
             "data": report.data,
         })
-    return {
+    doc: Dict[str, Any] = {
         "icm": __version__,
         "schema": 1,
         "root": root,
@@ -193,12 +249,21 @@ def as_document(reports: Sequence[Report], root: str = "") -> Dict[str, Any]:
                     "info": totals["info"]},
         "checks": checks,
     }
+    if held is not None:
+        doc["baseline"] = {
+            "file": held.file or None, "baselined": held.baselined,
+            "suppressed": held.suppressed,
+            "unmatched": [{"check": k[0], "code": k[1], "path": k[2],
+                           "message": k[3], "count": n} for k, n in held.unmatched]}
+    return doc
 
 
-def render_json(reports: Sequence[Report], out: TextIO, root: str = "") -> None:
+def render_json(reports: Sequence[Report], out: TextIO, root: str = "",
+                held: "Optional[Silenced]" = None) -> None:
     # Built whole before the first byte is written: the document is complete
     # or absent, never cut off.
-    text = json.dumps(plain(as_document(reports, root)), indent=2, ensure_ascii=False)
+    text = json.dumps(plain(as_document(reports, root, held)), indent=2,
+                      ensure_ascii=False)
     out.write(text + "\n")
 
 
@@ -240,7 +305,8 @@ def _rule_id(f: Finding) -> str:
 
 
 def as_sarif(reports: Sequence[Report], root: str = "",
-             prefix: str = "") -> Dict[str, Any]:
+             prefix: str = "", describe: Optional[Describe] = None
+             ) -> Dict[str, Any]:
     """One SARIF 2.1.0 run: a rule per finding code, a result per finding.
 
     A stale note's ``ok`` verdict is a line of the text contract, not a
@@ -263,7 +329,12 @@ def as_sarif(reports: Sequence[Report], root: str = "",
                                      f"{f.code.replace('-', ' ')}"},
                 "defaultConfiguration": {"level": _SARIF_LEVEL[f.severity]},
             }
-            if f.fix:
+            known = describe(f.check, f.code) if describe else None
+            if known is not None:
+                rules[rule]["fullDescription"] = {"text": known[0].summary}
+                rules[rule]["help"] = {"text": "\n".join(
+                    explain_lines(f.check, f.code, *known))}
+            elif f.fix:
                 rules[rule]["help"] = {"text": f.fix}
         location: Dict[str, Any] = {"artifactLocation": {
             "uri": quote(from_top(prefix, f.path), safe="/",
@@ -296,8 +367,8 @@ def as_sarif(reports: Sequence[Report], root: str = "",
 
 
 def render_sarif(reports: Sequence[Report], out: TextIO, root: str = "",
-                 prefix: str = "") -> None:
+                 prefix: str = "", describe: Optional[Describe] = None) -> None:
     # Built whole first, like json: complete or absent, never cut off.
-    text = json.dumps(plain(as_sarif(reports, root, prefix)), indent=2,
+    text = json.dumps(plain(as_sarif(reports, root, prefix, describe)), indent=2,
                       ensure_ascii=False)
     out.write(text + "\n")

@@ -71,7 +71,8 @@ class Command(TyperCommand):
                 param.display_type_rich = lambda ctx: None  # type: ignore
 
     def collect_usage_pieces(self, ctx: Any) -> List[str]:
-        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p
+        return [p[1:-1] if p.startswith("{") and p.endswith("}") else
+                p[1:-4] + "..." if p.startswith("{") and p.endswith("}...") else p
                 for p in super().collect_usage_pieces(ctx)]
 
 

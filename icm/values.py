@@ -12,7 +12,7 @@ from typing import Dict, Optional, Sequence
 
 from icm.errors import UsageError
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "json", "github", "sarif", "concise")
 TOKENIZERS = ("bytes", "cl100k", "o200k")
 SHELLS = ("bash", "zsh", "fish", "powershell", "pwsh")
 FORMAT_METAVAR = "[" + "|".join(FORMATS) + "]"

@@ -309,7 +309,7 @@ def test_a_hostile_workspace_runs_nothing(repo: Path, tmp_path: Path) -> None:
         "links: 1 problem (missing file 1)\n"
         "background notes, by size:\n"
         "cold-boot set: 17 bytes, about 4 tokens (budget 1600)\n"
-        "queue ok\ndupes ok\npositions ok\n"
+        "queue ok (no base branch to compare with)\ndupes ok\npositions ok\n"
         "icm check: 1 of 9 checks failed (links: 1 error)\n")
 
     # the checkout's icm.sarif is a symlink to a file outside: the link is

@@ -165,5 +165,8 @@ def test_missing_files_and_folders(session: Path, icm) -> None:
         1, "Agents/none: no such exported-session folder\n", "")
 
 
-def test_no_sessions_is_silent(tmp_path: Path, icm) -> None:
-    assert icm("check-agents", "--root", str(tmp_path)) == (0, "", "")
+def test_no_sessions_says_so(tmp_path: Path, icm) -> None:
+    """One info line, never a bare "agents ok" over nothing read."""
+    assert icm("check-agents", "--root", str(tmp_path)) == (
+        0, "agents: no exported sessions in Agents/* (agents_dirs)\n", "")
+    assert icm("check-agents", "--root", str(tmp_path), "-q") == (0, "", "")

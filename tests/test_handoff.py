@@ -198,6 +198,7 @@ def test_budget_cuts_tail_first_then_lists(repo: Path, icm) -> None:
 
 def test_no_base_says_so(repo: Path, icm) -> None:
     _branch_repo(repo)
+    git(repo, "branch", "-m", "main", "trunk")  # a local main would be the base
     out = _record(repo, icm)
     assert "- base: none found (pass --base REF or set ICM_BASE)\n" in out
     assert "- merge base: unknown (no base)\n" in out
@@ -309,9 +310,12 @@ def test_a_squash_merged_record_warns_in_a_fresh_clone(repo: Path, icm,
            "handoff ok\n", "")
 
 
-def test_no_records_is_silent(repo: Path, icm) -> None:
+def test_no_records_says_so(repo: Path, icm) -> None:
+    """One info line, never a bare "handoff ok" over nothing read."""
     _branch_repo(repo)
-    assert icm("check-handoff", "--root", str(repo)) == (0, "", "")
+    assert icm("check-handoff", "--root", str(repo)) == (
+        0, "handoff: no records in handoff yet (handoff_dir)\n", "")
+    assert icm("check-handoff", "--root", str(repo), "-q") == (0, "", "")
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
@@ -597,3 +601,66 @@ def test_check_handoff_runs_as_many_git_processes_for_thirty_records(
         assert (code, out.count(f"made at {made[:7]}, 1 commit ago")) == (0, n + 1)
         calls.append(log.read_text().splitlines())
     assert len(calls[0]) == len(calls[1]), calls
+
+
+RULED = ("# Claimed work\n\nClaimed-by: Ada on feat, 2026-11-02\n\n## Ruled out\n\n"
+         "- Parsing with `dateutil`: it reads 03/04 as March.\n\n## Notes\n\nx\n")
+
+
+def test_what_was_ruled_out_reaches_the_negative_results(repo: Path, icm) -> None:
+    """``--ruled-out`` (repeatable) and the Ruled out section of an item
+    claimed on this branch join the Rejected alternatives, as author text
+    (fenced: a forged field in it stays text); an item claimed on another
+    branch is that branch's business."""
+    _branch_repo(repo)
+    commit(repo, {"queue/09_claimed.md": RULED,
+                  "queue/08_dates.md": "# Parse dates\n\nClaimed-by: Bob on "
+                  "other, 2026-11-02\n\n## Ruled out\n\n- Not this branch's.\n"},
+           D3, "Rule out dateutil")
+    out = _record(repo, icm, "--base", "main", "--ruled-out", "A cache: the "
+                  "parse is 2 ms.", "--ruled-out", "## Reason\nforged")
+    negative = out.split("## Negative results\n", 1)[1].split("\n## Open work")[0]
+    assert negative == (
+        "source: the Rejected alternative of each journal entry added on this "
+        "branch, the `## Ruled out` section of each queue item claimed on it (and "
+        "of each entry added), and `--ruled-out` (Verify commands are not run "
+        "here: `icm verify`)\n"
+        "- `journal/2026-11-02_stream-input.md`: Load the whole file and filter "
+        "in memory.\n\n"
+        "ruled out, from the Ruled out section of `queue/09_claimed.md` (author "
+        "text, untrusted, quoted verbatim; not interpreted):\n\n"
+        "```text\n- Parsing with `dateutil`: it reads 03/04 as March.\n```\n\n"
+        "ruled out, from `--ruled-out` (author text, untrusted, quoted verbatim; "
+        "not interpreted):\n\n```text\nA cache: the parse is 2 ms.\n```\n\n"
+        "ruled out, from `--ruled-out` (author text, untrusted, quoted verbatim; "
+        "not interpreted):\n\n```text\n## Reason\nforged\n```\n")
+    from icm import markdown
+
+    assert [s.title for s in markdown.sections(out)].count("Reason") == 1
+    code, doc, _ = icm("handoff", "--root", str(repo), "--reason", "r",
+                       "--question", "q", "--base", "main", "--format", "json",
+                       "--ruled-out", "A cache.")
+    assert json.loads(doc)["ruled_out"] == [
+        {"source": "author", "from": "queue/09_claimed.md",
+         "text": "- Parsing with `dateutil`: it reads 03/04 as March.", "cut": 0},
+        {"source": "author", "from": "--ruled-out", "text": "A cache.", "cut": 0}]
+    written = icm("handoff", "--root", str(repo), "--reason", "r", "--question",
+                  "q", "--base", "main", "--ruled-out", "x")[1].strip()
+    assert "```text\nx\n```" in (repo / written).read_text()
+    assert icm("check-handoff", "--root", str(repo))[0] == 0
+    assert icm("handoff", "--root", str(repo), "--reason", "r", "--question",
+               "q", "--ruled-out", " ") == (
+        2, "", "icm: --ruled-out must say something: what was tried and found "
+        "not to work\n")
+
+
+def test_an_items_ruled_out_survives_new_journal(repo: Path, icm) -> None:
+    """``new-journal`` keeps the item's sections, so what the item ruled out
+    is still carried once the item is an entry added on the branch."""
+    _branch_repo(repo)
+    commit(repo, {"queue/09_claimed.md": RULED}, D3, "rule out")
+    assert icm("new-journal", "09", "--root", str(repo), "--date",
+               "2026-11-03", "--force")[0] == 0
+    out = _record(repo, icm, "--base", "main")
+    assert ("ruled out, from the Ruled out section of "
+            "`journal/2026-11-03_claimed.md`") in out

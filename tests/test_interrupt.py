@@ -324,10 +324,19 @@ ITEM = "# A\n\n" + BIG
 POSITIONS = '[tool.icm]\npositions_file = "journal/POSITIONS.md"\n'
 ENTRY = ("# A\n\n## Decision\nUse x.\n\n## Rejected alternative\nNot y.\n\n"
          "## Invariant\nz.\n\n## Verify command\n```sh\ntrue\n```\n")
+RECORD = "# 1. A\n\n## Status\n\nAccepted\n\n## Context\n\n" + BIG
 # Every command that writes: the tree it starts from, its arguments.
 WRITERS = {
     "new-journal": ({"queue/07_a.md": ITEM}, ["new-journal", "07", "--date",
                                               "2026-11-29"]),
+    # a record journal: the next number, and the old record marked with it
+    "new-journal-title": ({"icm.toml": "journal_format = 'nygard'\n",
+                           "journal/0001-a.md": RECORD},
+                          ["new-journal", "--title", "B", "--date", "2026-11-29"]),
+    "new-journal-supersedes": ({"icm.toml": "journal_format = 'nygard'\n",
+                                "journal/0001-a.md": RECORD},
+                               ["new-journal", "--title", "B", "--supersedes", "1",
+                                "--date", "2026-11-29"]),
     "init": ({}, ["init"]),
     "init-agents": ({"AGENTS.md": "# H\n"}, ["init", "--agents", "bot"]),
     "claim": ({"queue/07_a.md": ITEM}, ["claim", "07"]),
@@ -336,6 +345,9 @@ WRITERS = {
     "fix": ({"AGENTS.md": "# H\n\n" + BIG,
              **{f"n{i}/context.md": "# N\n" for i in range(20)}},
             ["check-links", "--fix"]),
+    "review": ({f"n{i}/context.md": "# N\n\n" + BIG for i in range(20)},
+               ["review", "--date", "2026-12-01",
+                *(f"n{i}/context.md" for i in range(20))]),
     "positions": ({"pyproject.toml": POSITIONS, "AGENTS.md": "# H\n",
                    "journal/POSITIONS.md": "# Positions\n\n" + BIG,
                    "journal/2026-11-01_a.md": ENTRY}, ["positions", "--write"]),

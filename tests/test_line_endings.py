@@ -93,7 +93,7 @@ def test_finished_elsewhere_is_seen_in_a_cr_only_entry(repo: Path, icm) -> None:
     git(repo, "checkout", "-q", "feat")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (1, (
         "queue/07_x.md: finished on main as journal/2026-11-02_done.md, still "
-        "queued here\n"), "")
+        "queued here\nqueue: 1 problem (against main)\n"), "")
 
 
 _line = st.text(st.sampled_from("ab #\t"), max_size=6)

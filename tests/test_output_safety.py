@@ -170,7 +170,8 @@ def test_text_format_escapes_every_repository_name(repo: Path, icm) -> None:
                  f"Agents/{TEXT_HOSTILE}/AGENT.md": "# a\n",
                  f"::warning::{TEXT_HOSTILE}/context.md": "# n\n"})
     assert icm("check-queue", "--root", str(repo)) == (
-        1, f"queue/07_{SHOWN}.md: name does not match NN_slug.md\n", "")
+        1, f"queue/07_{SHOWN}.md: name does not match NN_slug.md\n"
+           "queue: 1 problem (no base branch to compare with)\n", "")
     assert icm("check-journal", "--root", str(repo)) == (
         1, f"journal/2026-01-01_{SHOWN}.md: name does not match "
            "YYYY-MM-DD_slug.md\n", "")
@@ -195,6 +196,13 @@ def test_text_format_escapes_every_repository_name(repo: Path, icm) -> None:
     assert out.endswith("icm check: 5 of 9 checks failed (journal: 1 error, "
                         "links: 1 error, stale: 1 warning, queue: 1 error, "
                         "handoff: 1 error, agents: 2 errors and 4 warnings)\n")
+    # concise lines start with the name: escaped the same, one line each
+    code, out, err = icm("check", "--root", str(repo), "--format", "concise")
+    assert (code, err) == (1, "")
+    _inert_text(out)
+    assert f"\\x3a:warning::{SHOWN}/context.md:1:1: stale/unknown unknown - " \
+        "note never committed\n" in out
+    assert len(out.splitlines()) == 12  # 11 findings and the summary
 
 
 def test_text_format_quotes_content_inertly(repo: Path, icm) -> None:

@@ -255,6 +255,9 @@ NOT_PATHS = {
     "slots": "headings", "placeholders": "prose", "verify_slot": "a heading",
     "queue_refs": "git refs, passed as data after --end-of-options",
     "links_ignore": "link text, never opened: ignoring '../sibling/**' is a use",
+    "index": "modes keyed by note_name entries, which note_name confines",
+    "journal_pattern": "a file-name rule, matched against names in journal_dir",
+    "select": "rule codes", "ignore": "rule codes",
 }
 
 
@@ -709,6 +712,7 @@ RAW_ALLOWED = {
                           "os.unlink", "os.link", "os.open", "os.stat", "os.replace",
                           "os.access", ".stat", ".mkdir", "os.close", ".rmdir"},
     "workflow/queue.py": {"os.listdir"},  # ensure_folder's
+    "workflow/journal.py": {"os.listdir"},  # journal_locked's, under its lock
     "workflow/init.py": {"os.stat"},  # on files.target() results
     "model/links.py": {"os.listdir", "os.access",  # of Context.real results
                         "os.close", "os.fdopen"},  # the fork pool's own pipes

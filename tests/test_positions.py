@@ -60,7 +60,8 @@ a Rejected design needs a `Revives:` line.
 
 - [{C}]({C}): Stream rows from the reader one at a time. No function returns a \
 list of rows.
-- [{B}]({B}): Split lines on commas by hand. Rows are split by hand.
+- [{B}]({B}): Split lines on commas by hand. Rows are split by hand. (revives \
+what [{A}]({A}) rejected)
 
 ## Superseded
 
@@ -77,9 +78,9 @@ memory. ([{C}]({C}))
 
 def test_markdown_view(repo: Path, icm) -> None:
     """Current newest first, Superseded with what replaced it and why,
-    Rejected ranked by re-proposals. B supersedes A with what A rejected
-    (splitting by hand): that design is revived, current, so it is neither
-    listed as Rejected nor re-proposed by queue item 05."""
+    Rejected ranked by re-proposals. B, superseding A, holds again what A
+    rejected: a revived design is current (B's line says so), not dead
+    (queue item 05's Revives: is a proposal: it counts, revives nothing)."""
     write(repo, JOURNAL)
     assert icm("positions", "--root", str(repo)) == (0, MARKDOWN, "")
 
@@ -98,17 +99,21 @@ def test_json_view(repo: Path, icm) -> None:
     doc = json.loads(out)
     assert doc["current"] == [
         {"entry": C, "decision": "Stream rows from the reader one at a time.",
-         "invariant": "No function returns a list of rows."},
+         "invariant": "No function returns a list of rows.", "revives": []},
         {"entry": B, "decision": "Split lines on commas by hand.",
-         "invariant": "Rows are split by hand."}]
+         "invariant": "Rows are split by hand.", "revives": [A]}]
     assert doc["superseded"] == [
         {"entry": A, "decision": "Parse rows with the csv module.",
-         "superseded_by": B, "why": "Split lines on commas by hand."}]
-    assert [(r["entry"], r["reproposed"], r["most_reinvented"],
+         "superseded_by": B, "why": "Split lines on commas by hand.",
+         "newest": B}]
+    assert [(r["entry"], r["reproposed"], r["most_reinvented"], r["revived_by"],
              [(p["path"], p["acknowledged"]) for p in r["reproposals"]])
             for r in doc["rejected"]] == [
-        (C, 1, True, [("queue/04_memory.md", False)]),
-        (B, 0, False, [])]
+        (C, 1, True, [], [("queue/04_memory.md", False)]),
+        (B, 0, False, [], []),
+        # every design A rejected is held again: no longer dead, so no
+        # proposal re-proposes it (B's and item 05's are revivals)
+        (A, 0, False, [B], [])]
 
 
 def test_only_a_newer_entry_re_proposes(repo: Path, icm) -> None:
@@ -151,8 +156,8 @@ def test_example_revival_acknowledged(tmp_path: Path, icm) -> None:
     write(root, {"queue/09_buffer-whole-file.md": BUFFER + f"\nRevives: {STREAM}\n"})
     assert icm("check-positions", "--root", str(root)) == (0, "positions ok\n", "")
     out = icm("positions", "--root", str(root))[1]
-    assert ("- **most re-invented**, re-proposed 1x: Load the whole file and "
-            f"filter in memory. ([{STREAM}]({STREAM}))\n") in out
+    assert ("re-proposed 1x: Load the whole file and filter in memory. "
+            f"([{STREAM}]({STREAM}))\n") in out
 
 
 def test_example_differs_from_is_no_reproposal(tmp_path: Path, icm) -> None:
@@ -168,7 +173,8 @@ def test_example_differs_from_is_no_reproposal(tmp_path: Path, icm) -> None:
     write(root, {"queue/09_lazy.md": opposite + f"\nDiffers-from: {STREAM}\n"})
     assert icm("check-positions", "--root", str(root)) == (0, "positions ok\n", "")
     out = icm("positions", "--root", str(root))[1]
-    assert "re-proposed" not in out and "most re-invented" not in out
+    assert (f"\n- Load the whole file and filter in memory. ([{STREAM}]({STREAM}))"
+            "\n") in out  # not counted: no "re-proposed 1x"
 
 
 POSITIONS = "journal/POSITIONS.md"
@@ -374,7 +380,7 @@ def test_a_revived_design_is_current(repo: Path, icm) -> None:
     code, out, _ = icm("positions", "--root", str(repo))
     assert out.split("## Current\n\n", 1)[1].split("\n")[0] == (
         f"- [{Y}]({Y}): Cache the rows in a Redis server between runs: the disk "
-        "is too slow now. Rows are cached.")
+        f"is too slow now. Rows are cached. (revives what [{X}]({X}) rejected)")
     assert out.split("## Rejected\n\n", 1)[1] == (
         f"- Keep them on disk. ([{Y}]({Y}))\n")
 
@@ -411,3 +417,192 @@ def test_the_semantic_option_without_its_extra_is_one_line(repo: Path, icm,
     monkeypatch.delitem(sys.modules, "wordllama")
     assert icm("check-positions", "--root", str(repo))[0] == 0
     assert "wordllama" not in sys.modules
+
+
+# -- issue 26: cuts that keep markup, chains, revivals, a bounded view ----------
+
+EXPAND = "journal/2026-02-01_expand.md"
+
+
+def test_a_decision_keeps_its_code_spans_and_links(repo: Path, icm) -> None:
+    """The issue's case: the visible text's cut made `_expand rewrites..` of
+    `` `_expand` rewrites `..` to `-` `` (the fact gone); the view now cuts
+    at the sentence's end, outside code, and keeps the markup. A link is
+    written from the root, so it reads the same from positions_file."""
+    write(repo, {EXPAND: _entry(
+        "`_expand` rewrites `..` to `-` in each name; see [the note](../icm/"
+        "context.md#names), e.g. `a..b`. It runs once.",
+        "Refusing `..` outright. Names from git hold it.",
+        "A name holding `..` is stored with `-` (1.5 s at 10,000 names).")})
+    out = icm("positions", "--root", str(repo))[1]
+    assert (f"- [{EXPAND}]({EXPAND}): `_expand` rewrites `..` to `-` in each "
+            "name; see [the note](/icm/context.md#names), e.g. `a..b`. A name "
+            "holding `..` is stored with `-` (1.5 s at 10,000 names).\n") in out
+    assert "- Refusing `..` outright. ([" in out
+    doc = json.loads(icm("positions", "--root", str(repo), "--format", "json")[1])
+    assert doc["current"][0]["decision"].startswith("`_expand` rewrites `..`")
+
+
+_PARTS = st.sampled_from([
+    "word", "two words", "1.5", "3.", "e.g.", "x.", "Stop.", "Why?", " ", "  ",
+    "\n", "`a.b`", "`x. y`", "``a ` b``", "`", "[a link. here](x/y.md)",
+    "[ref][r]", "**bold. still**", "*em.*", "_u_", "<b>", "&amp;", "\\*",
+    "<https://e.com/a.b>", "![alt. text](p.png)", "snake_case"])
+
+
+@given(st.lists(_PARTS, max_size=24), st.integers(1, 3),
+       st.sampled_from([30, 100, 600]))
+def test_a_cut_never_ends_inside_code_or_a_link(parts, count, limit) -> None:
+    """Whatever the text: every code span and link of the cut is one of the
+    source's, whole; no backtick is left outside a code span; a cut is a
+    prefix of the whole paragraph's rendering (plus ``...``)."""
+    from icm import markdown
+    from icm.model.positions import sentence
+
+    text = "".join(parts)
+    cut = sentence(text, limit, "journal/e.md", count)
+    whole = sentence(text, 10**6, "journal/e.md", 10**6)
+
+    def spans(src: str):
+        toks = markdown.inline_tokens(src)
+        codes = [t.content for t in toks if t.type == "code_inline"]
+        labels, depth, label = [], 0, []
+        for t in toks:
+            if t.type == "link_open":
+                depth, label = depth + 1, []
+            elif t.type == "link_close":
+                depth -= 1
+                labels.append("".join(label))
+            elif depth:
+                label.append(t.content)
+        loose = [t.content for t in toks if t.type == "text" and "`" in t.content]
+        return codes, labels, loose
+
+    codes, labels, loose = spans(cut)
+    source = spans(text.strip().split("\n\n", 1)[0].strip())
+    assert not loose, cut
+    assert all(c in source[0] for c in codes), (cut, text)
+    assert all(label in source[1] for label in labels), (cut, text)
+    assert whole.startswith(cut[:-3] if cut.endswith("...") else cut)
+
+
+def _chain() -> dict:
+    a, b, c = ("journal/2026-03-0%d_%s.md" % (n, s) for n, s in
+               ((1, "first"), (2, "second"), (3, "third")))
+    return {
+        a: _entry("Keep rows in a list.", "Streaming.", "Lists.",
+                  head=f"Superseded-by: {b}\n"),
+        b: _entry("Keep rows in a deque.", "Lists.", "Deques.",
+                  head=f"Superseded-by: {c}\n"),
+        c: _entry("Stream rows one at a time.", "Deques.", "One row."),
+    }
+
+
+def test_a_chain_shows_what_holds_now(repo: Path, icm) -> None:
+    write(repo, _chain())
+    out = icm("positions", "--root", str(repo))[1]
+    a, b, c = sorted(_chain())
+    assert (f"- [{a}]({a}): Keep rows in a list. Replaced by [{b}]({b}), now by "
+            f"[{c}]({c}): Stream rows one at a time.\n") in out
+    assert f"- [{b}]({b}): Keep rows in a deque. Replaced by [{c}]({c}): " \
+        "Stream rows one at a time.\n" in out
+    doc = json.loads(icm("positions", "--root", str(repo), "--format", "json")[1])
+    assert [(o["entry"], o["newest"]) for o in doc["superseded"]] == [(b, c), (a, c)]
+
+
+def test_a_revived_design_is_current_not_dead(repo: Path, icm) -> None:
+    """An entry saying ``Revives:`` holds the design again: its line says so
+    and the design leaves Rejected; a queue item's Revives: is only a
+    proposal, so the design stays dead until an entry holds it."""
+    later = "journal/2026-02-01_buffer-again.md"
+    write(repo, {C: JOURNAL[C], "queue/04_memory.md":
+                 JOURNAL["queue/04_memory.md"] + f"\nRevives: {C}\n"})
+    out = icm("positions", "--root", str(repo))[1]
+    assert "re-proposed 1x: Load the whole file and filter in memory." in out
+    write(repo, {later: _entry("Buffer the whole file: inputs are small now.",
+                               "Streaming.", "Inputs fit.",
+                               head=f"Revives: {C}\n")})
+    out = icm("positions", "--root", str(repo))[1]
+    assert (f"- [{later}]({later}): Buffer the whole file: inputs are small now. "
+            f"Inputs fit. (revives what [{C}]({C}) rejected)\n") in out
+    assert "Load the whole file" not in out
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+
+
+BOUNDED = f"""\
+Compiled by `icm positions`; do not edit. Read before proposing work: reviving \
+a Rejected design needs a `Revives:` line.
+
+## Current
+
+- [{C}]({C}): Stream rows from the reader one at a time. No function returns a \
+list of rows.
+
+## Superseded
+
+- [{A}]({A}): Parse rows with the csv module. Replaced by [{B}]({B}): Split \
+lines on commas by hand.
+
+## Rejected
+
+- **most re-invented**, re-proposed 1x: Load the whole file and filter in \
+memory. ([{C}]({C}))
+
+... 2 more positions not shown (budget 200 tokens)
+"""
+
+
+def test_budget_cuts_each_section_from_the_bottom(repo: Path, icm) -> None:
+    """Sections take turns, each keeping its first lines; the last line
+    counts the cut, and the whole fits."""
+    write(repo, JOURNAL)
+    assert icm("positions", "--root", str(repo), "--budget", "200") == (
+        0, BOUNDED, "")
+    assert len(BOUNDED.encode()) // 4 <= 200
+    assert icm("positions", "--root", str(repo), "--budget", "0") == (
+        0, MARKDOWN, "")
+    tiny = icm("positions", "--root", str(repo), "--budget", "1")[1]
+    assert tiny.count("(none shown)") == 3
+    assert tiny.endswith("\n... 5 more positions not shown (budget 1 tokens)\n")
+
+
+def test_folder_shows_the_entries_naming_it(repo: Path, icm) -> None:
+    write(repo, {**JOURNAL, "src/reader.py": "", "src/context.md": "# src\n",
+                 "tests/test_reader.py": "",
+                 C: JOURNAL[C].replace("`true`", "`pytest tests/test_reader.py`"),
+                 B: JOURNAL[B].replace("by hand. The", "by hand in `src/reader.py`."
+                                       " The")})
+    out = icm("positions", "--root", str(repo), "--folder", "src")[1]
+    assert out == (
+        "Compiled by `icm positions`; do not edit. Read before proposing work: "
+        "reviving a Rejected design needs a `Revives:` line.\n\n## Current\n\n"
+        f"- [{B}]({B}): Split lines on commas by hand in `src/reader.py`. Rows "
+        f"are split by hand. (revives what [{A}]({A}) rejected)\n\n"
+        "## Superseded\n\n(none)\n\n## Rejected\n\n"
+        f"- Keep the csv module. ([{B}]({B}))\n")
+    assert f"[{C}]" in icm("positions", "--root", str(repo), "--folder",
+                          "tests/")[1]
+    assert icm("positions", "--root", str(repo), "--folder", "../up") == (
+        2, "", "icm: --folder ../up: leaves the repository\n")
+    assert icm("positions", "--root", str(repo), "--write", "--budget", "9") == (
+        2, "", "icm: --write writes the view the config sets (positions_budget); "
+        "--budget and --folder are for reading it\n")
+
+
+def test_positions_budget_bounds_the_committed_block(repo: Path, icm) -> None:
+    """``positions_budget`` bounds what --write puts in the file and what
+    check-positions expects there, so the boot set stays flat."""
+    write(repo, {"pyproject.toml": CONFIG["pyproject.toml"]
+                 + "positions_budget = 200\n", **JOURNAL})
+    assert icm("positions", "--root", str(repo), "--write")[0] == 0
+    out = icm("positions", "--root", str(repo))[1]  # the block, as written
+    assert (repo / POSITIONS).read_text() == (
+        "# Positions\n\n<!-- icm:positions -->\n" + out
+        + "<!-- /icm:positions -->\n")
+    assert out.endswith("\n... 1 more positions not shown (budget 200 tokens)\n")
+    assert len(out.encode()) // 4 <= 200
+    assert icm("check-positions", "--root", str(repo)) == (0, (
+        'queue/04_memory.md: re-proposes what {} rejected: "load the whole file '
+        'and filter in memory"\n').format(C), "")
+    write(repo, {"pyproject.toml": CONFIG["pyproject.toml"]})
+    assert icm("check-positions", "--root", str(repo))[1].startswith(STALE)

@@ -50,14 +50,20 @@ def test_sarif_structure(repo: Path, icm) -> None:
     assert run["tool"]["driver"]["name"] == "icm"
     assert [r["id"] for r in rules] == [
         "journal/missing-slot", "links/missing-file", "links/unindexed-note",
-        "stale/unknown", "queue/bad-name"]
+        "stale/unknown", "queue/bad-name", "handoff/no-records",
+        "agents/no-sessions"]
     assert rules[0]["shortDescription"] == {"text": "journal: missing slot"}
-    assert rules[0]["help"] == {"text": "add a '## Invariant' section"}
+    # The rule's own text, as icm explain prints it.
+    assert rules[0]["fullDescription"] == {
+        "text": "a configured slot is not a level-2 heading of the entry"}
+    assert rules[0]["help"]["text"] == icm("explain", "journal/missing-slot")[1] \
+        .rstrip("\n")
     results = run["results"]
     assert [(r["ruleId"], r["ruleIndex"], r["level"]) for r in results] == [
         ("journal/missing-slot", 0, "error"), ("links/missing-file", 1, "error"),
         ("links/unindexed-note", 2, "error"), ("stale/unknown", 3, "warning"),
-        ("queue/bad-name", 4, "error")]
+        ("queue/bad-name", 4, "error"), ("handoff/no-records", 5, "note"),
+        ("agents/no-sessions", 6, "note")]
     assert results[0]["message"]["text"] == (
         f"{J}: missing slot 'Invariant' (fix: add a '## Invariant' section)")
     assert results[0]["locations"] == [{"physicalLocation": {"artifactLocation": {
@@ -117,7 +123,8 @@ def test_github_format_ends_with_the_summary(repo: Path, icm) -> None:
     summary = "icm check: 1 of 9 checks failed (journal: 1 error)\n"
     assert icm("check", "--root", str(repo), "--format", "github") == (1, (
         command + "links ok\nbackground notes, by size:\n"
-        "cold-boot set: 4 bytes, about 1 tokens (budget 1600)\nqueue ok\n"
+        "cold-boot set: 4 bytes, about 1 tokens (budget 1600)\n"
+        "queue ok (no base branch to compare with)\n"
         "dupes ok\npositions ok\n" + summary), "")
     assert icm("check", "-q", "--root", str(repo), "--format", "github") == (
         1, command + summary, "")

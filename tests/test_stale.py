@@ -457,7 +457,9 @@ def _git_processes(monkeypatch) -> list:
 def test_the_pass_is_one_git_process_per_fact(repo: Path, icm,
                                               monkeypatch) -> None:
     """With a base: one log of the branch's own commits, one of the base's,
-    whatever the size of either; without one, the one log of HEAD."""
+    whatever the size of either; without one, the one log of HEAD. The
+    words of the deciding commits are one more log (``--no-walk``) and one
+    ``cat-file``, at either size."""
     counts = []
     for size in (1, 12):
         commit(repo, {f"f{size}/context.md": "a", f"f{size}/x.py": "1"}, D1)
@@ -470,11 +472,12 @@ def test_the_pass_is_one_git_process_per_fact(repo: Path, icm,
         started = _git_processes(monkeypatch)
         assert stale(icm, repo, "--base", "base")[0] == 0
         logs = [argv[argv.index("log"):] for argv in started if "log" in argv]
-        assert [argv[1] for argv in logs] == ["--topo-order", "--first-parent"]
+        assert [argv[1] for argv in logs] == ["--topo-order", "--first-parent",
+                                              "--no-walk=unsorted"]
         counts.append(len(started))
         started.clear()
         assert stale(icm, repo)[0] == 0
         assert [argv[argv.index("log") + 1] for argv in started
-                if "log" in argv] == ["--first-parent"]
+                if "log" in argv] == ["--first-parent", "--no-walk=unsorted"]
         monkeypatch.undo()
     assert counts[0] == counts[1]

@@ -33,14 +33,17 @@ def test_same_number_on_two_branches(repo: Path, icm) -> None:
     git(repo, "checkout", "-q", "main")
     commit(repo, {"queue/07_streaming-writer.md": "# Stream\n"}, D2, "b")
     git(repo, "checkout", "-q", "feat")
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
-    assert icm("check-queue", "--against", "main", "--root", str(repo)) == (1, (
-        "queue/07_auto-detect-delimiter.md: number 07 is also "
-        "queue/07_streaming-writer.md on main (renumber: icm renumber 07)\n"), "")
+    want = (1, ("queue/07_auto-detect-delimiter.md: number 07 is also "
+                "queue/07_streaming-writer.md on main (renumber: icm renumber 07)"
+                "\nqueue: 1 problem (against main)\n"), "")
+    # No remote, no upstream: local main is the base (a bare ``queue ok``
+    # once hid this collision).
+    assert icm("check-queue", "--root", str(repo)) == want
+    assert icm("check-queue", "--against", "main", "--root", str(repo)) == want
     # The same against main's own view of itself: nothing added here.
     git(repo, "checkout", "-q", "main")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (
-        0, "queue ok\n", "")
+        0, "queue ok (against main)\n", "")
 
 
 def test_collision_against_remote_tracking_and_upstream(tmp_path: Path,
@@ -54,7 +57,8 @@ def test_collision_against_remote_tracking_and_upstream(tmp_path: Path,
     commit(repo, {"queue/07_theirs.md": "# Theirs\n"}, D2, "theirs")
     git(clone, "fetch", "-q")
     want = (1, "queue/07_mine.md: number 07 is also queue/07_theirs.md on "
-            "origin/main (renumber: icm renumber 07)\n", "")
+            "origin/main (renumber: icm renumber 07)\nqueue: 1 problem "
+            "(against origin/main)\n", "")
     assert icm("check-queue", "--against", "origin/main", "--root",
                str(clone)) == want
     assert icm("check-queue", "--root", str(clone)) == want  # the upstream
@@ -92,11 +96,11 @@ def test_finished_on_base_still_queued_here(repo: Path, icm) -> None:
     # Untouched here, the merge deletes it as main did: a branch merely
     # behind main was an error (newcomer round 2).
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (
-        0, "queue ok\n", "")
+        0, "queue ok (against main)\n", "")
     commit(repo, {"queue/07_x.md": "# X\n\nHalf done here.\n"}, D3, "work on 07")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (1, (
         "queue/07_x.md: finished on main as journal/2026-11-02_x.md, still "
-        "queued here\n"), "")
+        "queued here\nqueue: 1 problem (against main)\n"), "")
 
 
 def test_claim_travels_with_the_branch(repo: Path, icm) -> None:
@@ -115,7 +119,7 @@ def test_claim_travels_with_the_branch(repo: Path, icm) -> None:
     git(repo, "config", "user.name", "Ada")
     code, out, _ = icm("check-queue", "--against", "bob", "--root", str(repo))
     assert (code, out) == (0, "queue/07_x.md: claimed by Bob on bob (bob)\n"
-                           "queue ok\n")
+                           "queue ok (against bob)\n")
     # Ada may not finish or release Bob's item without --force.
     git(repo, "merge", "-q", "bob")
     assert icm("new-journal", "07", "--root", str(repo))[2].startswith(
@@ -205,7 +209,8 @@ def test_a_put_back_that_fails_says_where_the_old_text_is(repo: Path, icm,
 
 def test_no_remote_no_upstream_is_todays_behaviour(repo: Path, icm) -> None:
     _start(repo)
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
     assert icm("check-queue", "--against", "nope", "--root", str(repo)) == (
         2, "", "icm: --against nope: names no commit\n")
 
@@ -258,7 +263,7 @@ def test_same_work_twice_is_a_warning(repo: Path, icm) -> None:
     git(repo, "checkout", "-q", "feat")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
         "queue/07_parse-dates.md: looks like queue/08_date-parsing.md on main "
-        "(same work twice?)\nqueue ok\n"), "")
+        "(same work twice?)\nqueue ok (against main)\n"), "")
 
 
 def test_finished_entry_does_not_carry_the_claim(repo: Path, icm) -> None:
@@ -344,7 +349,7 @@ def test_claimed_elsewhere_ignores_a_fenced_claim(repo: Path, icm) -> None:
                   "2026-11-02\n```\n"}, D3, "an example")
     git(repo, "checkout", "-q", "main")
     assert icm("check-queue", "--against", "bob", "--root", str(repo)) == (
-        0, "queue ok\n", "")
+        0, "queue ok (against bob)\n", "")
 
 
 def test_renumber_rewrites_the_items_links_to_itself(repo: Path, icm) -> None:
@@ -438,7 +443,7 @@ def test_same_work_in_other_words_order(repo: Path, icm) -> None:
     git(repo, "checkout", "-q", "feat")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
         "queue/07_summary.md: looks like queue/08_stderr.md on main "
-        "(same work twice?)\nqueue ok\n"), "")
+        "(same work twice?)\nqueue ok (against main)\n"), "")
 
 
 def test_same_work_among_boilerplate_items(repo: Path, icm) -> None:
@@ -460,7 +465,7 @@ def test_same_work_among_boilerplate_items(repo: Path, icm) -> None:
     git(repo, "checkout", "-q", "feat")
     assert icm("check-queue", "--against", "main", "--root", str(repo)) == (0, (
         "queue/07_dates.md: looks like queue/40_iso.md on main "
-        "(same work twice?)\nqueue ok\n"), "")
+        "(same work twice?)\nqueue ok (against main)\n"), "")
 
 # -- every writer of a queue item holds the queue lock ------------------------
 
@@ -498,6 +503,7 @@ QUEUE_WRITERS = {
     "new-queue": ["new-queue", "Next"],
     "check-links --fix": ["check-links", "--fix"],
     "positions --write": ["positions", "--write"],
+    "review": ["review", "a/context.md"],
 }
 
 
@@ -616,3 +622,78 @@ def test_a_claim_made_during_a_renumber_survives_on_the_new_item(
     assert sorted(os.listdir(repo / "queue")) == ["02_x.md"]
     assert (repo / "queue/02_x.md").read_text() == f"# X\n\n{line}\n"
     assert _links(repo) == {"01": 0, "02": 300}
+
+
+# -- which base check-queue compares with, and that it says so ----------------
+
+
+def _clone_on_feat(tmp_path: Path, repo: Path, track: bool = False) -> Path:
+    """A clone whose ``origin/HEAD`` is origin/main, on branch feat made from
+    it (tracking it only with ``track``), with 07 added there."""
+    _start(repo)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(repo), str(clone))
+    git(clone, "config", "user.name", "Bob")
+    git(clone, "checkout", "-q", "-b", "feat",
+        *(("--track",) if track else ("--no-track",)), "origin/main")
+    commit(clone, {"queue/07_mine.md": "# Mine\n"}, D2, "mine")
+    return clone
+
+
+def _merged_into_local_main(clone: Path, item: str) -> None:
+    """Another worktree's merge into local main, not pushed: origin/HEAD
+    does not have it."""
+    git(clone, "checkout", "-q", "main")
+    commit(clone, {item: "# Theirs\n"}, D2, "merge theirs")
+    git(clone, "checkout", "-q", "feat")
+
+
+def test_local_main_ahead_of_a_stale_origin_head_is_the_base(
+        tmp_path: Path, repo: Path, icm) -> None:
+    """The 07/07 collision a stale origin/HEAD said "queue ok" over."""
+    clone = _clone_on_feat(tmp_path, repo)
+    assert icm("check-queue", "--root", str(clone)) == (
+        0, "queue ok (against origin/main)\n", "")
+    _merged_into_local_main(clone, "queue/07_theirs.md")
+    assert icm("check-queue", "--root", str(clone)) == (1, (
+        "queue/07_mine.md: number 07 is also queue/07_theirs.md on main "
+        "(renumber: icm renumber 07)\nqueue: 1 problem (against main)\n"), "")
+    # On main itself, local main is no base: origin/HEAD is.
+    git(clone, "checkout", "-q", "main")
+    assert icm("check-queue", "--root", str(clone)) == (
+        0, "queue ok (against origin/main)\n", "")
+
+
+def test_local_main_behind_origin_head_is_not_the_base(
+        tmp_path: Path, repo: Path, icm) -> None:
+    clone = _clone_on_feat(tmp_path, repo)
+    commit(repo, {"queue/07_theirs.md": "# Theirs\n"}, D2, "theirs")
+    git(clone, "fetch", "-q")  # origin/main moves on, local main stays behind
+    assert icm("check-queue", "--root", str(clone)) == (1, (
+        "queue/07_mine.md: number 07 is also queue/07_theirs.md on origin/main "
+        "(renumber: icm renumber 07)\nqueue: 1 problem (against origin/main)\n"),
+        "")
+
+
+def test_the_upstream_comes_before_local_main(tmp_path: Path, repo: Path,
+                                              icm) -> None:
+    clone = _clone_on_feat(tmp_path, repo, track=True)
+    _merged_into_local_main(clone, "queue/07_theirs.md")
+    assert icm("check-queue", "--root", str(clone)) == (
+        0, "queue ok (against origin/main)\n", "")
+    assert icm("check-queue", "--against", "main", "--root", str(clone))[0] == 1
+
+
+def test_master_when_there_is_no_main(repo: Path, icm) -> None:
+    _start(repo)
+    git(repo, "branch", "-m", "main", "master")
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_a.md": "# A\n"}, D2, "a")
+    git(repo, "checkout", "-q", "master")
+    commit(repo, {"queue/07_b.md": "# B\n"}, D2, "b")
+    git(repo, "checkout", "-q", "feat")
+    assert icm("check-queue", "--root", str(repo))[1].endswith(
+        "queue: 1 problem (against master)\n")
+    git(repo, "branch", "-m", "master", "trunk")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")

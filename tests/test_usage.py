@@ -7,9 +7,9 @@ import pytest
 from tests.conftest import write
 
 COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queue, "
-            "check-dupes, check-handoff, check-agents, check-positions, "
-            "new-queue, new-journal, init, handoff, claim, release, renumber, "
-            "makefile, completion, verify, positions")
+            "check-dupes, check-handoff, check-agents, check-positions, explain, "
+            "new-queue, new-journal, init, baseline, handoff, claim, release, "
+            "renumber, makefile, completion, verify, positions, brief, review")
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -20,9 +20,9 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["chek"], "unknown command 'chek' (did you mean 'check'?)"),
     (["frobnicate"], f"unknown command 'frobnicate' (commands: {COMMANDS})"),
     (["check", "--format", "xml"],
-     "--format must be one of: text, json, github, sarif (not 'xml')"),
+     "--format must be one of: text, json, github, sarif, concise (not 'xml')"),
     (["check-journal", "--format"],
-     "--format needs a value: one of: text, json, github, sarif"),
+     "--format needs a value: one of: text, json, github, sarif, concise"),
     (["bootmap", "--budget", "x"], "--budget must be a positive integer (not 'x')"),
     (["bootmap", "--budget", "0"], "--budget must be a positive integer (not '0')"),
     (["check", "--budget", "-3"], "--budget must be a positive integer (not '-3')"),
@@ -31,7 +31,10 @@ COMMANDS = ("check, check-journal, check-links, check-stale, bootmap, check-queu
     (["bootmap", "--tokenizer", "gpt2"],
      "--tokenizer must be one of: bytes, cl100k, o200k (not 'gpt2')"),
     (["new-queue"], "new-queue needs TITLE (usage: icm new-queue [OPTIONS] TITLE)"),
-    (["new-journal"], "new-journal needs ITEM (usage: icm new-journal [OPTIONS] ITEM)"),
+    (["new-journal"], "new-journal needs ITEM or --title TITLE (usage: icm "
+     "new-journal [OPTIONS] [ITEM])"),
+    (["new-journal", "07", "--title", "X"],
+     "new-journal takes ITEM or --title TITLE, not both"),
     (["new-journal", "07", "--date", "2026-13-01"],
      "--date 2026-13-01 does not exist: there is no month 13"),
     (["new-journal", "07", "--date", "2026-02-29"],

@@ -575,8 +575,14 @@ def test_example_repo_holds_then_breaks(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     holds = [line.split(":")[0] for line in result.stdout.splitlines()
              if line.endswith(" s)") and ": holds (" in line]
-    assert holds == ["journal/2026-10-19_crlf-blank-rows.md",
-                     "journal/2026-10-26_read-input-as-a-stream.md"]
+    # every entry not superseded (the journal grew for issue 26's brief)
+    superseded = {line.split(":")[0] for line in result.stdout.splitlines()
+                  if ": superseded by " in line}
+    entries = sorted(f"journal/{p.name}" for p in (example / "journal").glob("2*"))
+    assert holds == [e for e in entries if e not in superseded]
+    assert holds[:2] == ["journal/2026-10-19_crlf-blank-rows.md",
+                         "journal/2026-10-26_read-input-as-a-stream.md"]
+    assert len(superseded) == 3
     cleaner = example / "src" / "cleaner.py"
     text = cleaner.read_text()
     # Break the seed's invariant: clean() now returns a list of rows.
@@ -625,6 +631,41 @@ def test_commands_see_the_python_that_runs_icm_first(repo: Path) -> None:
                            str(repo)], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "journal/2026-01-01_a.md: holds" in proc.stdout
+
+
+def _marker_python(folder: Path, name: str) -> None:
+    """A fake virtualenv: ``bin/python`` only says which one it is."""
+    write(folder, {"bin/python": f"#!/bin/sh\necho {name}\n"})
+    (folder / "bin/python").chmod(0o755)
+
+
+@pytest.mark.parametrize("venvs, active, want", [
+    ((".venv", "venv"), False, ".venv"),  # .venv before venv
+    (("venv",), False, "venv"),
+    ((".venv",), True, "active"),  # an activated venv before the root's
+    ((), False, "icm"),  # neither: the Python running icm
+])
+def test_commands_run_in_the_projects_environment(repo: Path, tmp_path: Path,
+                                                  venvs, active: bool,
+                                                  want: str) -> None:
+    """In a pipx install icm's own interpreter has no pytest: ``python -m
+    pytest`` must name the project's (an activated venv, else a .venv or
+    venv at the root), then icm's, then the rest of PATH."""
+    for name in venvs:
+        _marker_python(repo / name, name)
+    _marker_python(tmp_path / "active", "active")
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    expect = f'test "$(command -v python)" = "{here}/python"' if want == "icm" \
+        else f'test "$(python)" = "{want}"'
+    write(repo, {"journal/2026-01-01_a.md": entry(sh(expect))})
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = "/usr/bin:/bin"
+    if active:
+        env["VIRTUAL_ENV"] = str(tmp_path / "active")
+    proc = subprocess.run([sys.executable, "-m", "icm", "verify", "--root",
+                           str(repo)], env=env, capture_output=True, text=True)
+    assert "journal/2026-01-01_a.md: holds" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 0
 
 
 def test_the_longest_command_of_the_last_run_starts_first(repo: Path, icm) -> None:

@@ -27,19 +27,21 @@ D1 = "2026-10-01T12:00:00+00:00"
 def test_queue_ok_and_duplicates(repo: Path, icm) -> None:
     write(repo, {"queue/07_auto-detect-delimiter.md": "a", "queue/.gitkeep": "",
                  "queue/README.md": "about", "queue/08_x.md": "b"})
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
     write(repo, {"queue/07_summary-to-stderr.md": "c", "queue/notes.md": "d"})
     assert icm("check-queue", "--root", str(repo)) == (1, (
         "queue: number 07 is used twice: queue/07_auto-detect-delimiter.md, "
         "queue/07_summary-to-stderr.md\n"
-        "queue/notes.md: name does not match NN_slug.md\n"), "")
+        "queue/notes.md: name does not match NN_slug.md\n"
+        "queue: 2 problems (no base branch to compare with)\n"), "")
 
 
 def test_queue_three_times(repo: Path, icm) -> None:
     write(repo, {"queue/07_a.md": "", "queue/07_b.md": "", "queue/007_c.md": ""})
     assert icm("check-queue", "--root", str(repo))[1] == (
         "queue: number 007 is used 3 times: queue/007_c.md, queue/07_a.md, "
-        "queue/07_b.md\n")
+        "queue/07_b.md\nqueue: 1 problem (no base branch to compare with)\n")
 
 
 # -- new-queue -----------------------------------------------------------------
@@ -74,7 +76,8 @@ def test_titles_in_other_scripts_go_through_the_workflow(repo: Path, icm, title:
                                                          name: str) -> None:
     assert icm("new-queue", title, "--root", str(repo)) == (
         0, f"queue/01_{name}.md\n", "")
-    assert icm("check-queue", "--root", str(repo)) == (0, "queue ok\n", "")
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
     assert icm("new-journal", "01", "--date", "2026-11-29", "--root", str(repo)) == (
         0, f"journal/2026-11-29_{name}.md\nremoved queue/01_{name}.md\n", "")
     entry = (repo / f"journal/2026-11-29_{name}.md").read_text(encoding="utf-8")
@@ -402,7 +405,10 @@ def test_init_uses_a_lowercase_handbook_instead_of_adding_one(repo: Path,
         "created journal/.gitkeep", "created queue/.gitkeep", "created Makefile",
         "created icm.toml"]
     assert sorted(p.name for p in repo.glob("*.md")) == ["agents.md"]
-    assert (repo / "icm.toml").read_text() == 'handbook = "agents.md"\n'
+    assert (repo / "icm.toml").read_text() == (
+        "# icm's settings; every key is optional (icm's docs/configuration.md).\n"
+        "# Set by icm init for what it found here:\n"
+        'handbook = "agents.md"\n')
     assert icm("check-links", "--root", str(repo)) == (0, "links ok\n", "")
 
 
@@ -412,8 +418,13 @@ def test_init_puts_the_handbook_key_into_a_new_tool_icm_table(repo: Path,
     out = icm("init", "--root", str(repo))[1].splitlines()
     assert out[0] == "using CLAUDE.md as the handbook (not creating AGENTS.md)"
     assert out[-1] == "added [tool.icm] to pyproject.toml"
-    assert (repo / "pyproject.toml").read_text().endswith(
-        'exclude = []\nhandbook = "CLAUDE.md"\n')
+    assert (repo / "pyproject.toml").read_text() == (
+        "[project]\n\n[tool.icm]\n"
+        "# Every key is optional: one left out takes its default (icm's\n"
+        "# docs/configuration.md). Two defaults, written out to be changed:\n"
+        "budget = 1600\nexclude = []\n"
+        "# Set by icm init for what it found here:\n"
+        'handbook = "CLAUDE.md"\n')
     assert not (repo / "AGENTS.md").exists()
 
 
@@ -458,7 +469,8 @@ def test_init_prefixes_targets_when_the_makefile_has_its_own_check(repo: Path,
     assert (result.returncode, result.stdout, result.stderr) == (
         0, "project check\n", "")  # no "overriding recipe" warning
     result = _make(repo, "icm-check-queue")
-    assert (result.returncode, result.stdout, result.stderr) == (0, "queue ok\n", "")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0, "queue ok (no base branch to compare with)\n", "")
 
 
 def test_init_extends_the_makefile_make_reads(repo: Path, icm) -> None:
@@ -476,7 +488,8 @@ def test_make_new_journal_and_new_queue_say_how_to_call_them(repo: Path) -> None
     write(repo, {"Makefile": f"{INCLUDE_LINE}\n"})
     inc = ROOT / "templates" / "Makefile.inc"
     for target, usage in (("new-journal", "ITEM=07 (a queue number, slug or path)"),
-                          ("new-queue", 'TITLE="Auto-detect the delimiter"')):
+                          ("new-queue", 'TITLE="Auto-detect the delimiter"'),
+                          ("review", "NOTE=src/context.md")):
         result = _make(repo, target)
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.endswith(f"*** usage: make {target} {usage}.  Stop.\n")
@@ -539,7 +552,7 @@ def test_make_targets_through_the_include_line(repo: Path) -> None:
     assert result.stderr.rstrip().endswith("check-journal] Error 1")
     assert make("new-queue", "TITLE=Summary to stderr").stdout == \
         "queue/01_summary-to-stderr.md\n"
-    assert make("check-queue").stdout == "queue ok\n"
+    assert make("check-queue").stdout == "queue ok (no base branch to compare with)\n"
     assert make("new-journal", "ITEM=01").stdout.startswith("journal/")
     assert "budget 7" in make("bootmap", "BUDGET=7").stdout
     assert make("check-links").stdout == "links ok\n"
@@ -547,6 +560,9 @@ def test_make_targets_through_the_include_line(repo: Path) -> None:
     assert make("check-positions").stdout == "positions ok\n"
     write(repo, {"icm.toml": 'positions_file = "journal/POSITIONS.md"\n'})
     assert make("positions").stdout == "created journal/POSITIONS.md\n"
+    write(repo, {"my notes/context.md": "# Mine\n"})
+    assert make("review", "NOTE=my notes/context.md").stdout.startswith(
+        "my notes/context.md: reviewed ")
 
 
 # -- ecosystem -----------------------------------------------------------------

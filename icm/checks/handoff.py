@@ -7,7 +7,8 @@ and the marker naming the commit it was made at. A commit this repository
 does not have is a warning, not an error: a squash merge or a rebase drops
 it, and main would fail for ever in every fresh clone. A record made before
 the branch's newest commit says how far behind it is (info: an old record
-is not a defect, but the receiver should know).
+is not a defect, but the receiver should know). With no record at all it
+says so in one info line; ``handoff ok`` means records were read.
 
 Bad::
 
@@ -28,6 +29,10 @@ from icm.model.handoff import FIELDS, MARKER, records
 from icm.registry import NoOptions
 
 NAME = "handoff"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("A receiver must know whether to trust a record: each field present, made at a "
+       "commit this branch has.")
+SILENCE = "delete a record once handed over; icm handoff writes a new one"
 NEW = "make a new record with 'icm handoff'"
 RULES = Rules(NAME, {
     "missing-field": Rule("a handoff record lacks one of its fields", fix=NEW),
@@ -45,6 +50,8 @@ RULES = Rules(NAME, {
     "outdated": Rule("commits were made since the record", Severity.INFO,
                      "make a new record with 'icm handoff' before handing over"),
     "unreadable": Rule("a record cannot be read as UTF-8 text"),
+    "no-records": Rule("no handoff records yet: nothing to check",
+                       Severity.INFO),
 })
 
 
@@ -94,4 +101,7 @@ def run(ctx: Context, options: NoOptions) -> Report:
             n = position[1]
             found.append(RULES("outdated", path, f"made at {commit[:7]}, {n} "
                                f"commit{'s' if n != 1 else ''} ago"))
+    if not paths:  # said, not a bare "handoff ok" over nothing read
+        found.append(RULES("no-records", ".", f"handoff: no records in "
+                           f"{ctx.config.handoff_dir} yet (handoff_dir)"))
     return Report.of(NAME, found, ok=bool(paths), data={"records": len(paths)})

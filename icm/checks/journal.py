@@ -12,6 +12,13 @@ TODO, ...; case and punctuation ignored) states nothing, and the Verify
 command slot must hold code (what ``icm verify`` runs). A ``Superseded-by:``
 line must name an existing entry; a cycle of them is reported once. Entries
 are named ``YYYY-MM-DD_slug.md``.
+
+``journal_format = "madr"`` or ``"nygard"`` (adr-tools) judges decision
+records instead: their required sections (``model.journal``'s layouts), a
+``journal_pattern`` (``NNNN-title.md`` by default), and their statuses
+(front matter ``status: superseded by ...``, ``## Status`` lines
+``Superseded by [2. X](0002-x.md)`` and ``Supersedes [1. Y](0001-y.md)``)
+in the same supersede graph.
 ``journal_exempt`` may only shrink: an exempt entry that is now complete, or
 no longer exists, is reported; exempt entries are not judged otherwise.
 
@@ -33,24 +40,30 @@ from icm.context import Context, Unreadable
 from icm.escape import inert
 from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model.journal import (
-    PATTERN,
     Entry,
     entries,
+    layout,
+    numbered,
     parse_entry,
     placeholder,
-    valid_name,
-    verify_slot,
 )
 from icm.registry import NoOptions
 
 NAME = "journal"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("A summariser drops the constraint first: a gate gives each slot a heading, so "
+       "an entry keeps its decision, what it rejected, the invariant and the command "
+       "that re-tests it.")
+SILENCE = ("journal_exempt excuses an entry (the list may only shrink); placeholders = "
+           "[] turns that finding off; slots sets the sections")
 RULES = Rules(NAME, {
     "missing-slot": Rule("a configured slot is not a level-2 heading of the entry"),
     "empty-slot": Rule("a slot's heading has nothing a reader sees under it"),
     "duplicate-slot": Rule("a slot's heading appears more than once"),
     "placeholder": Rule("a slot holds only a placeholder (looks good, TBD, ...)"),
     "no-command": Rule("the Verify command slot holds no code to run"),
-    "bad-name": Rule("the entry's file name does not match YYYY-MM-DD_slug.md"),
+    "bad-name": Rule("the entry's file name does not match journal_pattern "
+                     "(YYYY-MM-DD_slug.md by default)"),
     "superseded-by-missing": Rule("a Superseded-by line names no journal entry",
                                   fix="name an existing journal entry"),
     "superseded-by-self": Rule("an entry's Superseded-by line names itself"),
@@ -60,6 +73,11 @@ RULES = Rules(NAME, {
     "superseded-fork": Rule("an entry is superseded by two entries",
                             Severity.WARNING, "keep the Superseded-by line of "
                             "the entry that replaced it"),
+    "supersedes-missing": Rule("a Supersedes line names no journal entry",
+                               fix="name an existing journal entry"),
+    "front-matter": Rule("front matter without its closing '---' line (within "
+                         "100 lines): its keys are read as markdown text",
+                         Severity.WARNING, "close it with a line '---'"),
     "exempt-complete": Rule("an entry on journal_exempt is now complete",
                             fix="delete this path from journal_exempt"),
     "exempt-missing": Rule("an entry on journal_exempt does not exist",
@@ -182,31 +200,38 @@ def cycles(first: Dict[str, str]) -> List[List[str]]:
 
 def run(ctx: Context, options: NoOptions) -> Report:
     cfg = ctx.config
+    lay = layout(cfg)
     exempt = set(cfg.journal_exempt)
     found: List[Finding] = []
     present = set(entries(ctx))
+    numbers = numbered(present, lay)
     links: Dict[str, Tuple[Tuple[str, int], ...]] = {}
+    reverse: Dict[str, Tuple[Tuple[str, int], ...]] = {}
     for path in sorted(present):
         filename = path.rsplit("/", 1)[-1]
-        if not valid_name(filename):
-            found.append(RULES("bad-name", path, f"name does not match {PATTERN}",
-                               rank=-1, fix=f"rename to {PATTERN}, e.g. "
-                               f"{ctx.now:%Y-%m-%d}_my-change.md"))
+        if not lay.pattern.valid(filename):
+            example = lay.pattern.make(ctx.now.date(), max([0, *numbers]) + 1,
+                                       "my-change")
+            found.append(RULES("bad-name", path,
+                               f"name does not match {lay.pattern.text}", rank=-1,
+                               fix=f"rename to {lay.pattern.text}, e.g. {example}"))
         try:
             text = ctx.read_markdown(path)
         except Unreadable as exc:
             found.append(RULES("skipped" if exc.skipped else "unreadable", path,
                                f"cannot read: {exc.reason}"))
             continue
-        verify = verify_slot(cfg)
-        entry = parse_entry(text, path, cfg.slots, verify)
-        problems = _problems(entry, cfg.slots, cfg.placeholders, verify)
+        entry = parse_entry(text, path, lay.slots, lay.verify, lay, numbers)
+        problems = _problems(entry, lay.slots, cfg.placeholders, lay.verify)
         if path in exempt:
             if not problems:
                 found.append(RULES("exempt-complete", path, "exempt but complete, "
                                    "remove it from journal_exempt"))
             continue
+        if entry.front:
+            found.append(RULES("front-matter", path, entry.front, line=1))
         links[path] = entry.supersede_lines
+        reverse[path] = entry.supersedes
         for index, slot, kind, line in problems:
             shown = entry.slots[slot].visible if slot in entry.slots else ""
             if kind == "duplicate":
@@ -220,6 +245,7 @@ def run(ctx: Context, options: NoOptions) -> Report:
     for path in sorted(exempt - present):
         found.append(RULES("exempt-missing", path, "exempt but missing, remove "
                            "it from journal_exempt"))
+    found += supersedes_findings(reverse, links, present, ctx.file_set)
     found += supersede_findings(links, present, ctx.file_set)
     # A configured folder that is not there may be a fresh project or a
     # misspelt name: "journal ok" would hide the second.
@@ -230,3 +256,24 @@ def run(ctx: Context, options: NoOptions) -> Report:
     return Report.of(NAME, found, ok=not missing, data={"entries": len(present)})
 
 
+def supersedes_findings(reverse: Dict[str, Tuple[Tuple[str, int], ...]],
+                        links: Dict[str, Tuple[Tuple[str, int], ...]],
+                        present: Set[str], files: FrozenSet[str]) -> List[Finding]:
+    """adr-tools' ``Supersedes`` lines: one naming no entry is an error; one
+    naming an entry is that entry's ``Superseded-by`` edge where it has not
+    said so itself (``links`` gains it, so forks and cycles count it)."""
+    found: List[Finding] = []
+    for path, lines in sorted(reverse.items()):
+        for old, line in lines:
+            if old == path:
+                found.append(RULES("superseded-by-self", path,
+                                   "Supersedes points at itself", line=line))
+            elif old not in present:
+                what = "is not a journal entry" if old in files \
+                    else "does not exist"
+                found.append(RULES("supersedes-missing", path, "Supersedes points "
+                                   f"at {_shown(old)}, which {what}", line=line))
+            elif old in links and path not in {t for t, _ in links[old]}:
+                own = links[old]
+                links[old] = own + ((path, own[0][1] if own else 1),)
+    return found

@@ -6,7 +6,9 @@ autolinks, and ``href``/``src`` in raw HTML. The target must exist inside the
 root with the same letter case, and a ``#fragment`` must match a heading
 anchor as GitHub renders it (or an explicit ``id``/``name``). External links
 (a URL scheme or ``//``) are skipped: this check never touches the network.
-Every note (``context.md`` below the root) must be linked from the handbook.
+Every note (``context.md`` below the root) must be named in the handbook: a
+link, or its path as a code span or plain text (`` `backend/AGENTS.md` ``),
+unless ``index = "off"`` for it (notes an agent loads by location).
 
 Bad::
 
@@ -43,8 +45,9 @@ from icm.model.links import (
     Tree,
     extract_all,
     indexed_notes,
+    named_notes,
     near_handbooks,
-    notes_below_root,
+    notes_to_index,
     parse_text,
     resolve,
 )
@@ -52,6 +55,10 @@ from icm.paths import unnameable
 from icm.registry import LinksOptions
 
 NAME = "links"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("A broken link or an unindexed note is context no agent reaches: the text "
+       "exists, and nothing leads there.")
+SILENCE = "links_ignore (globs of link destinations); exclude (files not read)"
 RULES = Rules(NAME, {
     "missing-file": Rule("a relative link points at a file that does not exist",
                          fix="fix the path or restore the file"),
@@ -153,19 +160,24 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             and cfg.handbook not in ctx.file_set:
         # Nothing at all was checked: say so rather than a bare "links ok".
         nothing = (RULES("nothing-to-check", ".", f"links: no handbook "
-                         f"{cfg.handbook} and no notes named {cfg.note_name} "
+                         f"{cfg.handbook} and no notes named {cfg.note_label} "
                          "(set handbook, note_name)"),)
-    if findings:
-        order = list(KIND_LABELS)
-        parts = ", ".join(f"{KIND_LABELS[k]} {n}" for k, n in
-                          sorted(counts.items(), key=lambda kv: order.index(kv[0])))
-        noun = "problem" if len(findings) == 1 else "problems"
-        tail: Tuple[str, ...] = (f"links: {len(findings)} {noun} ({parts})",)
-    else:
-        tail = ("links ok",)
-    return Report(NAME, nothing + findings, tail=tail,
+    return Report(NAME, nothing + findings, tail=tail_of(findings),
                   data={"files": len(md_files), "links": links_total,
-                        "by_kind": dict(counts)})
+                        "by_kind": dict(counts)}, retail=tail_of)
+
+
+def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
+    """``links ok``, or the problems counted by kind."""
+    found = [f for f in findings if f.code != "nothing-to-check"]
+    if not found:
+        return ("links ok",)
+    counts = Counter(f.code for f in found)
+    order = list(KIND_LABELS)
+    parts = ", ".join(f"{KIND_LABELS[k]} {n}" for k, n in
+                      sorted(counts.items(), key=lambda kv: order.index(kv[0])))
+    noun = "problem" if len(found) == 1 else "problems"
+    return (f"links: {len(found)} {noun} ({parts})",)
 
 
 def _verdict(source: str, target: Target, tree: Tree,
@@ -210,7 +222,7 @@ def missing_handbook(ctx: Context) -> str:
 
 def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
     handbook = ctx.config.handbook
-    notes = notes_below_root(ctx)
+    notes = notes_to_index(ctx)
     if handbook in corpus.parsed:
         linked = indexed_notes(ctx, corpus.parsed[handbook])
     else:
@@ -218,7 +230,14 @@ def index_findings(ctx: Context, corpus: Corpus, tree: Tree) -> List[Finding]:
         if notes and handbook not in corpus.errors:
             return [RULES("missing-handbook", handbook, missing_handbook(ctx),
                           located=True)] + [_unindexed(n) for n in notes]
-    return [_unindexed(n) for n in notes if n not in linked]
+    unlinked = [n for n in notes if n not in linked]
+    if unlinked:  # the handbook is read again only when a note is unlinked
+        try:
+            named = named_notes(handbook, ctx.read_markdown(handbook), unlinked)
+        except Unreadable:
+            named = frozenset()
+        unlinked = [n for n in unlinked if n not in named]
+    return [_unindexed(n) for n in unlinked]
 
 
 def _unindexed(note: str) -> Finding:

@@ -3,11 +3,12 @@ when they come back.
 
 With ``positions_file`` set, the block between ``<!-- icm:positions -->``
 and ``<!-- /icm:positions -->`` in it must be what ``icm positions``
-compiles from the journal now (an error otherwise: the file is read at
-cold boot, and a stale one states overruled decisions as held). Always: a
-queue item, or a journal entry newer than the rejecting one, that proposes
-what an entry listed as its Rejected alternative is a warning, unless it
-carries ``Revives: <that entry>`` (see ``icm.positions``).
+compiles from the journal now, within ``positions_budget`` when one is set
+(an error otherwise: the file is read at cold boot, and a stale one states
+overruled decisions as held). Always: a queue item, or a journal entry
+newer than the rejecting one, that proposes what an entry listed as its
+Rejected alternative is a warning, unless it carries ``Revives: <that
+entry>`` (see ``icm.model.positions``).
 
 Bad::
 
@@ -30,6 +31,11 @@ from icm.model import positions
 from icm.registry import NoOptions
 
 NAME = "positions"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("The positions view is read at cold boot: a stale one states overruled decisions"
+       " as held, and a rejected design that comes back unnamed is argued again.")
+SILENCE = ("Revives: journal/... or Differs-from: journal/... in the proposal; "
+           "reinvent_similarity sets the threshold")
 FIX = "run: icm positions --write"
 RULES = Rules(NAME, {
     "positions-stale": Rule("the positions block is not what the journal "
@@ -48,7 +54,8 @@ def run(ctx: Context, options: NoOptions) -> Report:
     found: List[Finding] = []
     target = ctx.config.positions_file
     if target:
-        problem = _block_problem(ctx, target, positions.block_text(view, target))
+        problem = _block_problem(ctx, target, positions.block_text(
+            view, target, ctx.config.positions_budget))
         if problem is not None:
             found.append(problem)
     for p in view.reproposals:

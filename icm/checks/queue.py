@@ -3,7 +3,8 @@
 
 Against another ref (``--against REF``; by default the ref this branch merges
 into, where known: ``ICM_BASE``, ``origin/$GITHUB_BASE_REF``, the upstream,
-``origin/HEAD``), the merge is seen before it happens, from git's trees and
+local ``main``/``master`` when it is ahead of ``origin/HEAD``, ``origin/HEAD``),
+the merge is seen before it happens, from git's trees and
 the merge base: an item added here whose number REF also uses, an item
 changed here (claimed, edited) that REF finished as a journal entry (one
 this branch never touched is deleted by the merge, as REF did: no finding),
@@ -17,23 +18,29 @@ Bad::
     queue/07_x.md: finished on origin/main as journal/2026-11-02_x.md, still queued here
     queue/07_x.md: claimed by Ada on feat (origin/main)
 
-Good: ``queue/07_auto-detect-delimiter.md`` and ``queue/08_summary-to-stderr.md``.
+Good: ``queue/07_auto-detect-delimiter.md`` and ``queue/08_summary-to-stderr.md``,
+then ``queue ok (against origin/main)``: the last line names the base, or
+says there was none (``queue ok (no base branch to compare with)``).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from icm.context import Against, Context, Unreadable
 from icm.escape import inert
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, failing
 from icm.lines import to_lf
 from icm.model.queue import CARRIED, PATTERN, claim_of, gist, items, match, number
 from icm.registry import QueueOptions
 from icm.similarity import Index, Statement
 
 NAME = "queue"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("Two writers taking one number, or doing one piece of work twice, collide at the"
+       " merge unless it is seen before.")
+SILENCE = "icm renumber NN for a collision; --against REF names the base"
 RULES = Rules(NAME, {
     "bad-name": Rule("a queue item's file name does not match NN_slug.md",
                      fix="rename to a two-digit number, an underscore and a "
@@ -52,6 +59,9 @@ RULES = Rules(NAME, {
     "no-folder": Rule("queue_dir names a folder that does not exist yet",
                       Severity.INFO),
 })
+# What the ok line says when no base is known (``git.default_base``): a
+# bare ``queue ok`` read as "no collision with main" when nothing was compared.
+NO_BASE = "no base branch to compare with"
 # Two items whose gists score this much (icm.similarity) look like the same
 # work: measured on item pairs in tests/test_two_writers.py; a warning only.
 # The ref's gists are indexed once (``Index.like``, any shared word): scoring
@@ -79,13 +89,27 @@ def run(ctx: Context, options: QueueOptions) -> Report:
         findings.append(RULES(
             "duplicate-number", paths[0], f"{ctx.config.queue_dir}: number {label} "
             f"is used {times}: {', '.join(paths)}", located=True))
-    findings += _against(ctx, ctx.against(options.against))
+    view = ctx.against(options.against)
+    findings += _against(ctx, view)
     missing = ctx.missing_folder("queue_dir")  # as the journal's: a typo shows
     if missing:
         findings.append(RULES("no-folder", ".", f"queue: no folder "
                               f"{ctx.config.queue_dir} yet (queue_dir)"))
-    return Report.of(NAME, findings, ok=not missing,
-                     data={"items": sum(len(v) for v in by_number.values())})
+    base = f"against {view.ref}" if view else NO_BASE
+
+    def tail(found: Tuple[Finding, ...]) -> Tuple[str, ...]:
+        """The line naming the base compared with, pass or fail."""
+        problems = [f for f in found if f.severity is not Severity.INFO]
+        if missing:
+            return ()
+        if not failing(found):
+            return (f"queue ok ({base})",)
+        noun = "problem" if len(problems) == 1 else "problems"
+        return (f"queue: {len(problems)} {noun} ({base})",)
+
+    return Report.of(NAME, findings, retail=tail,
+                     data={"items": sum(len(v) for v in by_number.values()),
+                           "base": view.ref if view else None})
 
 
 def _in(folder: str, path: str) -> bool:

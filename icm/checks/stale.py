@@ -3,8 +3,27 @@
 A note (``context.md``) is STALE when code in its folder changed after it.
 Code is every tracked file in the note's folder (``stale_scope =
 "subtree"``: and in subfolders without a note of their own) that is not
-prose (``.md``, ``.markdown``, ``.mdx``); a submodule pointer counts as
-code, since bumping it changes what the folder builds.
+prose (``.md``, ``.markdown``, ``.mdx``) and that ``stale_ignore`` (plus
+``stale_ignore_extend``) leaves in: by default lockfiles and test
+snapshots, which a tool writes, so a commit of only those moves no code. A
+submodule pointer counts as code, since bumping it changes what the folder
+builds.
+
+A note changes only when a word of it does: whitespace, line endings and
+re-wrapping are no review, or one appended empty line would certify any
+code. ``icm review NOTE`` is the review: it writes the date into the note's
+marker line, a word. For a pending note the work tree's words are set
+against HEAD's; in history, the words before and after the note's deciding
+commit (one ``git log --no-walk``, one ``cat-file --batch``). When that
+commit changed no word, the note's changes are walked back (one log of the
+note and its newest code file) to the last that did: a word changed at or
+after the newest code commit is ok; none changed since it is STALE; the
+walk stops after ``WALK`` changes, and past it the note is ``unknown``.
+
+A note that is only an import stub (``@AGENTS.md``, Claude Code's form) is
+judged with what it imports: a change to an imported file is a change to
+the note, as the agent reads that file there (words are compared for the
+stub's own file only).
 
 History: HEAD's first-parent history, merges diffed against their first
 parent, renames not followed. The note is STALE when the newest commit
@@ -45,11 +64,13 @@ hook. A deciding commit with
 a missing or malformed committer date is ``unknown`` too.
 
 Bad (the third: a pull request that changed the note, then its code,
-judged with ``ICM_BASE``)::
+judged with ``ICM_BASE``; the fourth: code committed with an empty line
+added to the note)::
 
     src/context.md: STALE - code in src moved 8 days after the note
     src/context.md: STALE - code in src changed (uncommitted) after the note
     src/context.md: STALE - code in src moved 2 hours after the note
+    src/context.md: STALE - code in src moved, and no word of the note changed since
 
 Good::
 
@@ -59,12 +80,17 @@ Good::
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
-from typing import List, Optional, Tuple
+import shlex
+from contextlib import closing
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm.context import (
     UNDATED,
     Context,
+    History,
+    Unreadable,
     branch_base,
     compile_globs,
 )
@@ -74,11 +100,16 @@ from icm.model.notes import code_by_note
 from icm.registry import StaleOptions
 
 NAME = "stale"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("A note older than its folder's code describes code that moved on, and the next "
+       "session trusts it anyway.")
+SILENCE = "reread the note against the code and commit it (with the code)"
 RULES = Rules(NAME, {
-    "stale": Rule("a note's folder has code that changed after the note",
-                  fix="reread the note against the code and correct it; git "
-                  "records only a changed note, so if it is still true, say "
-                  "what you checked"),
+    "stale": Rule("a note's folder has code that changed after the note's last "
+                  "change of words",
+                  fix="reread the note against the code and correct it; if it is "
+                  "still true, run `icm review NOTE` (a whitespace change is no "
+                  "review)"),
     "unknown": Rule("staleness cannot be judged (never committed, no date, "
                     "shallow): a warning, an error with --strict",
                     Severity.WARNING, "commit the note"),
@@ -87,6 +118,11 @@ RULES = Rules(NAME, {
     "not-applicable": Rule("not a git repository: staleness not checked",
                            Severity.INFO),
 })
+
+WALK = 32  # a note's changes read back for the last that changed a word
+WORDS_CAP = 1 << 18  # bytes of a note compared; a longer one: any change counts
+
+Hit = Tuple[int, str, int]  # History.last: time, commit, place in the log
 
 
 def describe(seconds: int) -> str:
@@ -99,10 +135,151 @@ def describe(seconds: int) -> str:
     return "less than an hour"
 
 
+def words(data: bytes) -> Tuple[str, ...]:
+    """What a review must change: the text's words, whitespace of every kind
+    (line endings, re-wrapping, indentation, a BOM) aside."""
+    return tuple(data.decode("utf-8", "surrogateescape").lstrip("\ufeff").split())
+
+
+def _digest(data: bytes) -> Optional[bytes]:
+    """The words' fingerprint; None when the text may be cut at the cap."""
+    if len(data) >= WORDS_CAP:
+        return None
+    joined = "\0".join(words(data)).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(joined, digest_size=16).digest()
+
+
+def _changed(digests: Dict[str, Optional[bytes]], old: str, new: str) -> bool:
+    """Whether a change from blob ``old`` to ``new`` changed a word; one not
+    read (none: added or deleted; missing; over the cap) counts as changed,
+    as every change did before words were compared."""
+    a, b = digests.get(old), digests.get(new)
+    return a is None or b is None or a != b
+
+
 def _info(code: str, text: str) -> Report:
     """A run that judged nothing says why, as one info line."""
     return Report(NAME, (RULES(code, ".", text),),
                   data={"stale": 0, "unknown": 0, "ok": 0})
+
+
+def _not_code(ctx: Context) -> Callable[[str], bool]:
+    """Whether a path is one ``stale_ignore``/``stale_ignore_extend`` names."""
+    globs = compile_globs((*ctx.config.stale_ignore, *ctx.config.stale_ignore_extend))
+    return globs.match if globs is not None else lambda path: False
+
+
+def _newest(code: Sequence[str], history: History, skip: Callable[[str], bool]
+            ) -> Tuple[Optional[Hit], str]:
+    """The deciding commit of ``code`` and its path: the first undated one
+    (nothing is provably newer), else the newest place. ``skip`` is asked
+    only of the candidates, newest first: matching every path against the
+    globs was the cost of the run."""
+    hits = [(hit, path) for path in code if (hit := history.last(path)) is not None]
+    for hit, path in hits:
+        if hit[0] == UNDATED and not skip(path):
+            return hit, path
+    if not hits:
+        return None, ""
+    top = max(hits, key=lambda h: h[0][2])
+    if not skip(top[1]):
+        return top
+    for hit, path in sorted(hits, key=lambda h: h[0][2], reverse=True):
+        if not skip(path):
+            return hit, path
+    return None, ""
+
+
+def _last_of(history: History, paths: List[str]) -> Optional[Hit]:
+    """The last commit touching any of ``paths``, by place in the log."""
+    hits = [hit for hit in map(history.last, paths) if hit is not None]
+    return max(hits, key=lambda hit: hit[2]) if hits else None
+
+
+def _digests(ctx: Context, oids: Sequence[str]) -> Dict[str, Optional[bytes]]:
+    return {oid: _digest(data) for oid, data in ctx.blobs(oids, WORDS_CAP)}
+
+
+def _wordless_pending(ctx: Context, notes: Sequence[str]) -> Set[str]:
+    """The pending notes whose work tree changed no word of HEAD's text (one
+    ``ls-tree``, one ``cat-file``); a note HEAD lacks, or that cannot be
+    read, changed."""
+    head = ctx.head_blobs(notes)
+    digests = _digests(ctx, list(head.values()))
+    same = set()
+    for note in notes:
+        before = digests.get(head.get(note, ""))
+        try:
+            now = _digest(ctx.read_bytes(note, WORDS_CAP))
+        except Unreadable:
+            continue
+        if before is not None and now == before:
+            same.add(note)
+    return same
+
+
+def _wordless_commits(ctx: Context, deciding: Dict[str, str]) -> Set[str]:
+    """The notes whose deciding commit (``deciding``: note -> commit) changed
+    no word of them: one ``git log --no-walk`` of those commits, one
+    ``cat-file``."""
+    found: Dict[Tuple[str, str], Tuple[str, str]] = {}
+    with closing(ctx.path_changes(sorted(deciding),
+                                  commits=sorted(set(deciding.values())))) as walk:
+        for sha, _, changes in walk:
+            for path, old, new in changes:
+                if path in deciding:  # past PATHSPEC_MAX every change comes
+                    found[(sha, path)] = (old, new)
+    digests = _digests(ctx, [oid for pair in found.values() for oid in pair])
+    return {note for note, sha in deciding.items() if (sha, note) in found
+            and not _changed(digests, *found[(sha, note)])}
+
+
+def _walk_back(ctx: Context, pairs: Dict[str, str], base: Optional[str],
+               history: History) -> Dict[str, str]:
+    """For each note (``pairs``: note -> its newest code file), walk its
+    changes back from the newest, in the history's order: ``ok`` when one
+    at or after the code file's newest commit changed a word, ``stale`` when
+    none since did, ``bound`` after ``WALK`` wordless ones, ``shallow`` when
+    the change found is at the shallow boundary. One log of all the notes
+    and their code files, stopped when every note is decided; one
+    ``cat-file``."""
+    code_of: Dict[str, List[str]] = {}
+    for note, path in pairs.items():
+        code_of.setdefault(path, []).append(note)
+    seen: Dict[str, List[Tuple[str, str, str]]] = {n: [] for n in pairs}
+    reached: Set[str] = set()
+    left = set(pairs)  # a note is never code: a path is one or the other
+    with closing(ctx.path_changes(sorted({*pairs, *pairs.values()}), base)) as walk:
+        for sha, _, changes in walk:  # each step costs its commit's changes
+            for path, old, new in changes:
+                if path in left:
+                    seen[path].append((sha, old, new))
+            for path, _, _ in changes:
+                for note in code_of.get(path, ()):
+                    if note in left:  # the code's newest commit: the walk ends
+                        reached.add(note)
+                        left.discard(note)
+            for path, _, _ in changes:
+                if path in left and len(seen[path]) >= WALK:
+                    left.discard(path)
+            if not left:
+                break
+    digests = _digests(ctx, [oid for found in seen.values()
+                             for _, old, new in found for oid in (old, new)])
+    verdicts = {}
+    for note, found in seen.items():
+        hit = next((sha for sha, old, new in found if _changed(digests, old, new)),
+                   None)
+        verdicts[note] = ("shallow" if hit in history.boundary else "ok") \
+            if hit is not None else "stale" if note in reached \
+            else "bound" if len(found) >= WALK else "ok"
+    return verdicts
+
+
+def _review_fix(note: str) -> str:
+    return (f"reread the note against the code and correct it; if it is still "
+            f"true, run `icm review {shlex.quote(note)}` (a whitespace change is "
+            "no review)")
 
 
 def run(ctx: Context, options: StaleOptions) -> Report:
@@ -113,9 +290,10 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                          "stale: not a git repository; staleness not checked")
         ctx.history(options.allow_partial)  # raises why: no repository, no git
     if not ctx.notes():
-        name = ctx.config.note_name
+        name = ctx.config.note_label
         return _info("no-notes", f"stale: no notes named {name} yet (or set note_name)")
-    history = ctx.history(options.allow_partial, branch_base(ctx, options.against))
+    base = branch_base(ctx, options.against)
+    history = ctx.history(options.allow_partial, base)
     if history.boundary and not options.allow_shallow:
         raise UsageError(
             "shallow clone: history is cut, so every note would look fresh; fetch "
@@ -125,38 +303,50 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     excluded = compile_globs(ctx.config.exclude)
     if excluded is not None:
         pending = frozenset(p for p in pending if not excluded.match(p))
-    findings: List[Finding] = []
-    counts = {"stale": 0, "unknown": 0, "ok": 0}
-    for note, code in sorted(code_by_note(ctx, ctx.tracked | pending).items()):
+    skip = _not_code(ctx)
+    owned = sorted(code_by_note(ctx, ctx.tracked | pending).items())
+    # A pending note that changed no word is no review: history judges it.
+    wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
+                                       and n in ctx.tracked])
+    unknown = Severity.ERROR if strict else Severity.WARNING
+    # bootmap's own reading of imports, so a stub means one thing to both
+    from icm.model.imports import stub_imports
+
+    judged: List[Tuple[str, str, str, Severity, str, List[str]]] = []
+    deciding: Dict[str, str] = {}  # note -> its commit, where words decide
+    newest_path: Dict[str, str] = {}
+    for note, code in owned:
         folder = posixpath.dirname(note) or "."
-        dirty = " (uncommitted changes)" if committed and note in history.pending \
-            else ""
         note_last = history.last(note) if note in ctx.tracked else None
-        newest: Optional[Tuple[int, str, int]] = None
-        for path in code:
-            hit = history.last(path)
-            if hit is not None and (newest is None or newest[0] != UNDATED and (
-                    hit[0] == UNDATED or hit[2] > newest[2])):  # undated sticks
-                newest = hit
+        newest, path = _newest(code, history, skip)
+        parts = [note]
+        if note_last is not None and note not in pending and (
+                any(p in pending and not skip(p) for p in code)
+                or newest is not None and newest[2] > note_last[2]):
+            # Only a note its code left behind is read: a stub's import may
+            # be newer (reading every note was a third of a 3,000-note run).
+            parts += stub_imports(ctx, note)
+            note_last = _last_of(history, [p for p in parts if p in ctx.tracked])
         undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
-        if note in pending:  # in the commit being made, new or not
+        if note in pending and note not in wordless or any(
+                p in pending for p in parts[1:]):  # in the commit being made
             verdict, code_name, sev = "ok (pending)", "ok", Severity.INFO
         elif note_last is None:
             verdict, code_name, sev = "unknown - note never committed", "unknown", \
-                Severity.ERROR if strict else Severity.WARNING
-        elif any(path in pending for path in code):
+                unknown
+        elif any(p in pending and not skip(p) for p in code):
             verdict, code_name, sev = (
                 f"STALE - code in {folder} changed (uncommitted) after the note",
                 "stale", Severity.ERROR)
         elif undated:
             verdict, code_name, sev = (
                 f"unknown - commit {undated[0][1][:12]} has no valid committer "
-                "date", "unknown", Severity.ERROR if strict else Severity.WARNING)
+                "date", "unknown", unknown)
         elif history.boundary and (note_last[1] in history.boundary or (
                 newest is not None and newest[1] in history.boundary)):
             verdict, code_name, sev = (
                 "unknown (shallow) - history before the shallow boundary is "
-                "missing", "unknown", Severity.ERROR if strict else Severity.WARNING)
+                "missing", "unknown", unknown)
         elif newest is not None and newest[2] > note_last[2]:
             gap = newest[0] - note_last[0]
             when = f"moved {describe(gap)} after the note" if gap >= 0 else (
@@ -166,6 +356,35 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                 f"STALE - code in {folder} {when}", "stale", Severity.ERROR)
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO
+            if newest is not None:
+                deciding[note] = note_last[1]
+                newest_path[note] = path
+        judged.append((note, folder, verdict, sev, code_name, parts))
+    walked: Dict[str, str] = {}
+    if deciding:
+        wordless_commits = _wordless_commits(ctx, deciding)
+        if wordless_commits:
+            walked = _walk_back(ctx, {n: newest_path[n] for n in wordless_commits},
+                                base, history)
+    findings: List[Finding] = []
+    counts = {"stale": 0, "unknown": 0, "ok": 0}
+    for note, folder, verdict, sev, code_name, parts in judged:
+        how = walked.get(note, "ok")
+        if how == "stale":
+            verdict, code_name, sev = (
+                f"STALE - code in {folder} moved, and no word of the note changed "
+                "since", "stale", Severity.ERROR)
+        elif how == "bound":
+            verdict, code_name, sev = (
+                f"unknown - the note's last {WALK} changes altered no word",
+                "unknown", unknown)
+        elif how == "shallow":
+            verdict, code_name, sev = (
+                "unknown (shallow) - history before the shallow boundary is "
+                "missing", "unknown", unknown)
+        dirty = " (uncommitted changes)" if committed and any(
+            p in history.pending for p in parts) else ""
         counts[code_name] += 1
-        findings.append(RULES(code_name, note, f"{verdict}{dirty}", severity=sev))
+        findings.append(RULES(code_name, note, f"{verdict}{dirty}", severity=sev,
+                              fix=_review_fix(note) if code_name == "stale" else None))
     return Report(NAME, tuple(sorted(findings)), data=counts)

@@ -25,3 +25,27 @@ def records(ctx: Context) -> List[str]:
     return [f for f in ctx.files if f.startswith(prefix)
             and "/" not in f[len(prefix):] and f.endswith(".md")
             and f[len(prefix):] != "README.md"]
+
+
+RULED_OUT = "ruled out"  # a queue item's section heading, any case
+
+
+def ruled_out(text: str) -> str:
+    """A queue item's ``## Ruled out`` section as written (to the next
+    heading of level 1 or 2; line breaks as LF; blank edges dropped), ""
+    without one: what a session found does not work, which its handoff
+    record's Negative results and ``icm brief`` carry."""
+    from icm import markdown
+    from icm.lines import to_lf
+
+    start = end = 0
+    for sec in markdown.sections(text):
+        if start and sec.level and sec.level <= 2:
+            end = sec.line
+            break
+        if not start and sec.level == 2 and sec.title.lower() == RULED_OUT:
+            start = sec.line
+    if not start:
+        return ""
+    rows = to_lf(text).split("\n")
+    return "\n".join(rows[start:end - 1 if end else len(rows)]).strip("\n")

@@ -1,18 +1,40 @@
 """Journal entries: which files are entries, and the one parse of an entry
-(slots, the Verify command, Superseded-by lines)."""
+(slots, roles, the Verify command, status and supersede lines).
+
+A journal is kept in one of three formats (``journal_format``): icm's own
+four slots, MADR (``adr-template.md``: Context and Problem Statement,
+Considered Options, Decision Outcome, ...) or Nygard's, which adr-tools
+writes (Status, Context, Decision, Consequences). Each format maps its
+headings to **roles** (``ROLES``: decision, rejected, invariant, verify,
+context, status, ...); every reader asks an entry for a role
+(``Entry.said``), never for the n-th slot, so MADR's Context is never
+read as the decision and a Consequences code span is never a command.
+"""
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 from urllib.parse import unquote
 
-from icm.config import Config
+from icm.config import DEFAULT_SLOTS, Config
 from icm.context import Context
+from icm.lines import split
 from icm.slug import is_slug
 
 ENTRY_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})_(.+)\.md\Z", re.DOTALL)
@@ -23,14 +45,22 @@ PATTERN = "YYYY-MM-DD_slug.md"
 
 def entries(ctx: Context) -> List[str]:
     """Markdown files directly inside the journal folder (README.md and
-    ``positions_file`` aside)."""
+    ``positions_file`` aside; in an ADR folder also ``index.md`` and the
+    templates, which MADR and log4brains keep beside the records)."""
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
+    records = ctx.config.journal_format != "icm"
     return [
         f for f in ctx.files
         if f.startswith(prefix) and "/" not in f[len(prefix):]
         and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
         and f != ctx.config.positions_file  # compiled from entries, not one
+        and not (records and _beside_records(f[len(prefix):]))
     ]
+
+
+def _beside_records(name: str) -> bool:
+    low = name.lower()
+    return low == "index.md" or "template" in low
 
 
 def valid_name(filename: str) -> bool:
@@ -55,6 +85,9 @@ class Slot:
     name: str
     line: int  # 1-based line of its heading
     visible: str  # the text a reader sees under it, whitespace collapsed
+    # its top-level paragraphs as written (markup kept), a blank line
+    # between two: what the positions view cuts sentences from
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -70,67 +103,589 @@ class Entry:
     supersede_lines: Tuple[Tuple[str, int], ...] = ()
     # slots whose heading appears more than once, with every heading's line
     repeated: Dict[str, Tuple[int, ...]] = field(default_factory=dict)
+    # role -> the section holding it (``ROLES``; MADR's rejected: the options
+    # not chosen, named by the Considered Options heading)
+    roles: Dict[str, Slot] = field(default_factory=dict)
+    status: str = ""  # its status, lower case ("accepted"); "" when none
+    # entries it says it supersedes (adr-tools' "Supersedes [..](..)"), lines
+    supersedes: Tuple[Tuple[str, int], ...] = ()
+    front: str = ""  # why its front matter was read as markdown ("": it was not)
+    status_line: int = 0  # the line its status was read from; 0 when none
+    title: str = ""  # its first level-1 heading
+
+    def said(self, role: str) -> str:
+        """The visible text of the section holding ``role`` ("" without)."""
+        slot = self.roles.get(role)
+        return slot.visible if slot is not None else ""
+
+
+# -- formats and roles ----------------------------------------------------------
+
+FORMATS = ("icm", "madr", "nygard")
+# What a reader may ask an entry for. "rejected" in MADR is computed: the
+# Considered Options that the Decision Outcome did not choose.
+ROLES = ("decision", "rejected", "invariant", "verify", "context", "status",
+         "consequences", "options", "pros-cons", "confirmation")
+_ICM_ROLES = ("decision", "rejected", "invariant")  # slots 1 to 3, by default
+_ICM_NAMES = dict(zip(_ICM_ROLES, DEFAULT_SLOTS))
+# Each format's headings by the role they hold, preferred first. The icm
+# names mean the same in every format, so a MADR or adr-tools journal may
+# add an Invariant and a Verify command section (and require them in slots).
+_HEADINGS: Dict[str, Dict[str, Tuple[str, ...]]] = {
+    "madr": {
+        "context": ("Context and Problem Statement",),
+        "options": ("Considered Options",),
+        "decision": ("Decision Outcome",),
+        "rejected": ("Rejected alternative",),
+        "pros-cons": ("Pros and Cons of the Options",),
+        "consequences": ("Consequences", "Positive Consequences",
+                         "Negative Consequences"),
+        "confirmation": ("Confirmation", "Validation"),
+        "invariant": ("Invariant",),
+        "verify": ("Verify command",),
+        "status": ("Status",),
+    },
+    "nygard": {
+        "status": ("Status",),
+        "context": ("Context",),
+        "decision": ("Decision",),
+        "consequences": ("Consequences",),
+        "rejected": ("Rejected alternative", "Alternatives considered",
+                     "Considered alternatives", "Alternatives"),
+        "invariant": ("Invariant",),
+        "verify": ("Verify command",),
+    },
+}
+_REQUIRED = {
+    "icm": DEFAULT_SLOTS,
+    "madr": ("Context and Problem Statement", "Considered Options",
+             "Decision Outcome"),
+    "nygard": ("Status", "Context", "Decision", "Consequences"),
+}
+PATTERNS = {"icm": PATTERN, "madr": "NNNN-title.md", "nygard": "NNNN-title.md"}
+
+
+class NamePattern:
+    """A file-name rule (``journal_pattern``): ``YYYY``, ``MM`` and ``DD`` a
+    date, a run of ``N`` a number of at least that many digits, ``slug``,
+    ``title`` or ``*`` the part from the title; the rest literal."""
+
+    _TOKEN = re.compile(r"YYYY|MM|DD|N+|slug|title|\*")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        parts: List[str] = []
+        self.kinds: List[Tuple[str, int]] = []  # (kind, width) per group
+        at = 0
+        for m in self._TOKEN.finditer(text):
+            parts.append(re.escape(text[at:m.start()]))
+            tok, at = m.group(), m.end()
+            if tok in ("YYYY", "MM", "DD"):
+                parts.append(f"([0-9]{{{len(tok)}}})")
+                self.kinds.append((tok, len(tok)))
+            elif tok[0] == "N":
+                parts.append(f"([0-9]{{{len(tok)},}})")
+                self.kinds.append(("N", len(tok)))
+            else:
+                parts.append("(.+)")
+                self.kinds.append(("*" if tok == "*" else "slug", 0))
+        parts.append(re.escape(text[at:]))
+        self.regex = re.compile("".join(parts) + r"\Z", re.DOTALL)
+        self.numbered = any(kind == "N" for kind, _ in self.kinds)
+
+    def _groups(self, name: str) -> Optional[Dict[str, str]]:
+        m = self.regex.match(name)
+        if not m:
+            return None
+        found: Dict[str, str] = {}
+        for (kind, _width), value in zip(self.kinds, m.groups()):
+            if kind in found and found[kind] != value:
+                return None  # one token twice must say one thing
+            found[kind] = value
+        return found
+
+    def valid(self, name: str) -> bool:
+        found = self._groups(name)
+        if found is None or ("slug" in found and not is_slug(found["slug"])):
+            return False
+        if "YYYY" in found or "MM" in found or "DD" in found:
+            try:
+                date(int(found.get("YYYY", "2000")), int(found.get("MM", "1")),
+                     int(found.get("DD", "1")))
+            except ValueError:
+                return False
+        return True
+
+    @property
+    def width(self) -> int:
+        """Digits of its number, as written (0: not numbered)."""
+        return max([0, *(w for kind, w in self.kinds if kind == "N")])
+
+    def number(self, name: str) -> Optional[int]:
+        found = self._groups(name) if self.numbered else None
+        return int(found["N"]) if found and "N" in found else None
+
+    def sequence(self, name: str) -> str:
+        """What orders entries, older first: the date, then the number ("" for
+        a name that does not match)."""
+        if not self.valid(name):
+            return ""
+        found = self._groups(name) or {}
+        day = "-".join(found[k] for k in ("YYYY", "MM", "DD") if k in found)
+        return f"{day}|{int(found['N']):012d}" if "N" in found else day
+
+    def make(self, day: date, number: int, slug: str) -> str:
+        """The name for an entry of ``day``, numbered ``number``."""
+        values = {"YYYY": f"{day.year:04d}", "MM": f"{day.month:02d}",
+                  "DD": f"{day.day:02d}"}
+
+        def one(m: "re.Match[str]") -> str:
+            tok = m.group()
+            if tok in values:
+                return values[tok]
+            return f"{number:0{len(tok)}d}" if tok[0] == "N" else slug
+        return self._TOKEN.sub(one, self.text)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the configured format makes of an entry: the headings every
+    entry must hold (``slots``), the headings holding each role, the verify
+    heading and the file-name rule."""
+
+    format: str
+    slots: Tuple[str, ...]
+    roles: Tuple[Tuple[str, Tuple[str, ...]], ...]  # role -> headings
+    verify: Optional[str]
+    pattern: NamePattern
+
+    def headings(self, role: str) -> Tuple[str, ...]:
+        return dict(self.roles).get(role, ())
+
+
+def layout(cfg: Config) -> Layout:
+    """The layout of ``cfg``'s journal (``journal_format``, ``slots``,
+    ``verify_slot``, ``journal_pattern``)."""
+    slots = cfg.slots if "slots" in cfg.given or cfg.journal_format == "icm" \
+        else _REQUIRED[cfg.journal_format]
+    return _layout(cfg.journal_format, tuple(slots), cfg.verify_slot,
+                   cfg.journal_pattern or PATTERNS[cfg.journal_format])
+
+
+# Every heading some format gives a role: in an icm journal such a slot takes
+# that role by name (a Decision Outcome slot is the decision), never one by
+# its place (a fourth slot named Consequences is no Verify command).
+_KNOWN: Dict[str, str] = {h: role for fmt in ("nygard", "madr")
+                          for role, hs in _HEADINGS[fmt].items() for h in hs}
+_KNOWN.update({name: role for role, name in _ICM_NAMES.items()})
+
+
+@functools.lru_cache(maxsize=16)
+def _layout(fmt: str, slots: Tuple[str, ...], verify_slot: str,
+            pattern: str) -> Layout:
+    if fmt == "icm":
+        fourth = slots[3] if len(slots) >= 4 and slots[3] not in _KNOWN else None
+        verify = verify_slot or (DEFAULT_SLOTS[3] if DEFAULT_SLOTS[3] in slots
+                                 else fourth)
+        roles: Dict[str, Tuple[str, ...]] = {}
+        taken: Set[Optional[str]] = {verify}
+        for n, role in enumerate(_ICM_ROLES):
+            # By name first (any format's); a renamed slot keeps the role of
+            # its place, as long as its name holds no other role.
+            named = [s for s in slots if _KNOWN.get(s) == role and s not in taken]
+            name = named[0] if named else slots[n] if len(slots) > n else ""
+            if name and name not in taken and (named or name not in _KNOWN):
+                roles[role] = (name,)
+                taken.add(name)
+        if verify:
+            roles["verify"] = (verify,)
+    else:
+        verify = verify_slot or DEFAULT_SLOTS[3]
+        roles = dict(_HEADINGS[fmt])
+        roles["verify"] = (verify,)
+    order = [r for r in ROLES if r in roles]
+    return Layout(fmt, slots, tuple((r, roles[r]) for r in order), verify,
+                  NamePattern(pattern))
+
+
+def format_of(text: str) -> Optional[str]:
+    """The record format one entry's text is in: "madr" or "nygard" when it
+    holds every section that format requires (front matter aside), else
+    None; for ``icm init``, which picks ``journal_format`` from the records
+    a repository has."""
+    from icm import markdown
+
+    heads = {s.title for s in markdown.sections(front_matter(text).text)
+             if s.level == 2}
+    return next((fmt for fmt in ("madr", "nygard")
+                 if set(_REQUIRED[fmt]) <= heads), None)
 
 
 def verify_slot(cfg: Config) -> Optional[str]:
-    """The slot holding the Verify command: ``verify_slot``, else the fourth."""
-    if cfg.verify_slot:
-        return cfg.verify_slot
-    return cfg.slots[3] if len(cfg.slots) >= 4 else None
+    """The heading holding the Verify command: ``verify_slot``; else, in the
+    icm format, a slot named Verify command or the fourth slot; in MADR and
+    Nygard journals a ``Verify command`` section where an entry has one."""
+    return layout(cfg).verify
+
+
+def valid_entry_name(filename: str, cfg: Config) -> bool:
+    """Whether ``filename`` follows the configured ``journal_pattern``."""
+    return layout(cfg).pattern.valid(filename)
+
+
+def numbered(paths: Iterable[str], lay: Layout) -> Dict[int, str]:
+    """Entry paths by their number (the first by path where two share one),
+    for status lines naming an entry as ``ADR-0005``."""
+    found: Dict[int, str] = {}
+    for path in sorted(paths):
+        n = lay.pattern.number(path.rsplit("/", 1)[-1])
+        if n is not None:
+            found.setdefault(n, path)
+    return found
+
+
+def read(text: str, path: str, cfg: Config,
+         numbers: Optional[Mapping[int, str]] = None) -> Entry:
+    """The one parse of an entry under ``cfg``'s format: what every reader
+    (the gate, positions, verify, dupes, handoff, brief) calls."""
+    lay = layout(cfg)
+    return parse_entry(text, path, lay.slots, lay.verify, lay, numbers)
+
+
+def superseding(read_entries: Mapping[str, Entry]) -> Dict[str, Tuple[str, int]]:
+    """Each entry's replacement (path, line): its own status or
+    ``Superseded-by`` line first, else an entry of ``read_entries`` saying it
+    ``Supersedes`` it (adr-tools writes both; either counts)."""
+    found: Dict[str, Tuple[str, int]] = {}
+    for path, entry in sorted(read_entries.items()):
+        for old, line in entry.supersedes:
+            if old != path and old in read_entries:
+                found.setdefault(old, (path, line))
+    for path, entry in read_entries.items():
+        if entry.superseded_by is not None:
+            found[path] = (entry.superseded_by, entry.superseded_line)
+    return found
+
+
+# -- front matter and statuses ----------------------------------------------------
+
+FRONT_LINES = 100  # a closing "---" further down is no front matter
+FRONT_CHARS = 16384  # of which no more is scanned
+_KEY = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]*:(.*)\Z", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Front:
+    """An entry's front matter, as ``front_matter`` reads it."""
+
+    text: str  # the entry with the front matter's lines emptied
+    keys: Dict[str, Tuple[str, int]]  # simple top-level key -> (value, line)
+    problem: str = ""  # why it was read as markdown ("" when read or none)
+    end: int = 0  # the line of its closing ``---``; 0 without front matter
+
+
+def front_matter(text: str) -> Front:
+    """Front matter is YAML between a first line ``---`` and a line ``---``
+    (or ``...``) within ``FRONT_LINES`` lines; only simple top-level
+    ``key: value`` lines are read (nested values, lists and block scalars
+    are skipped: no YAML parser). Left in place, markdown would read its
+    closing ``---`` as a setext heading."""
+    if not text.startswith("---"):
+        return Front(text, {})
+    parts = split(text[:FRONT_CHARS])
+    if parts[0][0].rstrip(" \t") != "---" or not parts[0][1]:
+        return Front(text, {})
+    for n, (row, _end) in enumerate(parts[1:FRONT_LINES + 1], 1):
+        whole = n < len(parts) - 1 or len(text) <= FRONT_CHARS
+        if row.rstrip(" \t") in ("---", "...") and whole:
+            keys: Dict[str, Tuple[str, int]] = {}
+            for k, (line, _e) in enumerate(parts[1:n], 2):
+                m = _KEY.match(line)
+                if m and m.group(1).lower() not in keys:
+                    keys[m.group(1).lower()] = (_unquote(m.group(2).strip()), k)
+            used = sum(len(r) + len(e) for r, e in parts[:n + 1])
+            blank = "".join(e for _r, e in parts[:n + 1])
+            return Front(blank + text[used:], keys, "", n + 1)
+    return Front(text, {}, "front matter opened on line 1 has no closing '---' "
+                 f"within {FRONT_LINES} lines ({FRONT_CHARS // 1024} KiB); read as "
+                 "markdown")
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1].strip()
+    return value
+
+
+_SUPERSEDED_BY = ("superseded by", "superceded by", "superseded-by")
+_SUPERSEDES = ("supersedes", "supercedes")
+_NUMBER_REF = re.compile(r"(?:[A-Za-z]+[-_ ]?)?#?0*([0-9]{1,9})\Z")
+
+
+def _status(value: str) -> Tuple[str, str]:
+    """(kind, rest) of one status value: kind is "superseded-by",
+    "supersedes" or the status word itself, lower case."""
+    text = value.strip().strip("*_").strip()
+    low = text.lower()
+    for prefix in _SUPERSEDED_BY:
+        if low.startswith(prefix):
+            return "superseded-by", text[len(prefix):].strip(" \t:")
+    for prefix in _SUPERSEDES:
+        if low.startswith(prefix):
+            return "supersedes", text[len(prefix):].strip(" \t:")
+    word = low.split()[0].strip(".,;:") if low.split() else ""
+    return word, ""
+
+
+def _status_target(value: str, path: str,
+                   numbers: Optional[Mapping[int, str]]) -> str:
+    """The entry a status value names: a link (from the entry's folder), a
+    number (``ADR-0005``, ``0005``, ``#5``), a bare file name beside the
+    entry, or a path from the root; as written when it names none."""
+    value = value.strip().rstrip(".,;")
+    if value.startswith("["):
+        middle = value.find("](")
+        close = value.find(")", middle + 2) if middle > 0 else -1
+        if close > 0:
+            return target(value[:close + 1], path)
+    m = _NUMBER_REF.match(value)
+    if m:
+        return (numbers or {}).get(int(m.group(1)), value)
+    if "/" not in value and value.lower().endswith(".md"):
+        return posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
+    return target(value, path)
+
+
+def _status_line(source: str) -> Optional[str]:
+    """The value of a ``Status: ...`` line (``* Status:``, ``**Status:**``)."""
+    text = source.strip().lstrip("*-+ \t")
+    low = text.lower()
+    for head in ("status:**", "status**:", "status:"):
+        if low.startswith(head):
+            return text[len(head):].strip()
+    return None
+
+
+# -- the parse -------------------------------------------------------------------
+
+
+class _Part:
+    """One section of an entry as the parse collects it."""
+
+    def __init__(self, title: str, line: int) -> None:
+        self.title, self.line = title, line
+        self.seen: List[str] = []  # joined once at the end: linear
+        self.codes: List[Any] = []
+        self.lines: List[Tuple[int, str]] = []
+        self.items: List[Tuple[int, str]] = []
+        self.subs: List[Tuple[str, List[str]]] = []  # level-3 titles, texts
+
+    def add(self, sec: Any, own: bool) -> None:
+        if sec.visible:
+            self.seen.append(sec.visible)
+            if not own and self.subs:
+                self.subs[-1][1].append(sec.visible)
+        self.codes.extend(sec.code)
+        self.lines.extend(sec.lines)
+        self.items.extend(sec.items)
+
+    def slot(self, name: Optional[str] = None) -> Slot:
+        return Slot(name or self.title, self.line, " ".join(self.seen),
+                    _paragraphs(self.lines))
 
 
 def parse_entry(text: str, path: str, slots: Sequence[str],
-                verify: Optional[str]) -> Entry:
-    """Slots, Verify command and Superseded-by line of one entry.
+                verify: Optional[str], lay: Optional[Layout] = None,
+                numbers: Optional[Mapping[int, str]] = None) -> Entry:
+    """Slots, roles, Verify command and supersede lines of one entry.
 
     A slot is a top-level ``##`` heading named exactly as the slot; it runs to
     the next top-level heading of level 1 or 2, so its ``###`` sub-headings
-    belong to it (their titles are not content, their bodies are). The
-    command is the slot's first code block that is indented or fenced as
-    ``sh``, ``bash``, ``shell``, ``console`` or nothing (in ``console``, the
-    ``$ `` lines without their prompt), else its first code span.
+    belong to it (their titles are not content, their bodies are). A role
+    (``lay``; without one, icm's) is held by the first of its headings found
+    at level 2, then at level 3 (MADR's ``### Consequences``), exact names
+    before any letter case. The command is the verify role's first code
+    block that is indented or fenced as ``sh``, ``bash``, ``shell``,
+    ``console`` or nothing (in ``console``, the ``$ `` lines without their
+    prompt), else its first code span: no other section's code is ever one.
     ``Superseded-by:`` counts on a line of its own before the first ``##``
     heading: a bare path is from the root, a link from the entry's folder.
+    So do statuses: a front matter ``status:``, a ``Status:`` line (or list
+    item) before the first ``##`` heading, and the lines of the status role's
+    section, ``Superseded by X`` or ``Supersedes X`` (see ``_status_target``).
     """
     from icm import markdown  # loaded on first use: keeps other commands light
 
-    lines: Dict[str, int] = {}
+    if lay is None:
+        lay = _layout("icm", tuple(slots), verify or "", PATTERN)
+    fm = front_matter(text)
+    body, keys, front = fm.text, fm.keys, fm.problem
+    wanted = {h.casefold() for _r, hs in lay.roles for h in hs}
+    wanted.update(h.casefold() for h in slots)
     heads: Dict[str, List[int]] = {}
-    seen: Dict[str, List[str]] = {}  # joined once at the end: linear
-    codes: List[markdown.Code] = []
-    superseded: Optional[str] = None
-    superseded_line = 0
+    parts: Dict[Tuple[int, str], _Part] = {}
+    opened: List[Optional[_Part]] = [None, None]  # the level-2 and level-3 part
     every: List[Tuple[str, int]] = []
-    current: Optional[str] = None
+    statuses: List[Tuple[str, int]] = []  # (value, line) before the first ##
     seen_two = False
-    for sec in markdown.sections(text):
+    title = ""
+    for sec in markdown.sections(body):
+        if sec.level == 1 and not title:
+            title = sec.title
         if sec.level and sec.level <= 2:
-            current = None
+            opened = [None, None]
+        elif sec.level == 3:
+            opened[1] = None
         if sec.level == 2:
             seen_two = True
             if sec.title in slots:
                 heads.setdefault(sec.title, []).append(sec.line)
-            if sec.title in slots and sec.title not in lines:
-                current = sec.title
-                lines[current], seen[current] = sec.line, []
+        if sec.level in (2, 3) and sec.title.casefold() in wanted \
+                and (sec.level, sec.title) not in parts:
+            part = _Part(sec.title, sec.line)
+            parts[(sec.level, sec.title)] = part
+            opened[sec.level - 2] = part
+        if sec.level == 3 and opened[0] is not None:
+            opened[0].subs.append((sec.title, []))
         if not seen_two:
-            for line, source in sec.lines:
+            for line, source in [*sec.lines, *sec.items]:
                 source = source.strip()
                 if source[:len(_SUPERSEDED)].lower() == _SUPERSEDED:
                     value = source[len(_SUPERSEDED):].strip()
                     every.append((target(value, path), line))
-            if every and superseded is None:
-                superseded, superseded_line = every[0]
-        if current is not None:
-            if sec.visible:
-                seen[current].append(sec.visible)
-            if current == verify:
-                codes.extend(sec.code)
-    found = {name: Slot(name, lines[name], " ".join(seen[name])) for name in lines}
-    held = found.get(verify) if verify else None
+                status = _status_line(source.split("\n", 1)[0])
+                if status is not None:
+                    statuses.append((status, line))
+        for n, into in enumerate(opened):
+            if into is not None:
+                into.add(sec, own=(n == 0 and sec.level == 2) or n == 1)
+    found = {name: parts[(2, name)].slot() for name in slots if (2, name) in parts}
+    roles = {role: held_by for role, heads_ in lay.roles
+             for held_by in [_find(parts, heads_, slots)] if held_by is not None}
+    said = {role: part.slot() for role, part in roles.items()}
+    if lay.format == "madr" and "rejected" not in said:
+        rejected = _not_chosen(roles.get("options"), roles.get("decision"),
+                               roles.get("pros-cons"))
+        if rejected is not None:
+            said["rejected"] = rejected
+    if "status" in keys:
+        statuses.insert(0, (keys["status"][0], keys["status"][1]))
+    held = roles.get("status")
+    if held is not None:
+        statuses += [(v, line) for line, v in [*held.lines, *held.items]]
+    word, supersedes, word_line = "", [], 0
+    for value, line in statuses:
+        kind, rest = _status(value.split("\n", 1)[0])
+        if kind == "supersedes" and rest:
+            supersedes.append((_status_target(rest, path, numbers), line))
+            continue
+        if kind == "superseded-by" and rest:
+            every.append((_status_target(rest, path, numbers), line))
+            kind = "superseded"
+        if kind and not word:
+            word, word_line = kind, line
+    every.sort(key=lambda tl: tl[1])
+    superseded, superseded_line = every[0] if every else (None, 0)
+    codes = roles["verify"].codes if "verify" in roles else []
+    verify_line = roles["verify"].line if "verify" in roles else 0
     repeated = {name: tuple(at) for name, at in heads.items() if len(at) > 1}
-    return Entry(found, command(codes), held.line if held else 0,
-                 superseded, superseded_line, tuple(every), repeated)
+    return Entry(found, command(codes), verify_line, superseded, superseded_line,
+                 tuple(every), repeated, said, word, tuple(supersedes), front,
+                 word_line, title)
+
+
+def _find(parts: Mapping[Tuple[int, str], _Part], headings: Sequence[str],
+          slots: Sequence[str]) -> Optional[_Part]:
+    """The part holding the first of ``headings`` present: level 2 before 3,
+    the exact name before another letter case. A required slot's heading
+    holds its role only as the gate finds it: exact, at level 2."""
+    for level in (2, 3):
+        for name in headings:
+            if (level, name) in parts and (level == 2 or name not in slots):
+                return parts[(level, name)]
+        folded = {h.casefold() for h in headings if h not in slots}
+        near = [p for (lv, t), p in parts.items() if lv == level
+                and t.casefold() in folded and t not in slots]
+        if near:
+            return min(near, key=lambda p: p.line)
+    return None
+
+
+_CHOSEN = "chosen option"
+NAME_CHARS = 300  # of an option or a chosen name compared: regexes stay linear
+_QUOTES = "\"'\u201c\u201d\u2018\u2019`*_"
+
+
+def _plain(text: str) -> str:
+    """An option's words for comparison: markup, comments and quotes gone,
+    lower case, spacing collapsed, no final stop."""
+    text = _cut_spans(text[:NAME_CHARS], "<!--", "-->")
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = "".join(" " if ch in _QUOTES else ch for ch in text)
+    return " ".join(text.casefold().split()).rstrip(".,;:")
+
+
+def chosen_option(decision: str) -> str:
+    """The option a MADR Decision Outcome names: ``Chosen option: "X",
+    because ...`` gives X ("" when the outcome does not say)."""
+    for line in decision.split("\n"):
+        head = line.strip().lstrip("*_ ")
+        if head[:len(_CHOSEN)].lower() != _CHOSEN:
+            continue
+        rest = head[len(_CHOSEN):NAME_CHARS].lstrip("*_ :").strip()
+        if rest[:1] in "\"\u201c'" and rest:
+            close = {"\u201c": "\u201d"}.get(rest[0], rest[0])
+            end = rest.find(close, 1)
+            return rest[1:end] if end > 0 else rest[1:]
+        return re.split(r",|\s+because\b", rest, maxsplit=1)[0].strip()
+    return ""
+
+
+def _not_chosen(options: Optional[_Part], decision: Optional[_Part],
+                pros: Optional[_Part]) -> Optional[Slot]:
+    """MADR's rejected alternatives: the Considered Options (or the Pros and
+    Cons sub-headings) the Decision Outcome did not choose, as one slot
+    ("A; B."). None when the outcome names no option of the list."""
+    if decision is None:
+        return None
+    listed = [src.split("\n", 1)[0] for _line, src in options.items] \
+        if options is not None else []
+    if not listed and pros is not None:
+        listed = [title for title, _texts in pros.subs]
+    chosen = _plain(chosen_option("\n".join(s for _l, s in decision.lines)))
+    names = [(name, _plain(name)) for name in listed]
+    names = [(n, p) for n, p in names if any(ch.isalnum() for ch in p)]
+    if not chosen or not any(_same(p, chosen) for _n, p in names):
+        return None
+    rest = [" ".join(_cut_spans(n, "<!--", "-->").replace("`", "").split())
+            for n, p in names if not _same(p, chosen)]
+    if not rest:
+        return None
+    where = options if options is not None and options.items else pros
+    assert where is not None
+    said = "; ".join(rest)
+    return Slot(where.title, where.line, said if said.endswith(".") else said + ".")
+
+
+def _same(option: str, chosen: str) -> bool:
+    """One option's plain words and the chosen one's name the same option
+    (one may go on: "Postgres" chooses "Postgres, the relational one")."""
+    short, long_ = sorted((option, chosen), key=len)
+    return long_ == short or long_.startswith(short + " ") or \
+        long_.startswith(short + ",")
+
+
+def _paragraphs(rows: Sequence[Tuple[int, str]]) -> str:
+    """Source lines of top-level paragraphs as text: a gap in their line
+    numbers is a paragraph break."""
+    out: List[str] = []
+    last = -1
+    for line, source in rows:
+        if out and line != last + 1:
+            out.append("")
+        out.append(source)
+        last = line
+    return "\n".join(out)
 
 
 def command(codes: Sequence[Any]) -> Optional[str]:

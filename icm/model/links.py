@@ -481,3 +481,33 @@ def near_handbooks(ctx: Context) -> List[str]:
              and f.rpartition("/")[2].lower() in names]
     return sorted(found, key=lambda f: (f.rpartition("/")[2].lower() != name.lower(),
                                         f))
+
+
+def notes_to_index(ctx: Context) -> List[str]:
+    """The notes below the root the handbook must name (``index``)."""
+    needs = ctx.note_names().needs_index
+    return [n for n in notes_below_root(ctx) if needs(n)]
+
+
+# A word that may be a path: what a code span or prose holds between
+# spaces, quotes, brackets and list punctuation.
+_PATHISH = re.compile(r"[^\s`'\"()\[\]<>{}|*,;]+")
+
+
+def named_notes(handbook: str, text: str, notes: Iterable[str]) -> FrozenSet[str]:
+    """The ``notes`` that ``text`` names by path, in a code span or as plain
+    text (`` `backend/AGENTS.md` ``), from the root or from the handbook's
+    folder: agents follow a path as they follow a link. One pass over the
+    words."""
+    wanted = set(notes)
+    folder = posixpath.dirname(handbook)
+    found = set()
+    for m in _PATHISH.finditer(text) if wanted else ():
+        word = m.group().rstrip(".:!?")
+        if "/" not in word or word.endswith("/"):  # a folder is no note
+            continue
+        for path in (word.lstrip("/"), posixpath.join(folder, word)):
+            norm = posixpath.normpath(path) if path else ""
+            if norm in wanted:
+                found.add(norm)
+    return frozenset(found)

@@ -150,6 +150,23 @@ def queue_locked(ctx: Context, make: bool = False) -> Iterator[Path]:
         yield folder
 
 
+@contextlib.contextmanager
+def journal_locked(ctx: Context) -> Iterator[Path]:
+    """Hold the journal folder's lock, which ``new-journal`` takes to pick a
+    number (``NNNN-title.md``) or mark an entry superseded; the folder is
+    made if missing, and removed again if still empty when the lock goes
+    (nothing was written)."""
+    rel = ctx.config.journal_dir
+    made = not os.path.isdir(target(ctx, rel))
+    folder = ensure_folder(ctx, rel)
+    try:
+        with locked(folder):
+            yield folder
+    finally:
+        if made:
+            _rmdir_quietly(folder)
+
+
 class _Stopped(KeyboardInterrupt):
     """A held signal stops the changes before the next step (undone)."""
 

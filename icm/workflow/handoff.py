@@ -1,14 +1,16 @@
 """``icm handoff``: a structured handoff record assembled from the repository.
 
-The receiving session needs a record, not a transcript. Every field but two is
-read from state (git, the journal, the queue, ``icm check`` run now) and
-labelled with its source; the author writes only the reason and the open
-question, which are quoted as untrusted text: inside a code fence longer than
-any backtick run they hold, so a heading or a field line in them is inert, with
-control characters removed and the length capped. The record states its own
-size and fits ``handoff_budget``: the verbatim tail shrinks first, then the
-long lists, each cut counted with a pointer to the rest; the author text is
-never cut to fit.
+The receiving session needs a record, not a transcript. Every field but the
+author's is read from state (git, the journal, the queue, ``icm check`` run
+now) and labelled with its source; the author writes only the reason, the
+open question and what was ruled out (``--ruled-out``, and the ``## Ruled
+out`` section of an item claimed on the branch), which are quoted as
+untrusted text: inside a code fence longer than any backtick run they hold,
+so a heading or a field line in them is inert, with control characters
+removed and the length capped. The record states its own size and fits
+``handoff_budget``: the verbatim tail shrinks first, then the long lists,
+each cut counted with a pointer to the rest; the author text is never cut
+to fit.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from icm.escape import inert, inert_lines, printable, text_line
 from icm.finding import Severity
 from icm.model import journal as journal_check
 from icm.model import queue as queue_check
-from icm.model.handoff import RECORD_NAME, records
+from icm.model.handoff import RECORD_NAME, records, ruled_out
 from icm.model.notes import code_by_note
 from icm.report import plain
 from icm.workflow.files import create_new, ensure_folder, template
@@ -105,6 +107,8 @@ class State:
     cut_reason: int = 0
     cut_question: int = 0
     extras: Dict[str, Any] = field(default_factory=dict)
+    # (where from: "--ruled-out" or the item or entry, author text, chars cut)
+    ruled_out: List[Tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def range(self) -> Optional[str]:
@@ -113,7 +117,7 @@ class State:
 
 
 def gather(ctx: Context, reason: str, question: str, base: Optional[str],
-           tail: int) -> State:
+           tail: int, ruled: Sequence[str] = ()) -> State:
     root = ctx.root
     if not ctx.in_git:
         raise UsageError(f"{root} is not inside a git repository; a handoff "
@@ -128,7 +132,8 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
         base_source = "--base"
     else:
         base = git.default_base(root, dict(os.environ))
-        base_source = "default (ICM_BASE, GITHUB_BASE_REF, upstream, origin/HEAD)"
+        base_source = ("default (ICM_BASE, GITHUB_BASE_REF, upstream, local "
+                       "main ahead of origin/HEAD, origin/HEAD)")
     mb = git.merge_base(root, base, commit) if base else None
     name = git.config_value(root, "user.name") or "(user.name not set)"
     email = git.config_value(root, "user.email") or "(user.email not set)"
@@ -147,7 +152,8 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
     jprefix = ctx.config.journal_dir.rstrip("/") + "/"
     qprefix = ctx.config.queue_dir.rstrip("/") + "/"
     new_entries = sorted(p for s, p in changed if s == "A" and p.startswith(jprefix)
-                         and journal_check.valid_name(p[len(jprefix):]))
+                         and journal_check.valid_entry_name(p[len(jprefix):],
+                                                            ctx.config))
     new_entries += sorted(p for s, p in changes if s.strip() in ("A", "??")
                           and p.startswith(jprefix) and "/" not in p[len(jprefix):]
                           and p not in new_entries)
@@ -163,6 +169,12 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
     if not text_reason or not text_question:
         raise UsageError("--reason and --question must say something: they are "
                          "the only fields an author writes")
+    said = [("--ruled-out", *author_text(text)) for text in ruled]
+    if any(not text for _w, text, _c in said):
+        raise UsageError("--ruled-out must say something: what was tried and "
+                         "found not to work")
+    branch = git.branch_name(root)
+    said = _ruled_out(ctx, branch, new_entries) + said
     return State(
         commit=commit, branch=git.branch_name(root), who=f"{name} <{email}>",
         base=base, base_source=base_source, merge_base=mb,
@@ -173,7 +185,34 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
         tail=tail_rows, handbook=ctx.config.handbook,
         journal_dir=ctx.config.journal_dir, queue_dir=ctx.config.queue_dir,
         note_paths=list(ctx.notes()), reason=text_reason, question=text_question,
-        cut_reason=cut_r, cut_question=cut_q)
+        cut_reason=cut_r, cut_question=cut_q, ruled_out=said)
+
+
+def _ruled_out(ctx: Context, branch: Optional[str],
+               entries: Sequence[str]) -> List[Tuple[str, str, int]]:
+    """The ``## Ruled out`` sections of the queue items claimed on
+    ``branch`` and of the entries added on it (``new-journal`` keeps an
+    item's sections), as author text: a session wrote them."""
+    found = []
+    claimed = []
+    for path in sorted(queue_check.items(ctx)):
+        try:
+            text = ctx.read_markdown(path)
+        except Unreadable:
+            continue
+        claim = queue_check.claim_of(text)
+        if claim is not None and branch is not None and claim[1] == branch:
+            claimed.append((path, text))
+    for path in entries:
+        try:
+            claimed.append((path, ctx.read_markdown(path)))
+        except Unreadable:
+            continue
+    for path, text in claimed:
+        section = ruled_out(text)
+        if section:
+            found.append((path, *author_text(section)))
+    return found
 
 
 def _check_results(ctx: Context) -> Tuple[List[Tuple[str, str]], Dict[str, str]]:
@@ -226,13 +265,9 @@ def _entry_lines(ctx: Context, path: str) -> Tuple[str, str]:
         text = ctx.read_markdown(path)
     except Unreadable as exc:
         return f"(cannot read: {exc.reason})", ""
-    slots = ctx.config.slots
-    entry = journal_check.parse_entry(text, path, slots,
-                                      journal_check.verify_slot(ctx.config))
-    said = [entry.slots[s].visible if s in entry.slots else "" for s in slots[:2]]
-    said += [""] * (2 - len(said))
-    return (journal_check.first_sentence(said[0]),
-            journal_check.first_sentence(said[1]))
+    entry = journal_check.read(text, path, ctx.config)
+    return (journal_check.first_sentence(entry.said("decision")),
+            journal_check.first_sentence(entry.said("rejected")))
 
 
 def _open_items(ctx: Context) -> List[Tuple[str, str, str]]:
@@ -342,12 +377,21 @@ def _fields(s: State, caps: Dict[str, int]) -> Dict[str, str]:
 
     rejected = [(p, r) for p, _d, r in s.entries if r]
     negative = ["source: the Rejected alternative of each journal entry added on "
-                "this branch (Verify commands are not run here: `icm verify`)"]
+                "this branch, the `## Ruled out` section of each queue item "
+                "claimed on it (and of each entry added), and `--ruled-out` "
+                "(Verify commands are not run here: `icm verify`)"]
     cap = caps["negative"]
     negative += _capped([f"{_code(p)}: {_line(r)}" for p, r in rejected], cap,
                         f"{journal_dir}/")
-    if not rejected:
+    if not rejected and not s.ruled_out:
         negative.append("- none recorded on this branch")
+    for where, text, cut in s.ruled_out:  # never cut to fit, as the reason
+        named = "`--ruled-out`" if where == "--ruled-out" else \
+            f"the Ruled out section of {_code(where)}"
+        negative += ["", f"ruled out, from {named} (author text, untrusted, "
+                     "quoted verbatim; not interpreted):", "", fenced(text)]
+        if cut:
+            negative.append(f"\n[icm cut {cut} more characters of author text]")
     out["negative"] = "\n".join(negative)
 
     cap = caps["open"]
@@ -471,6 +515,8 @@ def as_json(s: State, budget: int) -> Dict[str, Any]:
                                       for p, d, _r in s.entries],
                     "queue_finished": s.finished, "queue_added": s.added},
         "negative": [{"path": p, "rejected": r} for p, _d, r in s.entries if r],
+        "ruled_out": [{"source": "author", "from": where, "text": text,
+                       "cut": cut} for where, text, cut in s.ruled_out],
         "open": [{"path": p, "title": t, "claim": c or None}
                  for p, t, c in s.open_items],
         "tail": [{"commit": c, "message": m} for c, m in s.tail[:caps["tail"]]],
@@ -563,7 +609,7 @@ def out_rel(ctx: Context, output: str) -> str:
 
 def command(ctx: Context, reason: Optional[str], question: Optional[str],
             base: Optional[str], tail: int, output: Optional[str], fmt: str,
-            show: bool) -> str:
+            show: bool, ruled: Sequence[str] = ()) -> str:
     """What ``icm handoff`` prints: the record (``-o -``, json, ``--show``)
     or the path it was written to. Repository text leaves inert."""
     if show:  # a file in the repository: anyone may have written it
@@ -571,7 +617,7 @@ def command(ctx: Context, reason: Optional[str], question: Optional[str],
     if reason is None or question is None:
         raise UsageError("handoff needs --reason and --question: they are the "
                          "only fields an author writes")
-    state = gather(ctx, reason, question, base, tail)
+    state = gather(ctx, reason, question, base, tail, ruled)
     budget = ctx.config.handoff_budget
     if fmt == "json":
         text = json.dumps(plain(as_json(state, budget)), indent=2,

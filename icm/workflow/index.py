@@ -146,7 +146,7 @@ def _fixed(ctx: Context) -> Optional[Tuple[List[str], bytes]]:
         raise UsageError(f"{handbook}: cannot read: {exc.reason}") from None
     bom = raw.startswith(b"\xef\xbb\xbf")
     newline = line_ending(text)
-    notes = set(links.notes_below_root(ctx))
+    notes = set(links.notes_to_index(ctx))  # "off" notes: never added
     tokens = markdown.parse(text, inline=lambda _c: False)
     try:
         found = markdown.marked_block(tokens, OPEN, CLOSE, "index", handbook)
@@ -167,14 +167,15 @@ def _fixed(ctx: Context) -> Optional[Tuple[List[str], bytes]]:
     present = set()
     for lines, targets in entries(handbook, body, first + 2 if found else 0):
         target = targets[0] if targets else None
-        if target is not None and target.endswith("/" + ctx.config.note_name) \
+        if target is not None and "/" in target and ctx.is_note(target) \
                 and target not in notes and target not in ctx.file_set \
                 and not _exists(ctx, target):
             changes.append(f"removed from {handbook} index: {target}")
             continue
         kept.append((target or "", newline.join(lines).rstrip()))
         present.update(targets)
-    for note in sorted(notes - present - linked_outside):
+    named = links.named_notes(handbook, text, notes - present - linked_outside)
+    for note in sorted(notes - present - linked_outside - named):
         kept.append((note, entry_line(handbook, note)))
         changes.append(f"added to {handbook} index: {note}")
     if not changes:

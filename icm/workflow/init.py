@@ -6,23 +6,34 @@ file that exists is a regular file, and the extended ``pyproject.toml`` still
 parses. One refusal stops the command with nothing changed; the changes
 are then made all or none (``files.all_or_nothing``: a signal halfway left
 half a scaffold).
+
+It reads what the repository already keeps (``detect``): nested
+``AGENTS.md``, ``CLAUDE.md`` or ``GEMINI.md`` become ``note_name`` (with
+``index = "off"``: agents load them by location), decision records in
+``docs/adr`` or ``docs/decisions`` the journal, and it says each choice in
+one line. It never edits a file a note speaks for: its edit would make that
+note stale at once (``icm.toml``, its own, is not code).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import posixpath
 import re
 import stat
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from icm import config as config_mod
+from icm.config import Config
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.model.links import near_handbooks
+from icm.model.notes import owner_of
 from icm.workflow.files import (
     Changes,
     all_or_nothing,
@@ -46,7 +57,8 @@ PREFIX = "icm-"
 
 PYPROJECT_SECTION = """
 [tool.icm]
-# Every key is optional; these are the defaults. See icm's README.
+# Every key is optional: one left out takes its default (icm's
+# docs/configuration.md). Two defaults, written out to be changed:
 budget = 1600
 exclude = []
 """
@@ -56,6 +68,12 @@ ICM_TOML = """# icm's settings. This file makes this folder icm's root: runs fro
 # check it, not the repository around it. Every key is optional (see icm's
 # README).
 """
+# A new icm.toml's first line when it holds only what init chose.
+ICM_TOML_HEAD = ("# icm's settings; every key is optional (icm's "
+                 "docs/configuration.md).\n")
+# Above the keys init chose: each differs from its default, and init's
+# output gave the reason for each, one line per choice.
+CHOSEN = "# Set by icm init for what it found here:\n"
 
 
 _RULE = re.compile(r"([^:=#]*?)::?(?![:=])")
@@ -153,17 +171,24 @@ def _new_file(ctx: Context, rel: str, text: str) -> Step:
     return f"created {rel}", make
 
 
-def _makefile(ctx: Context) -> Step:
+def _makefile(ctx: Context, owner: Callable[[str], Optional[str]]) -> Step:
     # The first name make reads is the one to extend.
     name = next((n for n in MAKEFILE_NAMES if _existing(ctx, n) is not None),
                 "Makefile")
+    note = owner(name)
     if _existing(ctx, name) is None:
+        if note is not None:  # a new Makefile is new code of that folder
+            return (f"made no {name} ({note} speaks for the code here; add "
+                    f"icm's include line with your next change to it)", None)
         return _new_file(ctx, name,
                          f"# make check runs icm's checks.\n{INCLUDE_LINE}\n")
     raw = _read(ctx, name)
     text = raw.decode("utf-8", "surrogateescape")
     if "icm makefile" in text:
         return f"left alone {name} (already includes icm's targets)", None
+    if note is not None:
+        return (f"left alone {name} ({note} speaks for it; add icm's include "
+                f"line with your next change to {note})", None)
     new_text, line = _add_include(text, name)
     replaceable(ctx, name)  # read-only, or a link out of the root: refuse now
 
@@ -172,20 +197,31 @@ def _makefile(ctx: Context) -> Step:
     return line, extend
 
 
-def _pyproject(ctx: Context, handbook_key: str, away: Optional[Path]
-               ) -> Optional[Step]:
+def _pyproject(ctx: Context, handbook_key: str, away: Optional[Path],
+               speaks: Optional[str] = None) -> Optional[Step]:
     """The config step: ``[tool.icm]`` added to a pyproject.toml, or a new
-    ``icm.toml`` when a handbook must be named or the folder would not be
-    found as the root (``away``: the root found instead)."""
+    ``icm.toml`` when a key must be set (``handbook_key``: the chosen keys'
+    lines) or the folder would not be found as the root (``away``: the root
+    found instead), or when a note speaks for pyproject.toml (``speaks``):
+    an edit there is code, icm.toml is not."""
     rel = "pyproject.toml"
+    if ctx.config.source == "icm.toml":
+        return None  # a [tool.icm] beside it is never read: icm.toml wins
     why = (f" (it makes this folder icm's root; without it icm run here "
            f"checks {away})") if away is not None else ""
-    if _existing(ctx, rel) is None:
+    chosen = CHOSEN + handbook_key if handbook_key else ""
+    if _existing(ctx, rel) is None or speaks is not None:
         if away is not None:
-            line, make = _new_file(ctx, "icm.toml", ICM_TOML + handbook_key)
+            line, make = _new_file(ctx, "icm.toml", ICM_TOML + chosen)
             return line + why, make
         if handbook_key:
-            return _new_file(ctx, "icm.toml", handbook_key)
+            line, make = _new_file(ctx, "icm.toml", ICM_TOML_HEAD + chosen)
+            if speaks is not None and make is not None:
+                line += (f" (not [tool.icm]: {speaks} speaks for pyproject.toml, "
+                         "and icm.toml is not code)")
+            return line, make
+        if speaks is not None:
+            return f"left alone pyproject.toml ({speaks} speaks for it)", None
         return None
     raw = _read(ctx, rel)
     try:
@@ -200,7 +236,7 @@ def _pyproject(ctx: Context, handbook_key: str, away: Optional[Path]
         return "left alone pyproject.toml (has [tool.icm])", None
     newline = line_ending(text)
     sep = "" if not text or text.endswith(("\n", "\r")) else newline
-    added = (sep + (PYPROJECT_SECTION + handbook_key).replace("\n", newline)
+    added = (sep + (PYPROJECT_SECTION + chosen).replace("\n", newline)
              ).encode("utf-8")
     try:
         config_mod.tool_icm(tomllib.loads((raw + added).decode("utf-8-sig")))
@@ -235,7 +271,7 @@ def init(ctx: Context) -> List[str]:
     Every step is planned (and refused) before the first change."""
     cfg = ctx.config
     steps: List[Step] = []
-    handbook_key = ""
+    chosen: Dict[str, Any] = {}
     near = near_handbooks(ctx) if _existing(ctx, cfg.handbook) is None else []
     makes_marker = False
     if not near:
@@ -247,15 +283,32 @@ def init(ctx: Context) -> List[str]:
         steps.append((f"left alone {near[0]}; not creating {cfg.handbook} beside "
                       f'it: set handbook = "{near[0]}" in {cfg.source}', None))
     else:
-        handbook_key = f'handbook = "{near[0]}"\n'
+        chosen["handbook"] = near[0]
         steps.append((f"using {near[0]} as the handbook (not creating "
                       f"{cfg.handbook})", None))
+    for choice in detect(ctx, chosen.get("handbook", cfg.handbook)):
+        if not cfg.source:
+            chosen.update(choice.keys)
+            steps.append((choice.line(), None))
+        elif not cfg.given & set(choice.keys):  # the user's file: say, not edit
+            steps.append((choice.line(f"not setting {{}} ({{}}): set "
+                                      f"{'it' if len(choice.keys) < 2 else 'them'}"
+                                      f" in {cfg.source}"), None))
+    # The config as it will read, to
+    # know which notes will speak for the files init would touch.
+    new_cfg = config_mod.validate(chosen, "icm.toml", "icm.toml") if chosen \
+        else cfg
+    owner = owner_of(dataclasses.replace(ctx, config=new_cfg, _memo={}))
+    journal_dir = new_cfg.journal_dir
+    if "journal_dir" not in chosen:  # an adopted folder has its records
+        steps.append(_new_file(ctx, f"{journal_dir}/.gitkeep", ""))
     steps += [
-        _new_file(ctx, f"{cfg.journal_dir}/.gitkeep", ""),
-        _new_file(ctx, f"{cfg.queue_dir}/.gitkeep", ""),
-        _makefile(ctx),
+        _new_file(ctx, f"{new_cfg.queue_dir}/.gitkeep", ""),
+        _makefile(ctx, owner),
     ]
-    last = _pyproject(ctx, handbook_key, _found_instead(ctx, makes_marker))
+    keys = "".join(f"{key} = {toml_value(value)}\n" for key, value in chosen.items())
+    speaks = None if cfg.source else owner("pyproject.toml")
+    last = _pyproject(ctx, keys, _found_instead(ctx, makes_marker), speaks)
     if last is not None:
         steps.append(last)
     with all_or_nothing(ctx) as changes:
@@ -263,3 +316,113 @@ def init(ctx: Context) -> List[str]:
             if change is not None:
                 change(changes)
     return [line for line, _ in steps]
+
+
+# Names agents load from the folder they work in (the agents.md convention,
+# Claude Code, Gemini CLI): a tree of them is the repository's notes.
+LOCATION_LOADED = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+# Folders decision records are kept in (MADR's and adr-tools' homes).
+RECORD_DIRS = ("docs/adr", "docs/decisions")
+_RECORD = re.compile(r"[0-9]{4}-[^/]+\.md")
+RECORD_PATTERN = "NNNN-*.md"
+
+
+def toml_value(value: Any) -> str:
+    """A string, list of strings or table of strings as TOML (JSON's string
+    escapes are TOML's)."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {json.dumps(v)}"
+                                for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(json.dumps(v) for v in value) + "]"
+    return json.dumps(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Choice:
+    """Keys init sets together (none: only a remark) and what it found."""
+
+    keys: Dict[str, Any]
+    reason: str
+
+    def line(self, form: str = "{}: {}") -> str:
+        assigned = ", ".join(f"{k} = {toml_value(v)}" for k, v in self.keys.items())
+        return form.format(assigned, self.reason) if self.keys else self.reason
+
+
+def detect(ctx: Context, handbook: str) -> List[Choice]:
+    """The choices what the tree holds calls for, in the order said."""
+    return [c for c in (*_detect_notes(ctx, handbook), _detect_records(ctx)) if c]
+
+
+def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
+    from icm.model.imports import stub_imports  # its reading of a stub
+
+    default = Config.note_name[0]
+    counts = {name: 0 for name in (*LOCATION_LOADED, default)}
+    stubs = dict(counts)
+    for path in ctx.files:
+        folder, _, name = path.rpartition("/")
+        if folder and name in counts:
+            counts[name] += 1
+            if name != default and stub_imports(ctx, path):
+                stubs[name] += 1
+    names = [name for name, n in counts.items() if n]
+    if not names or names == [default]:
+        return ()
+    # A root CLAUDE.md beside an AGENTS.md handbook is read at start, as the
+    # handbook is: no folder's note.
+    root = [name for name in names if name in LOCATION_LOADED
+            and name != handbook and name in ctx.file_set]
+    parts = [f"{counts[name]} {'nested ' if i == 0 else ''}{name}"
+             + (f" ({stubs[name]} import stub{'s' if stubs[name] > 1 else ''})"
+                if stubs[name] else "") for i, name in enumerate(names)]
+    found = f"{', '.join(parts)} found"
+    if root:
+        found += (f"; the root {' and '.join(root)} "
+                  f"{'is' if len(root) == 1 else 'are'} read at start, as the "
+                  "handbook is")
+    names_choice = Choice({"note_name": names + [f"!{name}" for name in root]},
+                          found)
+    off = [name for name in names if name in LOCATION_LOADED]
+    loaded = (f"{' and '.join(off)} {'is' if len(off) == 1 else 'are'} loaded "
+              "from the folder an agent works in, not from the handbook's index")
+    if default in names:
+        return names_choice, Choice({"index": {name: "off" for name in off}},
+                                    f"{loaded}; {default} notes stay indexed")
+    return names_choice, Choice({"index": "off"}, loaded)
+
+
+def _detect_records(ctx: Context) -> Optional[Choice]:
+    """Decision records in ``RECORD_DIRS`` as the journal, when the journal
+    folder holds no entry: MADR (``Decision Outcome``) or adr-tools'
+    (``Status`` and ``Consequences``) by their headings."""
+    from icm import markdown
+
+    prefix = ctx.config.journal_dir.rstrip("/") + "/"
+    if any(f.startswith(prefix) and f.endswith(".md") for f in ctx.files):
+        return None
+    for folder in RECORD_DIRS:
+        records = [f for f in ctx.files if f.startswith(folder + "/")
+                   and _RECORD.fullmatch(f[len(folder) + 1:])]
+        if not records:
+            continue
+        votes = {"madr": 0, "nygard": 0}
+        for record in records:
+            try:
+                titles = {s.title for s in markdown.sections(
+                    ctx.read_markdown(record))}
+            except Unreadable:
+                continue
+            if {"Decision Outcome", "Considered Options"} & titles:
+                votes["madr"] += 1
+            elif {"Status", "Consequences"} <= titles:
+                votes["nygard"] += 1
+        kind = max(votes, key=lambda k: votes[k])
+        if not votes[kind]:
+            continue
+        shown = {"madr": "MADR", "nygard": "adr-tools"}[kind]
+        count = f"{len(records)} {shown} records found in {folder}"
+        return Choice({"journal_dir": folder, "journal_format": kind,
+                       "journal_pattern": RECORD_PATTERN}, count)
+    return None

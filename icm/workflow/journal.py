@@ -1,4 +1,5 @@
-"""``icm new-journal ITEM``: turn a queue item into a dated journal entry.
+"""``icm new-journal ITEM``: turn a queue item into a dated journal entry;
+``icm new-journal --title TITLE``: write an entry without one.
 
 The entry is created complete (the four slots, the item's title and text
 carried in) before the queue item is removed, both in one
@@ -6,24 +7,56 @@ carried in) before the queue item is removed, both in one
 entry, one of them. SIGKILL between the two leaves both, never neither. A
 tracked item's removal is staged together with the new entry, as ``git mv``
 would.
+
+The entry takes the configured format's template (``journal_format``) and
+file-name rule (``journal_pattern``): a numbered rule (``NNNN-title.md``)
+gives the next number, found under the journal folder's lock as
+``new-queue`` finds its own, so two writers at once get two numbers.
+``--supersedes ENTRY`` marks ENTRY superseded in the format's way (icm:
+a ``Superseded-by:`` line; adr-tools: its Status becomes ``Superseded by
+[N. Title](NNNN-title.md)`` and the new one says ``Supersedes``; MADR: its
+``status:``) in the same ``all_or_nothing``: both files or neither.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import posixpath
 import re
 from datetime import date
-from typing import Dict, List, Optional, Sequence, Tuple
+from pathlib import Path
+from typing import ContextManager, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import quote
 
 from icm import git
 from icm.config import DEFAULT_SLOTS
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending, fenced, join, split, to_lf
-from icm.model.journal import parse_entry, valid_name, verify_slot
+from icm.model.journal import (
+    Entry,
+    Layout,
+    entries,
+    front_matter,
+    layout,
+    numbered,
+    parse_entry,
+)
 from icm.model.queue import claim_of
+from icm.slug import slugify
 from icm.workflow.claims import me, without_claim
-from icm.workflow.files import all_or_nothing, fill, queue_locked, template
+from icm.workflow.files import (
+    all_or_nothing,
+    fill,
+    journal_locked,
+    queue_locked,
+    template,
+)
 from icm.workflow.queue import CARRIED, find_item, item_bytes, item_slug, still_there
+
+TEMPLATES = {"icm": "journal.md", "madr": "madr.md", "nygard": "nygard.md"}
+STATUS = {"icm": "", "madr": "accepted", "nygard": "Accepted"}
 
 
 def split_title(text: str, fallback: str,
@@ -87,66 +120,299 @@ def entry_text(text: str, slots: Sequence[str], present: Sequence[str],
     return f"{top}\n" + "\n\n".join(parts) + "\n" if parts else top
 
 
+def record_text(text: str, slots: Sequence[str], present: Sequence[str],
+                verify: Optional[str], values: Dict[str, str]) -> str:
+    """A MADR or Nygard template filled: its own ``## `` sections in its
+    order (but those the item already holds), then each configured slot it
+    lacks, with the icm template's hint for Invariant and Verify command.
+    Headings are never filled: a slot name is never a placeholder."""
+    head, own = _sections(text)
+    hints = dict(_sections(template("journal.md"))[1])
+    parts = []
+    for heading, rows in own:
+        if heading not in present:
+            parts.append("\n".join([f"## {heading}", fill("\n".join(rows), values)
+                                    ]).rstrip("\n"))
+    have = {heading for heading, _rows in own}
+    for slot in slots:
+        if slot in have or slot in present:
+            continue
+        hint = hints.get(slot, hints.get(DEFAULT_SLOTS[3], []) if slot == verify
+                         else [])
+        parts.append("\n".join([f"## {slot}", *hint]).rstrip("\n"))
+    top = fill("\n".join(head), values)
+    return f"{top}\n" + "\n\n".join(parts) + "\n" if parts else top
+
+
+def _sections(text: str) -> Tuple[List[str], List[Tuple[str, List[str]]]]:
+    """A template's rows above its first ``## `` heading, and each ``## ``
+    section's heading and rows."""
+    head: List[str] = []
+    found: List[Tuple[str, List[str]]] = []
+    rows = head
+    for row in text.split("\n"):
+        if row.startswith("## "):
+            found.append((row[3:].strip(), []))
+            rows = found[-1][1]
+        else:
+            rows.append(row)
+    return head, found
+
+
 def new_entry(ctx: Context, item: str, day: Optional[date] = None,
-              force: bool = False) -> List[str]:
+              force: bool = False, supersedes: Optional[str] = None) -> List[str]:
     """Write the entry; return its path and a line saying what became of the
-    queue item."""
+    queue item (and of the entry it supersedes)."""
     source = find_item(ctx, item)
     was = item_bytes(ctx, source)
     # Under the queue's lock: two runs on one item give one entry and one error;
     # an item renumbered meanwhile is finished at its new name.
     with queue_locked(ctx) as folder:
-        return _finish(ctx, still_there(ctx, source, folder, was), day, force)
+        return _finish(ctx, still_there(ctx, source, folder, was), day, force,
+                       supersedes)
 
 
-def _finish(ctx: Context, source: str, day: Optional[date],
-            force: bool) -> List[str]:
+def new_titled(ctx: Context, title: str, day: Optional[date] = None,
+               supersedes: Optional[str] = None) -> List[str]:
+    """Write an entry titled ``title`` without a queue item (``adr new``);
+    return its path (and what became of the entry it supersedes)."""
+    title = " ".join(title.split())
+    slug = slugify(title)
+    if not slug:
+        raise UsageError("the title needs at least one letter or digit (of any "
+                         "script) to name the file")
+    return _place(ctx, slug, title, day, supersedes, None)
+
+
+def _finish(ctx: Context, source: str, day: Optional[date], force: bool,
+            supersedes: Optional[str] = None) -> List[str]:
     try:
         text = ctx.read_text(source)
     except Unreadable as exc:
         raise UsageError(f"{source}: cannot read: {exc.reason}") from None
-    newline = ending(text)  # the entry is written with the item's line ending
     held = claim_of(text)
     if held and held[0] != me(ctx) and not force:
         raise UsageError(f"{source}: claimed by {held[0]} on {held[1]}, {held[2]}; "
                          "pass --force to finish it anyway")
     slug = item_slug(source)
     # A claim is about pending work; the finished entry does not carry it.
+    newline = ending(text)  # the entry is written with the item's line ending
     title, body = split_title(without_claim(text),
                               slug.replace("-", " ").capitalize(), newline)
+    return _place(ctx, slug, title, day, supersedes, (source, body, newline))
+
+
+_Item = Tuple[str, str, str]  # the queue item's path, its body, its line ending
+
+
+def _place(ctx: Context, slug: str, title: str, day: Optional[date],
+           supersedes: Optional[str], item: Optional[_Item]) -> List[str]:
+    """Name, write and (with ``supersedes``) link the entry, all or nothing."""
+    cfg = ctx.config
+    lay = layout(cfg)
     day = day or ctx.now.astimezone().date()  # the user's today, not UTC's
-    name = f"{day.isoformat()}_{slug}.md"  # strftime drops zeros of year 1
-    if not valid_name(name):
-        raise UsageError(f"cannot make a journal name from '{slug}'")
+    old = find_entry(ctx, supersedes) if supersedes is not None else None
+    # A number, a name taken by a title or an entry to mark: another writer
+    # of the journal must not act on what this one reads before it writes.
+    guard: ContextManager[Optional[Path]] = journal_locked(ctx) \
+        if lay.pattern.numbered or old is not None or item is None \
+        else contextlib.nullcontext(None)
+    with guard as folder:
+        number = _next_number(lay, folder) if folder is not None \
+            and lay.pattern.numbered else 0
+        name = lay.pattern.make(day, number, slug)  # strftime drops year 1's zeros
+        if not lay.pattern.valid(name):
+            raise UsageError(f"cannot make a journal name from '{slug}'")
+        rel = f"{cfg.journal_dir}/{name}"
+        marked: Optional[str] = None
+        link = ""
+        if old is not None:
+            marked, link = _superseded(ctx, old, lay, rel, title, number)
+        text = _entry(ctx, lay, title, number, day, item, link)
+        # Every path is resolved before anything changes: a journal folder or
+        # a queue folder symlinked out of the root refuses the whole command.
+        with all_or_nothing(ctx) as changes:
+            changes.folder(cfg.journal_dir)
+            changes.create(rel, text.encode("utf-8"))
+            if old is not None and marked is not None:
+                changes.replace(old, marked.encode("utf-8"))
+            if item is not None:
+                changes.remove(item[0])
+            changes.commit()
+            said = [rel]
+            if item is not None:
+                said.append(_staged(ctx, item[0], rel))
+            if old is not None:
+                said.append(f"marked {old} superseded by {rel}")
+            return said
+
+
+def _staged(ctx: Context, source: str, rel: str) -> str:
+    if source not in ctx.tracked:
+        return f"removed {source}"
+    try:
+        git.stage_move(ctx.root, source, rel)
+    except UsageError as exc:
+        # The files are right; only the index could not follow.
+        raise UsageError(f"wrote {rel} and removed {source}, but git could not "
+                         f"stage the move: {exc}") from None
+    return f"removed {source} (staged in git as a move)"
+
+
+def _entry(ctx: Context, lay: Layout, title: str, number: int, day: date,
+           item: Optional[_Item], link: str) -> str:
+    """The new entry's text: the format's template, the item's text carried."""
+    slots = lay.slots
+    status = STATUS[lay.format]
+    if link and lay.format == "nygard":
+        status += f"\n\nSupersedes {link}"
+    values = {"title": title, "number": str(number), "date": day.isoformat(),
+              "status": status}
+    text = template(TEMPLATES[lay.format])
+    fmt = entry_text if lay.format == "icm" else record_text
+    if item is None:
+        rows = text.split("\n")
+        text = "\n".join(r for r in rows if r.strip() != "{carried}")
+        return fmt(text, slots, [], lay.verify, values)
+    source, body, newline = item
     # The line is written even for an item with no text: it is how the
     # number stays used once the queue file is gone.
     said = CARRIED.format(source=source)
-    slots = ctx.config.slots
     # The body goes in as it is, its own endings kept: the rest of the entry
     # is made with LF and takes the item's ending, around a mark longer than
     # any run of NULs elsewhere in it.
     mark = "\0" * (1 + title.count("\0") + "".join(slots).count("\0"))
-    carried = f"{said}:\n\n{mark}" if body else f"{said}.\n"
+    values["carried"] = f"{said}:\n\n{mark}" if body else f"{said}.\n"
     # Slots the item already holds are its own: the template's empty copies
     # would make each slot twice (and the gate judged only the first).
     present = list(parse_entry(to_lf(body), source, slots, None).slots)
-    text = entry_text(template("journal.md"), slots, present,
-                      verify_slot(ctx.config), {"title": title, "carried": carried})
-    text = body.join(piece.replace("\n", newline) for piece in text.split(mark))
-    rel = f"{ctx.config.journal_dir}/{name}"
-    # Every path is resolved before anything changes: a journal folder or a
-    # queue folder symlinked out of the root refuses the whole command.
-    with all_or_nothing(ctx) as changes:
-        changes.folder(ctx.config.journal_dir)
-        changes.create(rel, text.encode("utf-8"))
-        changes.remove(source)
-        changes.commit()
-        if source not in ctx.tracked:
-            return [rel, f"removed {source}"]
-        try:
-            git.stage_move(ctx.root, source, rel)
-        except UsageError as exc:
-            # The files are right; only the index could not follow.
-            raise UsageError(f"wrote {rel} and removed {source}, but git could "
-                             f"not stage the move: {exc}") from None
-    return [rel, f"removed {source} (staged in git as a move)"]
+    text = fmt(text, slots, present, lay.verify, values)
+    return body.join(piece.replace("\n", newline) for piece in text.split(mark))
+
+
+def _next_number(lay: Layout, folder: Path) -> int:
+    """One above the highest number of the journal folder's names, listed
+    under the lock (another writer may have made one since the context)."""
+    found = [lay.pattern.number(n) for n in os.listdir(folder)]
+    return max([0, *(n for n in found if n is not None)]) + 1
+
+
+def find_entry(ctx: Context, wanted: str) -> str:
+    """The one entry ``wanted`` names: its number (``2``, ``0002``), path, file
+    name, or a prefix of either."""
+    lay = layout(ctx.config)
+    every = sorted(entries(ctx))
+    raw = wanted.strip().replace("\\", "/")
+    if raw.isdigit() and lay.pattern.numbered:
+        hits = [e for e in every if lay.pattern.number(e.rsplit("/", 1)[-1])
+                == int(raw)]
+    else:
+        rel = raw
+        if os.path.isabs(raw) or os.path.exists(raw):
+            rel = os.path.relpath(os.path.abspath(raw), ctx.root).replace(os.sep, "/")
+        hits = [e for e in every if rel in (e, e.rsplit("/", 1)[-1])] or [
+            e for e in every if e.startswith(rel) or e.rsplit("/", 1)[-1]
+            .startswith(rel)]
+    if len(hits) == 1:
+        return hits[0]
+    if not hits:
+        raise UsageError(f"--supersedes {wanted}: no journal entry matches")
+    raise UsageError(f"--supersedes {wanted}: matches several journal entries: "
+                     f"{', '.join(hits)}")
+
+
+def _link_text(text: str) -> str:
+    return re.sub(r"([\\\[\]])", r"\\\1", text)
+
+
+def _superseded(ctx: Context, old: str, lay: Layout, rel: str, title: str,
+                number: int) -> Tuple[str, str]:
+    """The old entry's text marked superseded by ``rel``, in the format's way,
+    and the link to the old entry the new one carries (adr-tools' form)."""
+    try:
+        text = ctx.read_markdown(old)
+    except Unreadable as exc:
+        raise UsageError(f"{old}: cannot read: {exc.reason}; nothing was "
+                         "changed") from None
+    entry = parse_entry(text, old, lay.slots, lay.verify, lay,
+                        numbered(entries(ctx), lay))
+    if entry.superseded_by is not None:
+        raise UsageError(f"{old} is already superseded by {entry.superseded_by}; "
+                         "nothing was changed")
+    new_name = rel.rsplit("/", 1)[-1]
+    dest = quote(_relative(rel, old), safe="/")
+    back = quote(_relative(old, rel), safe="/")
+    if lay.format == "icm":
+        return _after_title(text, entry, f"Superseded-by: {rel}"), ""
+    if lay.format == "nygard":
+        line = f"Superseded by [{_link_text(f'{number}. {title}')}]({dest})"
+        label = entry.title or old.rsplit("/", 1)[-1]
+        return _status_to(text, entry, line, "## Status"), \
+            f"[{_link_text(label)}]({back})"
+    number_text = f"{number:0{lay.pattern.width}d}" if lay.pattern.width else \
+        new_name[:-3]
+    return _status_to(text, entry, f"superseded by [ADR-{number_text}]({dest})",
+                      None), ""
+
+
+def _relative(path: str, start_file: str) -> str:
+    """``path`` relative to the folder of ``start_file`` (a link's form)."""
+    return posixpath.relpath(path, posixpath.dirname(start_file) or ".")
+
+
+def _after_title(text: str, entry: Entry, line: str) -> str:
+    """``line`` as a paragraph of its own under the title (icm's
+    ``Superseded-by:``), after any front matter."""
+    parts = split(text)
+    nl = ending(text)
+    start = front_matter(text).end
+    flags, _open = fenced([row for row, _end in parts])
+    at = next((i + 1 for i, (row, _e) in enumerate(parts) if i >= start
+               and not flags[i] and re.match(r" {0,3}#(?:[ \t]|$)", row)), start)
+    if at and not parts[at - 1][1]:
+        parts[at - 1] = (parts[at - 1][0], nl)
+    new = [("", nl), (line, nl)] if at else [(line, nl)]
+    if at >= len(parts) or parts[at][0].strip():
+        new.append(("", nl))
+    return join(parts[:at] + new + parts[at:])
+
+
+def _status_to(text: str, entry: Entry, value: str, section: Optional[str]) -> str:
+    """The entry with its status saying ``value``: the line it was read from
+    rewritten (a ``status:`` key or ``Status:`` line keeps its key); else, in
+    a Nygard record (``section``), a line added to its Status section or a
+    Status section before the first ``##``; else a front matter ``status:``."""
+    parts = split(text)
+    nl = ending(text)
+    if entry.status_line:
+        i = entry.status_line - 1
+        row = parts[i][0]
+        low = row.lower()
+        key = low.find("status")
+        colon = row.find(":", key) if key >= 0 else -1
+        if colon >= 0 and not row[key + 6:colon].strip("*_ \t"):
+            k = colon + 1
+            while row[k:k + 1] in ("*", "_"):
+                k += 1
+            parts[i] = (row[:k] + " " + value, parts[i][1])
+        else:
+            indent = row[:len(row) - len(row.lstrip())]
+            parts[i] = (indent + value[:1].upper() + value[1:], parts[i][1])
+        return join(parts)
+    if section is not None:
+        status = entry.roles.get("status")
+        line = value[:1].upper() + value[1:]
+        if status is not None:
+            at = status.line  # after its heading
+            return join(parts[:at] + [("", nl), (line, nl)] + parts[at:])
+        first = next((i for i, (row, _e) in enumerate(parts)
+                      if row.startswith("## ")), len(parts))
+        block = [(section, nl), ("", nl), (line, nl), ("", nl)]
+        if first == len(parts) and parts[-1] == ("", ""):
+            first -= 1
+        return join(parts[:first] + block + parts[first:])
+    end = front_matter(text).end
+    if end:
+        return join(parts[:1] + [(f"status: {value}", nl)] + parts[1:])
+    return join([("---", nl), (f"status: {value}", nl), ("---", nl), ("", nl)]
+                + parts)

@@ -3,16 +3,21 @@ invariant still holds.
 
 This is the one place icm runs a repository's own commands, so it is a
 workflow command, never a check: ``icm check`` and the default pre-commit
-hook never reach it. Each command runs as ``sh -c SCRIPT`` from the root,
-stdin closed, with the user's environment, in a process group of its own;
+hook never reach it. A command is only ever the code of the section whose
+role is verify (``model.journal``): never a code span of another section.
+Each command runs as ``sh -c SCRIPT`` from the root,
+stdin closed, with the user's environment (the project's virtualenv first
+on ``PATH``: ``command_env``), in a process group of its own;
 past ``verify_timeout`` seconds (and on Ctrl-C) the whole group is killed,
 so no background child outlives the run. Output (stdout and stderr
 together) is kept as its last lines in bounded memory; undecodable bytes are
 replaced.
 
 Not run: entries on ``journal_exempt``, superseded entries, and entries
-without code in the verify slot. Entries on ``verify_skip`` run, but only a
-pass is news: it is reported so the list can shrink.
+without code in the verify slot (in a MADR or adr-tools journal, one
+without a verify section is only counted: it is optional there). Entries
+on ``verify_skip`` run, but only a pass is news: it is reported so the
+list can shrink.
 
 ``--since REV`` keeps the entries whose command or text names a path (a
 file or folder, ``.`` for everything) changed since REV, the entries
@@ -57,6 +62,10 @@ from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model import journal
 
 NAME = "verify"
+# icm explain: why the rule matters, and how to silence it here
+WHY = ("An Invariant is only as good as the command that re-tests it: a command that "
+       "fails is a decision that no longer holds.")
+SILENCE = "verify_skip names an entry and why it is skipped (the list may only shrink)"
 RULES = Rules(NAME, {
     "holds": Rule("the entry's Verify command exits 0", Severity.INFO),
     "broken": Rule("the entry's Verify command fails: its invariant no longer "
@@ -73,6 +82,8 @@ RULES = Rules(NAME, {
                          fix="delete this path from verify_skip"),
     "exempt": Rule("the entry is on journal_exempt; not run", Severity.INFO),
     "superseded": Rule("the entry is superseded; not run", Severity.INFO),
+    "no-verify-section": Rule("the entry has no verify section, optional in "
+                              "this journal_format; not run", Severity.INFO),
     "unreadable": Rule("the entry cannot be read as UTF-8 text"),
     "dry-run": Rule("what icm verify would run, and where", Severity.INFO),
 })
@@ -118,16 +129,33 @@ class Outcome:
     timed_out: bool
 
 
-def command_env() -> Dict[str, str]:
-    """The user's environment, with the folder of the Python running icm
-    first on PATH: ``.venv/bin/icm verify`` run without activating the venv
-    must give ``pytest`` and ``icm`` in a Verify command that same venv, not
-    whatever the shell finds first (or nothing)."""
+VENV_FOLDERS = (".venv", "venv")  # at the root, in this order
+
+
+def project_bin(root: Optional[Path], env: Dict[str, str]) -> Optional[str]:
+    """The project's environment: an activated virtualenv (``VIRTUAL_ENV``),
+    else a ``.venv`` (or ``venv``) at the root; its ``bin`` folder."""
+    active = env.get("VIRTUAL_ENV", "")
+    candidates = [os.path.join(active, "bin")] if active else []
+    if root is not None:
+        candidates += [os.path.join(str(root), name, "bin") for name in VENV_FOLDERS]
+    return next((os.path.abspath(c) for c in candidates if os.path.isdir(c)), None)
+
+
+def command_env(root: Optional[Path] = None) -> Dict[str, str]:
+    """The user's environment, with the project's virtualenv (``project_bin``)
+    first on PATH, then the folder of the Python running icm: in a pipx or
+    other isolated install icm's interpreter has no ``pytest``, so ``python
+    -m pytest`` must name the project's; ``.venv/bin/icm verify`` run without
+    activating the venv still gives that venv's ``pytest`` and ``icm``. This
+    picks which interpreter ``python`` names, never what runs."""
     env = dict(os.environ)
     here = os.path.dirname(os.path.abspath(sys.executable))
+    first = [b for b in (project_bin(root, env), here) if b]
     parts = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p]
-    if not parts or os.path.abspath(parts[0]) != here:
-        env["PATH"] = os.pathsep.join([here, *parts])
+    lead = list(dict.fromkeys(first))
+    if [os.path.abspath(p) for p in parts[:len(lead)]] != lead:
+        env["PATH"] = os.pathsep.join([*lead, *parts])
     return env
 
 
@@ -236,7 +264,7 @@ class Runner:
             return None
         start, begun = self.clock(), time.monotonic()
         token = secrets.token_hex(8)
-        env = command_env()
+        env = command_env(self.root)
         outer = env.get(TOKEN_VAR, "")  # a Verify command running icm verify
         env[TOKEN_VAR] = f"{outer[-400:]}:{token}" if outer else token
         try:
@@ -427,11 +455,15 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
         clock: Optional[Callable[[], float]] = None) -> Report:
     """Verify the selected entries; a Report with one verdict per entry."""
     cfg = ctx.config
-    slot = journal.verify_slot(cfg)
+    lay = journal.layout(cfg)
+    slot = lay.verify
     if slot is None:
-        # Only a config can leave no fourth slot: name it and the key.
+        # Only a config can leave no fourth slot: name it and the key. A
+        # fourth named for another role (Consequences) is no command.
+        why = "slots has no fourth" if len(lay.slots) < 4 else \
+            f"the fourth slot, '{lay.slots[3]}', is not the verify role"
         raise UsageError(f"{cfg.location}: no slot holds the Verify command: "
-                         "slots has no fourth and verify_slot is unset; set "
+                         f"{why} and verify_slot is unset; set "
                          "verify_slot to the slot whose code icm verify runs")
     paths = select(ctx, wanted)
     skip = dict(cfg.verify_skip)
@@ -439,19 +471,28 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
     found: List[Finding] = []
     plans: List[_Plan] = []
     texts: Dict[str, str] = {}
+    read: Dict[str, journal.Entry] = {}
+    numbers = journal.numbered(journal.entries(ctx), lay)
     for path in paths:
         try:
-            text = ctx.read_markdown(path)
+            texts[path] = ctx.read_markdown(path)
         except Unreadable as exc:
             found.append(RULES("unreadable", path, f"cannot read: {exc.reason}"))
             continue
-        entry = journal.parse_entry(text, path, cfg.slots, slot)
+        read[path] = journal.parse_entry(texts[path], path, lay.slots, slot, lay,
+                                         numbers)
+    replaced = journal.superseding(read)
+    for path, entry in read.items():
         if path in exempt:
             found.append(RULES("exempt", path, "exempt, not run"))
-        elif entry.superseded_by is not None:
+        elif path in replaced:
+            by, line = replaced[path]
             found.append(RULES("superseded", path, "superseded by "
-                               f"{inert(entry.superseded_by)}, not run",
-                               line=entry.superseded_line))
+                               f"{inert(by)}, not run", line=line))
+        elif entry.command is None and not entry.verify_line \
+                and slot not in lay.slots:
+            found.append(RULES("no-verify-section", path, f"no '{slot}' section, "
+                               "not run"))
         elif entry.command is None:
             why = "holds no code" if entry.verify_line else "is missing"
             found.append(RULES("no-command", path, "no verify command (the "
@@ -460,7 +501,6 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
                                "fenced sh block"))
         else:
             plans.append(_Plan(path, entry.verify_line, entry.command, skip.get(path)))
-            texts[path] = text
     if not wanted:
         present = set(journal.entries(ctx))
         for path in sorted(set(skip) - present):
@@ -605,7 +645,8 @@ def _report(found: List[Finding], results: List[Dict[str, Any]], left_out: int,
         n = counts.get("dry-run", 0)
         tail = f"verify: {n} command{'' if n == 1 else 's'} would run"
     else:
-        not_run = sum(counts.get(c, 0) for c in ("exempt", "superseded", "no-command"))
+        not_run = sum(counts.get(c, 0) for c in ("exempt", "superseded", "no-command",
+                                                 "no-verify-section"))
         skipped = counts.get("skipped", 0) + counts.get("skipped-holds", 0)
         tail = (f"verify: {counts.get('holds', 0)} hold, {counts.get('broken', 0)} "
                 f"broken, {counts.get('timeout', 0)} timed out, "

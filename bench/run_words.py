@@ -1,0 +1,166 @@
+"""What check-stale's word comparison costs, at two sizes and three shapes.
+
+    python bench/run_words.py [--notes 100 1000] [--commits 2000] [--runs 5]
+
+For each size a repository is generated in a temporary folder with ``git
+fast-import``: ``--notes`` folders, each a ``context.md`` and an ``a.py``,
+then ``--commits`` commits touching one to three files at random, then one
+of three endings:
+
+- ``worded``: code changes, then every note changes a word (the words of
+  each deciding commit are read: one ``--no-walk`` log, one ``cat-file``);
+- ``wordless``: code changes, then every note is re-wrapped (each note is
+  walked back to the code: one more log, one more ``cat-file``);
+- ``bound``: code changes, then ``WALK`` re-wrappings of every note (the
+  walk reads its whole bound for every note: the worst case).
+
+``check-stale`` runs in-process (its typed options, as the engine passes
+them); the table gives the median CPU time (this process plus the git
+processes it waited for: the shared machine's load swung wall time 2x) of
+the whole check, of its word stages alone (``_wordless_pending``,
+``_wordless_commits``, ``_walk_back``), their share, and the git processes
+the word stages start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Tuple
+
+from icm import config, context, git
+from icm.checks import stale
+from icm.registry import StaleOptions
+
+NOTE = "# {d}\n\nWhy this folder keeps its rows\nas they came, and what reads them.\n"
+
+
+def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    folders = [f"pkg{i // 50:02d}/mod{i:04d}" for i in range(notes)]
+    out: List[bytes] = []
+    mark, t = 0, 1_700_000_000
+
+    def commit(files: Dict[str, str], parent: int) -> int:
+        nonlocal mark, t
+        mark += 1
+        t += 600
+        out.append(b"commit refs/heads/main\nmark :%d\n" % mark)
+        out.append(b"committer b <b@b> %d +0000\ndata 6\nchange\n" % t)
+        if parent:
+            out.append(b"from :%d\n" % parent)
+        for path, text in files.items():
+            data = text.encode()
+            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(),
+                                                              len(data), data))
+        out.append(b"\n")
+        return mark
+
+    head = commit({**{f"{d}/context.md": NOTE.format(d=d) for d in folders},
+                   **{f"{d}/a.py": "0\n" for d in folders}}, 0)
+    for n in range(commits):
+        head = commit({f"{d}/a.py": f"{n}\n"
+                       for d in rng.sample(folders, rng.randint(1, 3))}, head)
+    head = commit({f"{d}/a.py": "code moved\n" for d in folders}, head)
+    if ending == "worded":
+        head = commit({f"{d}/context.md": NOTE.format(d=d) + "Reread.\n"
+                       for d in folders}, head)
+    else:
+        for n in range(1 if ending == "wordless" else stale.WALK):
+            wrapped = NOTE.replace("\nas", " as", 1) if n % 2 == 0 else NOTE
+            head = commit({f"{d}/context.md": wrapped.format(d=d) + "\n" * (n % 3)
+                           for d in folders}, head)
+    return b"".join(out)
+
+
+def build(root: Path, notes: int, commits: int, ending: str) -> None:
+    env = git.environment()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=root, check=True, env=env,
+                   input=stream(notes, commits, ending))
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True, env=env)
+
+
+def cpu() -> float:
+    """CPU seconds of this process and of every child it waited for."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def measure(root: Path, runs: int) -> Tuple[float, float, int, str]:
+    """Median seconds of the check and of its word stages; the word stages'
+    git processes; the first finding's message."""
+    spent: List[float] = []
+    started: List[int] = []
+    real = subprocess.Popen
+
+    class Counted(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            started.append(1)
+            super().__init__(*args, **kwargs)
+
+    def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            before, count = cpu(), len(started)
+            subprocess.Popen = Counted  # type: ignore[misc]
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                subprocess.Popen = real  # type: ignore[misc]
+                spent.append(cpu() - before)
+                processes.append(len(started) - count)
+        return wrapper
+
+    names = ("_wordless_pending", "_wordless_commits", "_walk_back")
+    saved = {name: getattr(stale, name) for name in names}
+    for name in names:
+        setattr(stale, name, timed(saved[name]))
+    totals, words = [], []
+    processes: List[int] = []
+    message = ""
+    try:
+        for _ in range(runs):
+            spent.clear()
+            processes.clear()
+            ctx = context.build(root, config.load(root))
+            before = cpu()
+            report = stale.run(ctx, StaleOptions())
+            totals.append(cpu() - before)
+            words.append(sum(spent))
+            message = report.findings[0].message
+    finally:
+        for name in names:
+            setattr(stale, name, saved[name])
+    return statistics.median(totals), statistics.median(words), sum(processes), \
+        message
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--notes", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument("--commits", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    print("| notes | commits | ending | check-stale | word stages | share | "
+          "git processes (words) | verdict |")
+    print("|---|---|---|---|---|---|---|---|")
+    for notes in args.notes:
+        for ending in ("worded", "wordless", "bound"):
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp).resolve() / "repo"
+                build(root, notes, args.commits, ending)
+                total, words, procs, message = measure(root, args.runs)
+            print(f"| {notes} | {args.commits} | {ending} | {total:.3f} s | "
+                  f"{words:.3f} s | {100 * words / total:.0f} % | {procs} | "
+                  f"{message} |", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+"""``icm baseline`` and ``icm-baseline.json``, and inline suppressions, end
+to end on real repositories: old findings pass and are counted, a line
+shift keeps them, a new one fails, a fixed one is said once, the file only
+shrinks; a hostile file is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from icm import baseline
+from icm.errors import UsageError
+from tests.conftest import commit, python_lines, write
+
+D1 = "2026-11-01T12:00:00+00:00"
+D2 = "2026-11-20T12:00:00+00:00"
+HB = "# H\n\nintro\n\n[x](missing.md)\n\n- [s](src/context.md)\n"
+BROKEN = "broken link: AGENTS.md -> missing.md"
+
+
+def _adopted(repo: Path) -> None:
+    """A repository red on day one: a broken link and a stale note."""
+    commit(repo, {"AGENTS.md": HB, "src/context.md": "# src\n",
+                  "src/a.py": "1\n"}, D1)
+    commit(repo, {"src/a.py": "2\n"}, D2)
+
+
+def _check(icm, repo: Path, *more: str):
+    return icm("check", "--root", str(repo), "-q", *more)
+
+
+def test_old_findings_pass_a_shift_keeps_them_a_new_one_fails(repo: Path,
+                                                              icm) -> None:
+    _adopted(repo)
+    code, out, _ = _check(icm, repo)
+    assert code == 1 and out.endswith(
+        "icm check: 2 of 9 checks failed (links: 1 error, stale: 1 error)\n")
+    assert icm("baseline", "--root", str(repo)) == (
+        0, "wrote icm-baseline.json: 2 findings\n", "")
+    doc = json.loads((repo / "icm-baseline.json").read_text())
+    assert doc == {"version": 1, "findings": [
+        {"check": "links", "code": "missing-file", "path": "AGENTS.md",
+         "message": BROKEN, "count": 1},
+        {"check": "stale", "code": "stale", "path": "src/context.md",
+         "message": "STALE - code in src moved # days after the note",
+         "count": 1}]}
+    assert _check(icm, repo) == (
+        0, "icm check: all 9 checks passed, 2 baselined\n", "")
+    # Lines above the link, and more code (another number of days): the same.
+    commit(repo, {"AGENTS.md": "# H\n\nmore\n\nlines\n\n" + HB[4:],
+                  "src/a.py": "3\n"}, "2026-11-29T12:00:00+00:00")
+    assert _check(icm, repo) == (
+        0, "icm check: all 9 checks passed, 2 baselined\n", "")
+    # A second broken link in the same file is new.
+    write(repo, {"AGENTS.md": HB + "\n[y](gone.md)\n"})
+    assert _check(icm, repo) == (1, (
+        "broken link: AGENTS.md -> gone.md\n"
+        "links: 1 problem (missing file 1)\n"
+        "icm check: 1 of 9 checks failed (links: 1 error), 2 baselined\n"), "")
+    # One copy is held, a second copy of the same finding fails.
+    write(repo, {"AGENTS.md": HB + "\n[x](missing.md)\n"})
+    assert _check(icm, repo)[1].startswith("broken link: AGENTS.md -> missing.md\n")
+
+
+def test_a_fixed_finding_is_said_once_and_baseline_only_shrinks(repo: Path,
+                                                                icm) -> None:
+    _adopted(repo)
+    icm("baseline", "--root", str(repo))
+    before = (repo / "icm-baseline.json").read_bytes()
+    write(repo, {"AGENTS.md": HB.replace("[x](missing.md)", "x")})
+    said = ("icm-baseline.json: 1 entry matches no finding now (fixed?); run "
+            "'icm baseline' to drop it\n")
+    assert _check(icm, repo) == (
+        0, said + "icm check: all 9 checks passed, 1 baselined\n", "")
+    assert icm("check", "--root", str(repo), "--format", "concise")[1] == (
+        "icm-baseline.json:1:1: baseline/unmatched " + said[19:] +
+        "icm check: all 9 checks passed, 1 baselined\n")
+    doc = json.loads(icm("check", "--root", str(repo), "--format", "json")[1])
+    assert doc["baseline"] == {
+        "file": "icm-baseline.json", "baselined": 1, "suppressed": 0,
+        "unmatched": [{"check": "links", "code": "missing-file",
+                       "path": "AGENTS.md", "message": BROKEN, "count": 1}]}
+    # A run that does not judge links says nothing of its entries.
+    assert icm("check-stale", "--root", str(repo)) == (0, "", "")
+    # A new finding is not added without --grow; the fixed one is dropped.
+    write(repo, {"AGENTS.md": HB.replace("missing.md", "other.md")})
+    assert icm("baseline", "--root", str(repo)) == (1, (
+        "wrote icm-baseline.json: 1 finding (1 dropped: fixed)\n"
+        "icm-baseline.json: 1 new finding not added (fix it, or icm baseline "
+        "--grow adds it)\n"), "")
+    assert (repo / "icm-baseline.json").read_bytes() != before
+    assert icm("baseline", "--root", str(repo)) == (1, (
+        "left alone icm-baseline.json: 1 finding, none fixed\n"
+        "icm-baseline.json: 1 new finding not added (fix it, or icm baseline "
+        "--grow adds it)\n"), "")
+    assert icm("baseline", "--root", str(repo), "--grow") == (
+        0, "wrote icm-baseline.json: 2 findings (1 added)\n", "")
+    assert _check(icm, repo) == (
+        0, "icm check: all 9 checks passed, 2 baselined\n", "")
+
+
+def test_baseline_keeps_entries_a_selection_does_not_judge(repo: Path,
+                                                           icm) -> None:
+    _adopted(repo)
+    icm("baseline", "--root", str(repo))
+    write(repo, {"icm.toml": "ignore = ['stale']\n",
+                 "AGENTS.md": HB.replace("[x](missing.md)", "x")})
+    assert icm("baseline", "--root", str(repo)) == (
+        0, "wrote icm-baseline.json: 1 finding (1 dropped: fixed)\n", "")
+    assert [e["check"] for e in json.loads(
+        (repo / "icm-baseline.json").read_text())["findings"]] == ["stale"]
+
+
+def test_nothing_to_baseline_writes_nothing(repo: Path, icm) -> None:
+    commit(repo, {"AGENTS.md": "# H\n"}, D1)
+    assert icm("baseline", "--root", str(repo)) == (
+        0, "no findings: icm-baseline.json not written\n", "")
+    assert not (repo / "icm-baseline.json").exists()
+
+
+def test_baseline_is_never_written_through_a_symlink(repo: Path, icm) -> None:
+    _adopted(repo)
+    icm("baseline", "--root", str(repo))
+    os.rename(repo / "icm-baseline.json", repo / "kept.json")
+    os.symlink("kept.json", repo / "icm-baseline.json")
+    kept = (repo / "kept.json").read_bytes()
+    write(repo, {"AGENTS.md": HB.replace("[x](missing.md)", "x")})
+    assert icm("baseline", "--root", str(repo)) == (
+        2, "", "icm: refusing to write icm-baseline.json: it is a symlink; "
+        "nothing was changed\n")
+    assert (repo / "kept.json").read_bytes() == kept
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+ENTRY = {"check": "links", "code": "missing-file", "path": "AGENTS.md",
+         "message": BROKEN, "count": 1}
+
+
+def _doc(**entry: object) -> str:
+    return json.dumps({"version": 1, "findings": [dict(ENTRY, **entry)]})
+
+
+@pytest.mark.parametrize("data,said", [
+    (b"\x00" * 10, "cannot read: contains NUL bytes; not a text file"),
+    (b'{"version": 1, "findings": ["\xff"]}',
+     "cannot read: not valid UTF-8 (line 1, byte offset 29)"),
+    ("\ufeff{}".encode("utf-16"), "cannot read: UTF-16 text; icm reads UTF-8 only"),
+    (b"", "not valid JSON: Expecting value (line 1, column 1)"),
+    (b"[1, 2", "not valid JSON: Expecting ',' delimiter (line 1, column 6)"),
+    (DEEP.encode(), "not valid JSON: nested too deeply"),
+    (b'{"version": 1, "version": 1}', 'not a baseline: key "version" given twice'),
+    (b'{"version": NaN, "findings": []}', "not a baseline: NaN is not a JSON "
+     "number"),
+    (b'{"version": 1, "findings": [], "x": 1}', "not a baseline: expected an "
+     "object with 'version' and 'findings' (run 'icm baseline' on a copy to see "
+     "the form)"),
+    (b"[]", "not a baseline: expected an object with 'version' and 'findings' "
+     "(run 'icm baseline' on a copy to see the form)"),
+    (b'{"version": "1", "findings": []}', 'version must be 1, got "1"'),
+    (b'{"version": true, "findings": []}', "version must be 1, got true"),
+    (b'{"version": 1, "findings": {}}', "'findings' must be an array, got an "
+     "object"),
+    (b'{"version": 1, "findings": [7]}', "findings[0]: must be an object with "
+     "exactly 'check', 'code', 'path', 'message', 'count'"),
+    (_doc(count="2").encode(), "findings[0]: 'count' must be a whole number "
+     'from 1, got "2"'),
+    (_doc(count=0).encode(), "findings[0]: 'count' must be a whole number from "
+     "1, got 0"),
+    (_doc(count=1.0).encode(), "findings[0]: 'count' must be a whole number "
+     "from 1, got 1.0"),
+    (_doc(count=10 ** 30).encode(), "findings[0]: 'count' must be a whole "
+     "number from 1, got a number of 31 digits"),
+    (_doc().replace('"count": 1', '"count": ' + "9" * 5000).encode(),
+     "not a baseline: Exceeds the limit (4300 digits) for integer string "
+     "conversion: value has 5000 digits; use sys.set_int_max_str_digits() to "
+     "increase the limit"),
+    (_doc(path=None).encode(), "findings[0]: 'path' must be a non-empty string, "
+     "got null"),
+    (_doc(message=["x"]).encode(), "findings[0]: 'message' must be a non-empty "
+     "string, got an array"),
+    (_doc(check="linkz").encode(), 'findings[0]: \'check\' names no check: '
+     '"linkz"'),
+    (json.dumps({"version": 1, "findings": [ENTRY, ENTRY]}).encode(),
+     "findings[1]: repeats an earlier entry (keep one, with the sum of their "
+     "counts)"),
+])
+def test_a_hostile_baseline_is_one_line_and_exit_2(repo: Path, icm, data: bytes,
+                                                   said: str) -> None:
+    _adopted(repo)
+    write(repo, {"icm-baseline.json": data})
+    want = (2, "", f"icm: icm-baseline.json: {said}\n")
+    assert _check(icm, repo) == want
+    assert icm("check-links", "--root", str(repo)) == want
+    assert icm("baseline", "--root", str(repo)) == want
+    assert (repo / "icm-baseline.json").read_bytes() == data  # never overwritten
+
+
+def test_an_oversized_or_outside_baseline_is_refused(repo: Path, icm,
+                                                     tmp_path: Path) -> None:
+    _adopted(repo)
+    write(repo, {"icm.toml": "max_file_bytes = 100\n",
+                 "icm-baseline.json": " " * 101})
+    assert _check(icm, repo) == (2, "", "icm: icm-baseline.json: cannot read: "
+                                 "101 bytes is over max_file_bytes (100); not "
+                                 "parsed\n")
+    (repo / "icm-baseline.json").unlink()
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(json.dumps({"version": 1, "findings": [ENTRY]}))
+    os.symlink(outside, repo / "icm-baseline.json")
+    code, out, err = _check(icm, repo)
+    assert (code, out) == (2, "") and err.startswith(
+        "icm: icm-baseline.json: cannot read: ") and "outside" in err
+    (repo / "icm-baseline.json").unlink()
+    (repo / "icm-baseline.json").mkdir()
+    assert _check(icm, repo) == (
+        2, "", "icm: icm-baseline.json: cannot read: is a directory\n")
+
+
+keys = st.tuples(st.sampled_from(["links", "stale", "dupes"]),
+                 st.text(min_size=1, max_size=8),
+                 st.text(min_size=1, max_size=12),  # surrogates: bytes not UTF-8
+                 st.text(min_size=1, max_size=30))
+
+
+@given(st.dictionaries(keys, st.integers(1, 10 ** 9), max_size=8))
+def test_dump_reads_back_exactly(entries) -> None:
+    """Whatever the paths and messages hold (a lone surrogate: a file-name
+    byte that is not UTF-8), the file reads back as written, in ASCII."""
+    data = baseline.dump(entries)
+    assert data.isascii()
+    assert baseline.parse(data.decode("ascii")) == entries
+    assert baseline.dump(baseline.parse(data.decode("ascii"))) == data
+
+
+@given(st.text(max_size=200))
+def test_parse_refuses_in_one_line_or_reads(text: str) -> None:
+    try:
+        baseline.parse(text)
+    except UsageError as exc:
+        assert "\n" not in str(exc)
+
+
+@given(st.lists(st.sampled_from(["`", "<!--", "-->", " icm:", " ignore",
+                                 " ignore-file", " links", ",", "\n", "```",
+                                 "x", " "]), max_size=40))
+def test_markers_never_fail(parts) -> None:
+    baseline.markers("".join(parts))
+
+
+def test_identity_keeps_names_and_drops_moving_numbers() -> None:
+    assert baseline.identity(
+        "duplicate rule: src/context.md:12 repeats AGENTS.md:30 (keep one home)"
+    ) == "duplicate rule: src/context.md:# repeats AGENTS.md:# (keep one home)"
+    assert baseline.identity("queue: number 07 is used twice: queue/07_a.md, "
+                             "queue/07_b.md") == (
+        "queue: number # is used twice: queue/07_a.md, queue/07_b.md")
+    assert baseline.identity("made at 1a3e64c, 12 commits ago; v2 and 0.75") == \
+        "made at 1a3e64c, # commits ago; v2 and 0.75"
+
+
+# -- inline suppressions -------------------------------------------------------
+
+
+def test_one_syntax_silences_every_check_and_is_counted(repo: Path, icm) -> None:
+    _adopted(repo)
+    write(repo, {"AGENTS.md": (
+        "# H\n\n<!-- icm: ignore links/missing-file -->\n[x](missing.md)\n\n"
+        "[y](gone.md) <!-- icm: ignore links -->\n\n"
+        "```markdown\n<!-- icm: ignore links -->\n```\n[z](fenced.md)\n\n"
+        "Quoted: `<!-- icm: ignore links -->`\n[w](quoted.md)\n\n"
+        "- [s](src/context.md)\n"),
+        "src/context.md": "# src\n\n<!-- icm: ignore-file stale/stale -->\n"})
+    commit(repo, {}, D2)
+    assert _check(icm, repo) == (1, (
+        "broken link: AGENTS.md -> fenced.md\n"
+        "broken link: AGENTS.md -> quoted.md\n"
+        "links: 2 problems (missing file 2)\n"
+        "icm check: 1 of 9 checks failed (links: 2 errors), 2 suppressed\n"), "")
+    # The note's own edit made it fresh; more code makes it stale again.
+    commit(repo, {"src/a.py": "4\n"}, "2026-11-29T12:00:00+00:00")
+    assert _check(icm, repo)[1].endswith(", 3 suppressed\n")
+    code, out, _ = icm("check-stale", "--root", str(repo))
+    assert (code, out) == (0, "")
+    # A suppressed finding is not baselined: it is silenced already.
+    icm("baseline", "--root", str(repo))
+    assert {e["path"] for e in json.loads(
+        (repo / "icm-baseline.json").read_text())["findings"]} == {"AGENTS.md"}
+
+
+def test_allow_duplicate_is_an_alias_of_ignore_dupes(repo: Path, icm) -> None:
+    rule = "Every reader of a file stops at 1 MiB and reports the rest as skipped."
+    write(repo, {"AGENTS.md": f"# H\n\n{rule}\n",
+                 "a/context.md": f"# a\n\n{rule}\n",
+                 "b/context.md": f"# b\n\n<!-- icm: ignore dupes -->\n{rule}\n"})
+    code, out, _ = icm("check-dupes", "--root", str(repo))
+    assert out == ("duplicate rule: a/context.md:3 repeats AGENTS.md:3 (keep one "
+                   "home, link to it)\n")
+    marks = baseline.markers("<!-- icm: allow-duplicate -->\ntext\n")
+    assert marks.lines == {2: frozenset({"dupes"})}
+
+
+def test_a_suppression_needs_a_code(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": "# H\n\n<!-- icm: ignore -->\n[x](missing.md)\n"})
+    assert icm("check-links", "--root", str(repo))[0] == 1
+
+
+def test_judging_is_linear_in_findings_and_files(repo: Path) -> None:
+    """Each file's suppressions are read once, each finding looked up once:
+    four times the findings (and files) is about four times the work."""
+    from icm import config, context, registry
+    from icm.finding import Report, Rule, Rules
+
+    rules = Rules("links", {"missing-file": Rule("x")})
+
+    def work(n: int) -> int:
+        write(repo, {f"d{n}/{i}.md": "<!-- icm: ignore links/nope -->\ntext\n"
+                     for i in range(n // 10)})
+        ctx = context.build(repo, config.Config())
+        found = tuple(rules("missing-file", f"d{n}/{i % (n // 10)}.md",
+                            f"broken link: -> x{i}.md", line=i + 1, located=True)
+                      for i in range(n))
+        held = baseline.counted(found[::2])
+        chosen = registry.Selection()
+        return python_lines(lambda: baseline.judge(ctx, [Report.of("links", found)],
+                                                   chosen, held))
+
+    small, large = work(500), work(2000)
+    assert large < 5 * small, (small, large)

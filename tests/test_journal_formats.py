@@ -1,0 +1,871 @@
+"""Decision records as the journal (issue 24, item 7): MADR and adr-tools
+(Nygard) trees through check-journal, positions, verify --dry-run and
+new-journal, on real repositories. The records are small ones written for
+these tests, shaped as each tool's template shapes them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.conftest import python_lines, write
+
+MADR_CFG = "journal_format = 'madr'\njournal_dir = 'docs/adr'\n"
+
+MADR = {
+    "icm.toml": MADR_CFG,
+    "AGENTS.md": "# Handbook\n",
+    # Not records: what MADR and log4brains keep beside them.
+    "docs/adr/README.md": "# Decisions\n\nOne file per decision.\n",
+    "docs/adr/index.md": "# Index\n",
+    "docs/adr/adr-template.md": "# {short title}\n\n## Context and Problem "
+                                "Statement\n",
+    "docs/adr/0001-record-decisions-in-madr.md": """\
+---
+status: accepted
+date: 2024-03-01
+---
+
+# Record decisions in MADR
+
+## Context and Problem Statement
+
+Decisions were lost in chat threads. Where should they be kept?
+
+## Considered Options
+
+* MADR files in the repository
+* A wiki page
+* Issue comments
+
+## Decision Outcome
+
+Chosen option: "MADR files in the repository", because they are reviewed
+with the code they explain.
+
+### Consequences
+
+* Good, because `git log docs/adr` is the history of our decisions.
+* Bad, because nobody reads `rm -rf docs` as a warning.
+""",
+    "docs/adr/0002-send-reports-with-cron.md": """\
+---
+status: "superseded by [ADR-0004](0004-send-reports-from-the-worker.md)"
+date: 2024-03-04
+---
+
+# Send reports with cron
+
+## Context and Problem Statement
+
+Nightly reports must go out even when nobody is logged in.
+
+## Considered Options
+
+* A cron job on the web host
+* Celery beat
+
+## Decision Outcome
+
+Chosen option: "A cron job on the web host", because it is already there.
+
+## Pros and Cons of the Options
+
+### A cron job on the web host
+
+* Good, because nothing new to run
+
+### Celery beat
+
+* Bad, because it needs a broker we do not have
+""",
+    # MADR 2: a Status list item; the options only as Pros and Cons headings.
+    "docs/adr/0003-keep-sessions-in-redis.md": """\
+# Keep sessions in Redis
+
+* Status: accepted
+* Date: 2024-03-09
+
+## Context and Problem Statement
+
+Sessions vanish when a web process restarts.
+
+## Decision Outcome
+
+Chosen option: "Redis", because the cache cluster already runs it.
+
+## Pros and Cons of the Options
+
+### Redis
+
+* Good, because it is already deployed
+
+### Signed cookies
+
+* Bad, because a session could not be revoked
+""",
+    "docs/adr/0004-send-reports-from-the-worker.md": """\
+---
+status: accepted
+---
+
+# Send reports from the worker
+
+## Context and Problem Statement
+
+The web host was replaced by containers that stop at night.
+
+## Considered Options
+
+* The job worker's scheduler
+* A cron job on the web host
+
+## Decision Outcome
+
+Chosen option: "The job worker's scheduler", because the worker runs all
+night.
+
+### Consequences
+
+* Bad, because a stuck worker stops reports: watch `worker --health`.
+
+## Verify command
+
+```sh
+test -f docs/adr/0004-send-reports-from-the-worker.md
+```
+""",
+    "docs/adr/0005-unclosed-front-matter.md": """\
+---
+status: superseded by ADR-0004
+
+# Unclosed front matter
+
+## Context and Problem Statement
+
+The closing line was lost in a merge.
+
+## Considered Options
+
+* Keep it
+
+## Decision Outcome
+
+Chosen option: "Keep it", because it is only an example.
+""",
+    "docs/adr/notes.md": "# Loose notes\n",
+}
+
+NYGARD_CFG = "journal_format = 'nygard'\njournal_dir = 'doc/adr'\n"
+
+
+def nygard(number: int, title: str, status: str, context: str = "It came up.",
+           decision: str = "We will do it.", consequences: str = "It is done.",
+           extra: str = "") -> str:
+    """A record as adr-tools' template lays it out."""
+    parts = [f"# {number}. {title}\n\nDate: 2024-02-0{number}\n\n## Status\n\n"
+             f"{status}\n"]
+    if context:
+        parts.append(f"\n## Context\n\n{context}\n")
+    parts.append(f"\n## Decision\n\n{decision}\n\n## Consequences\n\n"
+                 f"{consequences}\n{extra}")
+    return "".join(parts)
+
+
+NYGARD = {
+    "icm.toml": NYGARD_CFG,
+    "AGENTS.md": "# Handbook\n",
+    "doc/adr/0001-record-architecture-decisions.md": nygard(
+        1, "Record architecture decisions", "Accepted",
+        decision="We will keep Architecture Decision Records, as Michael "
+                 "Nygard describes them."),
+    # The spelling adr-tools wrote before 3.0.
+    "doc/adr/0002-keep-sessions-in-memory.md": nygard(
+        2, "Keep sessions in memory",
+        "Superceded by [3. Keep sessions in Redis](0003-keep-sessions-in-redis.md)",
+        decision="We will keep sessions in each web process's memory."),
+    "doc/adr/0003-keep-sessions-in-redis.md": nygard(
+        3, "Keep sessions in Redis", "Accepted\n\nSupersedes [2. Keep sessions in "
+        "memory](0002-keep-sessions-in-memory.md)",
+        decision="We will keep sessions in Redis, shared by every web process.",
+        extra="\n## Alternatives considered\n\nSticky sessions on the load "
+              "balancer: one restart still logs everyone out.\n\n"
+              "## Verify command\n\n`test -d doc/adr`\n"),
+    "doc/adr/0004-queue-outgoing-mail.md": nygard(
+        4, "Queue outgoing mail", "Accepted\n\nSupersedes [9. Send mail inline]"
+        "(0009-send-mail-inline.md)", context="",
+        decision="We will queue outgoing mail.",
+        consequences="Deploys must run `rm -rf tmp/mail` first."),
+    # Says it supersedes 1, which does not say so itself: it counts.
+    "doc/adr/0005-use-adr-tools.md": nygard(
+        5, "Use adr-tools", "Accepted\n\nSupersedes [1. Record architecture "
+        "decisions](0001-record-architecture-decisions.md)",
+        decision="We will write records with adr-tools."),
+}
+
+
+def _tree(repo: Path, files) -> Path:
+    write(repo, files)
+    return repo
+
+
+def test_madr_tree_through_check_journal(repo: Path, icm) -> None:
+    """The decision is the Decision Outcome, the three MADR sections are the
+    slots, records are NNNN-title.md; README, index and template are not
+    records; front matter is not read as a heading."""
+    _tree(repo, MADR)
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "docs/adr/0003-keep-sessions-in-redis.md: missing slot 'Considered "
+        "Options'\n"
+        "docs/adr/0005-unclosed-front-matter.md: front matter opened on line 1 "
+        "has no closing '---' within 100 lines (16 KiB); read as markdown\n"
+        "docs/adr/notes.md: name does not match NNNN-title.md\n"
+        "docs/adr/notes.md: missing slot 'Context and Problem Statement'\n"
+        "docs/adr/notes.md: missing slot 'Considered Options'\n"
+        "docs/adr/notes.md: missing slot 'Decision Outcome'\n"), "")
+    code, out, _ = icm("check-journal", "--root", str(repo), "--format", "github")
+    assert "::warning file=docs/adr/0005-unclosed-front-matter.md,line=1,title=icm" \
+        " journal/front-matter::" in out
+    assert "fix: rename to NNNN-title.md, e.g. 0006-my-change.md" in out
+
+
+def test_nygard_tree_through_check_journal(repo: Path, icm) -> None:
+    """adr-tools' four sections are the slots; its Superseded by (and the old
+    Superceded by) and Supersedes links are the supersede graph."""
+    _tree(repo, NYGARD)
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "doc/adr/0004-queue-outgoing-mail.md: missing slot 'Context'\n"
+        "doc/adr/0004-queue-outgoing-mail.md: Supersedes points at "
+        "doc/adr/0009-send-mail-inline.md, which does not exist\n"), "")
+    write(repo, {"doc/adr/0004-queue-outgoing-mail.md": nygard(
+        4, "Queue outgoing mail", "Accepted", decision="We will queue mail.")})
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+
+
+def test_statuses_feed_the_supersede_graph(repo: Path, icm) -> None:
+    """A status naming no record is the orphan; two records superseding one
+    (its own line and another's Supersedes) is a fork; a cycle through a
+    Supersedes line is one."""
+    _tree(repo, NYGARD)
+    write(repo, {
+        "doc/adr/0004-queue-outgoing-mail.md": nygard(
+            4, "Queue outgoing mail", "Superseded by [7. Gone](0007-gone.md)"),
+        # 5 says it supersedes 1; 1 says 3 replaced it: a fork on 1.
+        "doc/adr/0001-record-architecture-decisions.md": nygard(
+            1, "Record architecture decisions",
+            "Superseded by [3. Keep sessions in Redis]"
+            "(0003-keep-sessions-in-redis.md)"),
+        # 3 supersedes 2 and 2 names 6, which supersedes 3: a cycle 2 -> 3?
+        "doc/adr/0006-back-to-memory.md": nygard(
+            6, "Back to memory", "Accepted\n\nSupersedes [3. Keep sessions in "
+            "Redis](0003-keep-sessions-in-redis.md)"),
+        "doc/adr/0003-keep-sessions-in-redis.md": nygard(
+            3, "Keep sessions in Redis", "Superseded by [2. Keep sessions in "
+            "memory](0002-keep-sessions-in-memory.md)"),
+    })
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "doc/adr/0001-record-architecture-decisions.md: superseded by 2 entries: "
+        "doc/adr/0003-keep-sessions-in-redis.md, doc/adr/0005-use-adr-tools.md (a "
+        "fork: keep one)\n"
+        "doc/adr/0002-keep-sessions-in-memory.md: Superseded-by cycle: "
+        "doc/adr/0002-keep-sessions-in-memory.md -> "
+        "doc/adr/0003-keep-sessions-in-redis.md -> "
+        "doc/adr/0002-keep-sessions-in-memory.md\n"
+        "doc/adr/0003-keep-sessions-in-redis.md: superseded by 2 entries: "
+        "doc/adr/0002-keep-sessions-in-memory.md, doc/adr/0006-back-to-memory.md "
+        "(a fork: keep one)\n"
+        "doc/adr/0004-queue-outgoing-mail.md: Superseded-by points at "
+        "doc/adr/0007-gone.md, which does not exist\n"), "")
+
+
+def test_madr_positions(repo: Path, icm) -> None:
+    """Superseded from front matter (a link and an ADR number), rejected from
+    the options the outcome did not choose (or, with no option list, the Pros
+    and Cons headings); newest first by number."""
+    _tree(repo, MADR)
+    del_files = ("docs/adr/notes.md", "docs/adr/0005-unclosed-front-matter.md")
+    for rel in del_files:
+        (repo / rel).unlink()
+    link = "[docs/adr/{0}.md](docs/adr/{0}.md)".format
+    worker = link("0004-send-reports-from-the-worker")
+    assert icm("positions", "--root", str(repo)) == (0, (
+        "Compiled by `icm positions`; do not edit. Read before proposing work: "
+        "reviving a Rejected design needs a `Revives:` line.\n\n## Current\n\n"
+        f"- {worker}: Chosen option: \"The job worker's scheduler\", because the "
+        "worker runs all night.\n"
+        f"- {link('0003-keep-sessions-in-redis')}: Chosen option: \"Redis\", "
+        "because the cache cluster already runs it.\n"
+        f"- {link('0001-record-decisions-in-madr')}: Chosen option: \"MADR files "
+        "in the repository\", because they are reviewed with the code they "
+        "explain.\n\n## Superseded\n\n"
+        f"- {link('0002-send-reports-with-cron')}: Chosen option: \"A cron job on "
+        f"the web host\", because it is already there. Replaced by {worker}: "
+        "Chosen option: \"The job worker's scheduler\", because the worker runs "
+        "all night.\n\n## Rejected\n\n"
+        f"- A cron job on the web host. ({worker})\n"
+        f"- Signed cookies. ({link('0003-keep-sessions-in-redis')})\n"
+        f"- Celery beat. ({link('0002-send-reports-with-cron')})\n"
+        f"- A wiki page; Issue comments. ({link('0001-record-decisions-in-madr')})"
+        "\n"), "")
+
+
+def test_nygard_positions(repo: Path, icm) -> None:
+    """Superseded by a record's own status line and by another's Supersedes;
+    rejected from an Alternatives considered section."""
+    _tree(repo, NYGARD)
+    link = "[doc/adr/{0}.md](doc/adr/{0}.md)".format
+    assert icm("positions", "--root", str(repo)) == (0, (
+        "Compiled by `icm positions`; do not edit. Read before proposing work: "
+        "reviving a Rejected design needs a `Revives:` line.\n\n## Current\n\n"
+        f"- {link('0005-use-adr-tools')}: We will write records with adr-tools.\n"
+        f"- {link('0004-queue-outgoing-mail')}: We will queue outgoing mail.\n"
+        f"- {link('0003-keep-sessions-in-redis')}: We will keep sessions in "
+        "Redis, shared by every web process.\n\n## Superseded\n\n"
+        f"- {link('0002-keep-sessions-in-memory')}: We will keep sessions in each "
+        f"web process's memory. Replaced by {link('0003-keep-sessions-in-redis')}"
+        ": We will keep sessions in Redis, shared by every web process.\n"
+        f"- {link('0001-record-architecture-decisions')}: We will keep "
+        "Architecture Decision Records, as Michael Nygard describes them. "
+        f"Replaced by {link('0005-use-adr-tools')}: We will write records with "
+        "adr-tools.\n\n## Rejected\n\n"
+        "- Sticky sessions on the load balancer: one restart still logs everyone "
+        f"out. ({link('0003-keep-sessions-in-redis')})\n"), "")
+
+
+def test_a_newer_record_re_proposing_a_rejected_option_is_warned(repo: Path,
+                                                                  icm) -> None:
+    """Records are ordered by number: a later record choosing what an earlier
+    one rejected is a re-proposal, as a later dated entry is."""
+    _tree(repo, MADR)
+    write(repo, {"docs/adr/0006-move-reports-to-celery-beat.md": """\
+# Move reports to Celery beat
+
+## Context and Problem Statement
+
+The worker's scheduler drifts.
+
+## Considered Options
+
+* Celery beat
+
+## Decision Outcome
+
+Chosen option: "Celery beat", because it needs a broker we do not have.
+"""})
+    code, out, _ = icm("check-positions", "--root", str(repo))
+    assert (code, out) == (0, (
+        "docs/adr/0006-move-reports-to-celery-beat.md: re-proposes what "
+        "docs/adr/0002-send-reports-with-cron.md rejected: \"celery beat\"\n"))
+
+
+def _dry(icm, repo: Path):
+    code, out, err = icm("verify", "--dry-run", "--root", str(repo))
+    return code, out.replace(str(repo), "ROOT"), err
+
+
+def test_verify_dry_run_offers_only_the_verify_role(repo: Path, icm) -> None:
+    """MADR and adr-tools records carry code spans in Consequences (`rm -rf
+    docs`, `rm -rf tmp/mail`): never offered; a record without a Verify
+    command section is counted, not run, not a warning."""
+    _tree(repo, MADR)
+    assert _dry(icm, repo) == (0, (
+        "docs/adr/0001-record-decisions-in-madr.md: no 'Verify command' section, "
+        "not run\n"
+        "docs/adr/0002-send-reports-with-cron.md: superseded by "
+        "docs/adr/0004-send-reports-from-the-worker.md, not run\n"
+        "docs/adr/0003-keep-sessions-in-redis.md: no 'Verify command' section, "
+        "not run\n"
+        "docs/adr/0004-send-reports-from-the-worker.md: would run in ROOT:\n"
+        "    test -f docs/adr/0004-send-reports-from-the-worker.md\n"
+        "docs/adr/0005-unclosed-front-matter.md: superseded by "
+        "docs/adr/0004-send-reports-from-the-worker.md, not run\n"
+        "docs/adr/notes.md: no 'Verify command' section, not run\n"
+        "verify: 1 command would run\n"), "")
+
+
+def test_verify_dry_run_on_an_adr_tools_tree(repo: Path, icm) -> None:
+    _tree(repo, NYGARD)
+    assert _dry(icm, repo) == (0, (
+        "doc/adr/0001-record-architecture-decisions.md: superseded by "
+        "doc/adr/0005-use-adr-tools.md, not run\n"
+        "doc/adr/0002-keep-sessions-in-memory.md: superseded by "
+        "doc/adr/0003-keep-sessions-in-redis.md, not run\n"
+        "doc/adr/0003-keep-sessions-in-redis.md: would run in ROOT:\n"
+        "    test -d doc/adr\n"
+        "doc/adr/0004-queue-outgoing-mail.md: no 'Verify command' section, not "
+        "run\n"
+        "doc/adr/0005-use-adr-tools.md: no 'Verify command' section, not run\n"
+        "verify: 1 command would run\n"), "")
+
+
+def test_verify_slot_names_any_heading_in_a_record_journal(repo: Path,
+                                                          icm) -> None:
+    """MADR 4's Confirmation section may hold the command: verify_slot names
+    it (a ### heading under Decision Outcome), and it need not be a slot."""
+    _tree(repo, MADR)
+    write(repo, {"icm.toml": MADR_CFG + "verify_slot = 'Confirmation'\nslots = "
+                 "['Context and Problem Statement', 'Decision Outcome']\n",
+                 "docs/adr/0001-record-decisions-in-madr.md":
+                 MADR["docs/adr/0001-record-decisions-in-madr.md"]
+                 + "\n### Confirmation\n\n```sh\ntest -d docs/adr\n```\n"})
+    code, out, _ = _dry(icm, repo)
+    assert code == 0 and out.splitlines()[:2] == [
+        "docs/adr/0001-record-decisions-in-madr.md: would run in ROOT:",
+        "    test -d docs/adr"]
+    assert icm("check-journal", "--root", str(repo))[1].count("\n") == 4
+
+
+def test_a_fourth_slot_named_consequences_is_no_verify_command(repo: Path,
+                                                               icm) -> None:
+    """The newcomer's trial: MADR's headings as the icm format's slots made
+    Consequences the fourth slot, and --dry-run offered its code span as a
+    shell command."""
+    write(repo, {"icm.toml": "slots = ['Context and Problem Statement', "
+                             "'Considered Options', 'Decision Outcome', "
+                             "'Consequences']\n",
+                 "journal/2026-01-01_a.md": "# A\n\n## Context and Problem "
+                 "Statement\n\nx\n\n## Considered Options\n\n* y\n\n## Decision "
+                 "Outcome\n\nChosen option: \"y\".\n\n## Consequences\n\n"
+                 "`rm -rf build`\n"})
+    assert _dry(icm, repo) == (2, "", (
+        "icm: icm.toml: no slot holds the Verify command: the fourth slot, "
+        "'Consequences', is not the verify role and verify_slot is unset; set "
+        "verify_slot to the slot whose code icm verify runs\n"))
+    assert icm("positions", "--root", str(repo))[1].splitlines()[4] == (
+        "- [journal/2026-01-01_a.md](journal/2026-01-01_a.md): Chosen option: "
+        "\"y\".")
+
+
+# -- new-journal --title and --supersedes ----------------------------------------
+
+ICM_ENTRY = """\
+# Stream the input
+
+## Decision
+<!-- What was decided and built, in a few sentences. -->
+
+## Rejected alternative
+<!-- What else was considered, and why it lost. The next session will
+propose it again unless this says why not. -->
+
+## Invariant
+<!-- The constraint that now binds, in the present tense: "no function in
+src/ returns a list of rows". -->
+
+## Verify command
+<!-- A one-liner that fails when the invariant breaks, e.g.
+`pytest -q tests/test_cleaner.py -k streams`. -->
+"""
+
+NYGARD_ENTRY = """\
+# 1. Stream the input
+
+Date: 2026-11-29
+
+## Status
+
+Accepted
+
+## Context
+
+<!-- The forces at play: what made a decision necessary now. -->
+
+## Decision
+
+<!-- What was decided, in the active voice: "We will ...". -->
+
+## Consequences
+
+<!-- What becomes easier or harder once it is done, good and bad. -->
+"""
+
+MADR_ENTRY = """\
+---
+status: accepted
+date: 2026-11-29
+---
+
+# Stream the input
+
+## Context and Problem Statement
+
+<!-- The problem in two or three sentences; a question is fine. -->
+
+## Considered Options
+
+<!-- One list item per option, the chosen one too: "* Option A". -->
+
+## Decision Outcome
+
+<!-- Chosen option: "Option A", because ... -->
+
+### Consequences
+
+<!-- "* Good, because ..." and "* Bad, because ..." -->
+
+## Pros and Cons of the Options
+
+<!-- A "### Option" heading per option, with its good and bad points. -->
+"""
+
+
+@pytest.mark.parametrize("fmt, rel, text", [
+    ("icm", "journal/2026-11-29_stream-the-input.md", ICM_ENTRY),
+    ("nygard", "journal/0001-stream-the-input.md", NYGARD_ENTRY),
+    ("madr", "journal/0001-stream-the-input.md", MADR_ENTRY),
+])
+def test_new_journal_title_writes_the_formats_template(repo: Path, icm, fmt: str,
+                                                       rel: str, text: str) -> None:
+    """No queue item: ``adr new``'s equivalent, in the configured format and
+    file-name rule; the entry fails the gate until it is written."""
+    write(repo, {"icm.toml": f"journal_format = '{fmt}'\n", "AGENTS.md": "# H\n"})
+    assert icm("new-journal", "--title", "Stream  the input", "--date",
+               "2026-11-29", "--root", str(repo)) == (0, f"{rel}\n", "")
+    assert (repo / rel).read_text() == text
+    assert icm("check-journal", "--root", str(repo))[0] == 1
+    assert sorted(os.listdir(repo)) == [".git", "AGENTS.md", "icm.toml", "journal"]
+
+
+def test_new_journal_title_adds_the_configured_slots(repo: Path, icm) -> None:
+    """A record journal that requires an Invariant and a Verify command gets
+    them after the template's sections, with icm's hints."""
+    write(repo, {"icm.toml": NYGARD_CFG + "slots = ['Status', 'Context', "
+                 "'Decision', 'Consequences', 'Invariant', 'Verify command']\n"})
+    assert icm("new-journal", "--title", "X", "--date", "2026-11-29", "--root",
+               str(repo))[1] == "doc/adr/0001-x.md\n"
+    assert (repo / "doc/adr/0001-x.md").read_text().endswith(
+        "## Consequences\n\n<!-- What becomes easier or harder once it is done, "
+        "good and bad. -->\n\n## Invariant\n<!-- The constraint that now binds, "
+        "in the present tense: \"no function in\nsrc/ returns a list of rows\". "
+        "-->\n\n## Verify command\n<!-- A one-liner that fails when the invariant "
+        "breaks, e.g.\n`pytest -q tests/test_cleaner.py -k streams`. -->\n")
+
+
+def test_new_journal_numbers_past_the_highest(repo: Path, icm) -> None:
+    """The next number is one above the highest in the folder (gaps are not
+    filled: a number once used is named in other records)."""
+    _tree(repo, NYGARD)
+    (repo / "doc/adr/0002-keep-sessions-in-memory.md").unlink()
+    write(repo, {"doc/adr/0017-late.md": nygard(7, "Late", "Accepted")})
+    assert icm("new-journal", "--title", "Next one", "--root", str(repo)) == (
+        0, "doc/adr/0018-next-one.md\n", "")
+    assert (repo / "doc/adr/0018-next-one.md").read_text().startswith(
+        "# 18. Next one\n")
+    assert icm("new-journal", "--title", "!!", "--root", str(repo)) == (
+        2, "", "icm: the title needs at least one letter or digit (of any script) "
+        "to name the file\n")
+
+
+def test_new_journal_from_an_item_in_a_record_journal(repo: Path, icm) -> None:
+    """A queue item becomes the next numbered record, its text carried over."""
+    write(repo, {"icm.toml": NYGARD_CFG, "doc/adr/0001-a.md": nygard(
+        1, "A", "Accepted"), "queue/07_use-a-queue.md": "# Use a queue\n\nMail "
+        "blocks requests.\n"})
+    assert icm("new-journal", "07", "--date", "2026-11-29", "--root",
+               str(repo)) == (0, "doc/adr/0002-use-a-queue.md\nremoved "
+                              "queue/07_use-a-queue.md\n", "")
+    assert (repo / "doc/adr/0002-use-a-queue.md").read_text().startswith(
+        "# 2. Use a queue\n\nDate: 2026-11-29\n\nCarried over from "
+        "`queue/07_use-a-queue.md`:\n\nMail blocks requests.\n\n## Status\n\n"
+        "Accepted\n\n## Context\n")
+
+
+def _blocked(proc: "subprocess.Popen[str]") -> bool:
+    from tests.test_two_writers import _blocked_or_ended
+
+    return _blocked_or_ended(proc)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/locks"),
+                    reason="needs Linux's /proc/locks")
+def test_two_writers_at_once_get_two_numbers(repo: Path) -> None:
+    """Both start while the test holds the journal folder's lock: each waits
+    for it, then each takes the next number (without the lock both read 0001
+    and one failed, or wrote over nothing but lost its number)."""
+    import fcntl
+
+    write(repo, {"icm.toml": NYGARD_CFG, "doc/adr/0001-a.md": nygard(
+        1, "A", "Accepted")})
+    fd = os.open(repo / "doc/adr", os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        procs = [subprocess.Popen([sys.executable, "-m", "icm", "new-journal",
+                                   "--title", f"Writer {n}", "--root", str(repo)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True) for n in (1, 2)]
+        waited = [_blocked(p) for p in procs]
+    finally:
+        os.close(fd)
+    outs = [p.communicate() for p in procs]
+    assert waited == [True, True], outs
+    assert [p.returncode for p in procs] == [0, 0], outs
+    assert sorted(out[:len("doc/adr/0002")] for out, _err in outs) == [
+        "doc/adr/0002", "doc/adr/0003"]
+    assert sorted(os.listdir(repo / "doc/adr")) == [
+        "0001-a.md", *sorted(out.strip().rsplit("/", 1)[1] for out, _ in outs)]
+
+
+SUPERSEDED = {
+    "icm": ("journal/2026-11-01_stream.md", "# Stream\n\nWe stream.\n\n"
+            "## Decision\nx\n", "# Stream\n\nSuperseded-by: "
+            "journal/2026-11-29_buffer-it.md\n\nWe stream.\n\n## Decision\nx\n",
+            "journal/2026-11-29_buffer-it.md"),
+    "nygard": ("doc/adr/0001-stream.md", nygard(1, "Stream", "Accepted"),
+               nygard(1, "Stream", "Superseded by [2. Buffer it]"
+                      "(0002-buffer-it.md)"), "doc/adr/0002-buffer-it.md"),
+    "madr": ("docs/adr/0001-stream.md", "---\nstatus: accepted\n---\n\n# Stream\n",
+             "---\nstatus: superseded by [ADR-0002](0002-buffer-it.md)\n---\n\n"
+             "# Stream\n", "docs/adr/0002-buffer-it.md"),
+}
+FOLDERS = {"icm": "", "nygard": "journal_dir = 'doc/adr'\n",
+           "madr": "journal_dir = 'docs/adr'\n"}
+
+
+@pytest.mark.parametrize("fmt", sorted(SUPERSEDED))
+def test_supersedes_marks_the_old_entry_in_the_formats_way(repo: Path, icm,
+                                                           fmt: str) -> None:
+    """``adr new -s 1``: the old entry says what replaced it, in the format's
+    own way, and the supersede graph and positions read it back."""
+    old, before, after, new = SUPERSEDED[fmt]
+    write(repo, {"icm.toml": f"journal_format = '{fmt}'\n{FOLDERS[fmt]}",
+                 old: before})
+    assert icm("new-journal", "--title", "Buffer it", "--supersedes", "1" if fmt
+               != "icm" else "2026-11-01", "--date", "2026-11-29", "--root",
+               str(repo)) == (0, f"{new}\nmarked {old} superseded by {new}\n", "")
+    assert (repo / old).read_text() == after
+    code, out, _ = icm("positions", "--format", "json", "--root", str(repo))
+    import json
+
+    assert [(s["entry"], s["superseded_by"]) for s in json.loads(out)[
+        "superseded"]] == [(old, new)]
+    if fmt == "nygard":
+        assert "\n## Status\n\nAccepted\n\nSupersedes [1. Stream](0001-stream.md)" \
+            "\n\n## Context\n" in (repo / new).read_text()
+
+
+@pytest.mark.parametrize("status, after", [
+    # MADR 2's list item keeps its key and markup
+    ("* **Status:** proposed\n", "* **Status:** superseded by [ADR-0002]"
+     "(0002-b.md)\n"),
+    # front matter without a status gets one
+    ("---\ndate: 2024-01-01\n---\n", "---\nstatus: superseded by [ADR-0002]"
+     "(0002-b.md)\ndate: 2024-01-01\n---\n"),
+    # no status anywhere: front matter is added
+    ("", "---\nstatus: superseded by [ADR-0002](0002-b.md)\n---\n\n"),
+])
+def test_madr_statuses_are_rewritten_where_they_are(repo: Path, icm, status: str,
+                                                    after: str) -> None:
+    body = "# A\n\n## Context and Problem Statement\n\nx\n"
+    old = f"{status}{body}" if status.startswith("-") or not status else \
+        f"# A\n\n{status}\n## Context and Problem Statement\n\nx\n"
+    want = f"{after}{body}" if not status.startswith("*") else \
+        f"# A\n\n{after}\n## Context and Problem Statement\n\nx\n"
+    write(repo, {"icm.toml": "journal_format = 'madr'\n", "journal/0001-a.md": old})
+    assert icm("new-journal", "--title", "B", "--supersedes", "0001", "--root",
+               str(repo))[0] == 0
+    assert (repo / "journal/0001-a.md").read_text() == want
+
+
+def test_nygard_record_without_a_status_gets_one(repo: Path, icm) -> None:
+    write(repo, {"icm.toml": "journal_format = 'nygard'\n",
+                 "journal/0001-a.md": "# 1. A\r\n\r\n## Context\r\n\r\nx\r\n"})
+    assert icm("new-journal", "--title", "B", "--supersedes", "1", "--root",
+               str(repo))[0] == 0
+    assert (repo / "journal/0001-a.md").read_bytes() == (
+        b"# 1. A\r\n\r\n## Status\r\n\r\nSuperseded by [2. B](0002-b.md)\r\n\r\n"
+        b"## Context\r\n\r\nx\r\n")
+
+
+def test_supersedes_is_both_files_or_neither(repo: Path, icm) -> None:
+    """The old entry cannot be written (read-only): the new one is not made
+    either. One already superseded, or a name matching none or two, is
+    refused before anything is written."""
+    old, before, _after, new = SUPERSEDED["nygard"]
+    write(repo, {"icm.toml": NYGARD_CFG, old: before,
+                 "doc/adr/0003-stream-more.md": nygard(3, "Stream more",
+                                                       "Accepted")})
+    (repo / old).chmod(0o444)
+    assert icm("new-journal", "--title", "Buffer it", "--supersedes", "1",
+               "--root", str(repo)) == (
+        2, "", f"icm: refusing to write {old}: the file is read-only; nothing was "
+        "changed\n")
+    (repo / old).chmod(0o644)
+    assert sorted(os.listdir(repo / "doc/adr")) == ["0001-stream.md",
+                                                    "0003-stream-more.md"]
+    assert (repo / old).read_text() == before
+    for wanted, message in (
+            ("9", "--supersedes 9: no journal entry matches"),
+            ("doc/adr/000", "--supersedes doc/adr/000: matches several journal "
+             "entries: doc/adr/0001-stream.md, doc/adr/0003-stream-more.md")):
+        assert icm("new-journal", "--title", "B", "--supersedes", wanted,
+                   "--root", str(repo)) == (2, "", f"icm: {message}\n")
+    assert icm("new-journal", "--title", "B", "--supersedes", "1", "--root",
+               str(repo))[0] == 0
+    assert icm("new-journal", "--title", "C", "--supersedes", "1", "--root",
+               str(repo)) == (2, "", f"icm: {old} is already superseded by "
+                              "doc/adr/0004-b.md; nothing was changed\n")
+    assert sorted(os.listdir(repo / "doc/adr")) == [
+        "0001-stream.md", "0003-stream-more.md", "0004-b.md"]
+
+
+# -- configuration -----------------------------------------------------------------
+
+def test_journal_pattern_is_the_file_name_rule(repo: Path, icm) -> None:
+    write(repo, {"icm.toml": NYGARD_CFG + "journal_pattern = 'ADR-NNN-*.md'\n",
+                 "doc/adr/ADR-001-a.md": nygard(1, "A", "Accepted"),
+                 "doc/adr/0002-b.md": nygard(2, "B", "Accepted")})
+    assert icm("check-journal", "--root", str(repo)) == (
+        1, "doc/adr/0002-b.md: name does not match ADR-NNN-*.md\n", "")
+    assert icm("new-journal", "--title", "Use Rust", "--root", str(repo)) == (
+        0, "doc/adr/ADR-002-use-rust.md\n", "")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("journal_format = 'adr'", "key 'journal_format' must be 'icm' or 'madr' or "
+     "'nygard', got 'adr'"),
+    ("journal_pattern = 'NNNN.md'", "key 'journal_pattern' must be a file name "
+     "ending .md, with slug, title or * where the title goes (e.g. "
+     "'NNNN-title.md'), got 'NNNN.md'"),
+    ("journal_pattern = 'adr/NNNN-title.md'", "key 'journal_pattern' must be a "
+     "file name ending .md, with slug, title or * where the title goes (e.g. "
+     "'NNNN-title.md'), got 'adr/NNNN-title.md'"),
+    ("journal_pattern = 3", "key 'journal_pattern' must be a non-empty string, "
+     "got an integer (3)"),
+    ("verify_slot = 'Check'", "key 'verify_slot' must name one of the slots, got "
+     "'Check'"),
+])
+def test_format_keys_are_checked(repo: Path, icm, line: str, message: str) -> None:
+    write(repo, {"icm.toml": f"{line}\n"})
+    assert icm("check-journal", "--root", str(repo)) == (2, "",
+                                                          f"icm: icm.toml: {message}\n")
+
+
+# -- front matter ------------------------------------------------------------------
+
+def _record(front: str) -> str:
+    return (f"{front}# A\n\n## Context and Problem Statement\n\nx\n\n"
+            "## Considered Options\n\n* y\n\n## Decision Outcome\n\n"
+            "Chosen option: \"y\".\n")
+
+
+def test_front_matter_edges(repo: Path, icm) -> None:
+    """Closed late (past 100 lines), a line longer than what is scanned, and
+    bytes that are not UTF-8: each one line, nothing else lost."""
+    huge = "---\n" + "".join(f"k{i}: v\n" for i in range(150)) + "---\n"
+    wide = "---\nnote: " + "x" * 20000 + "\n---\n"
+    write(repo, {"icm.toml": "journal_format = 'madr'\n",
+                 "journal/0001-late.md": _record(huge),
+                 "journal/0002-wide.md": _record(wide),
+                 "journal/0003-bytes.md": b"---\nstatus: caf\xe9\n---\n",
+                 "journal/0004-fine.md": _record("---\nstatus: accepted\n---\n")})
+    read = "front matter opened on line 1 has no closing '---' within 100 lines " \
+        "(16 KiB); read as markdown"
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        f"journal/0001-late.md: {read}\n"
+        f"journal/0002-wide.md: {read}\n"
+        "journal/0003-bytes.md: cannot read: not valid UTF-8 (line 2, byte offset "
+        "15)\n"), "")
+
+
+@given(st.text(alphabet="-abk: \n\r.\"'", max_size=80))
+def test_front_matter_keeps_every_line(text: str) -> None:
+    """Whatever the text, the parser sees as many lines, each break kept:
+    every line number it gives is the file's."""
+    from icm.lines import split
+    from icm.model.journal import front_matter
+
+    fm = front_matter(text)
+    assert [e for _r, e in split(fm.text)] == [e for _r, e in split(text)]
+    assert fm.text == text or (fm.end and not fm.problem)
+
+
+def test_front_matter_costs_the_same_at_any_length() -> None:
+    """Only the first 100 lines (16 KiB) are looked at: an unclosed front
+    matter of 2,000 lines costs what one of 200,000 does."""
+    from icm.model.journal import front_matter
+
+    def cost(n: int) -> int:
+        import gc
+
+        text = "---\n" + "key: value\n" * n
+        gc.disable()  # a collection may run Python callbacks mid-count
+        try:
+            return python_lines(lambda: front_matter(text))
+        finally:
+            gc.enable()
+
+    cost(10)  # first calls pay for imports and caches
+    assert cost(200_000) == cost(2_000)
+
+
+def test_option_names_are_compared_on_their_first_characters() -> None:
+    """The regexes that strip an option's markup see its first 300
+    characters: a megabyte of ``[`` after them changes nothing (and costs
+    nothing: a link pattern tried from every ``[`` is quadratic)."""
+    from icm.model.journal import NAME_CHARS, _plain, chosen_option
+
+    head = "Use a queue " + "x" * (NAME_CHARS - 12)
+    assert _plain(head + "[" * 10**6) == _plain(head) == head.casefold()
+    assert chosen_option("Chosen option: " + head + " " * 10**6 + "x") == \
+        chosen_option("Chosen option: " + head)
+
+
+@given(st.dates(), st.integers(0, 10**6),
+       st.from_regex(r"[a-z0-9][a-z0-9-]{0,20}", fullmatch=True),
+       st.sampled_from(["YYYY-MM-DD_slug.md", "NNNN-title.md", "ADR-NNN-*.md",
+                        "YYYY-NNN_slug.md"]))
+def test_a_made_name_reads_back(day, number: int, slug: str, pattern: str) -> None:
+    from icm.model.journal import NamePattern
+
+    rule = NamePattern(pattern)
+    name = rule.make(day, number, slug)
+    assert rule.valid(name) or day.year < 1
+    if rule.numbered:
+        assert rule.number(name) == number
+
+
+# -- the other readers ask for roles ----------------------------------------------
+
+def test_dupes_reads_only_the_invariant_role(repo: Path, icm) -> None:
+    """A record's Consequences restating a note is no finding; its Invariant
+    disagreeing with the note is (the role, not a heading by place)."""
+    rule = "Sessions expire after 30 minutes without a request in every service."
+    write(repo, {"icm.toml": "journal_format = 'nygard'\n",
+                 "AGENTS.md": f"# H\n\n{rule}\n",
+                 "journal/0001-a.md": nygard(1, "A", "Accepted",
+                                             consequences=rule.replace("30", "60"))})
+    assert icm("check-dupes", "--root", str(repo)) == (0, "dupes ok\n", "")
+    write(repo, {"journal/0001-a.md": nygard(
+        1, "A", "Accepted", extra=f"\n## Invariant\n\n{rule.replace('30', '60')}\n")})
+    code, out, _ = icm("check-dupes", "--root", str(repo))
+    assert (code, out) == (1, "diverged rule: journal/0001-a.md:23 and AGENTS.md:3 "
+                           "disagree: '60' vs '30'\n")
+
+
+def test_handoff_names_the_decision_and_rejected_roles(repo: Path) -> None:
+    from icm import config, context
+    from icm.workflow.handoff import _entry_lines
+
+    write(repo, {"icm.toml": MADR_CFG,
+                 **{k: v for k, v in MADR.items() if k.startswith("docs/adr/0002")}})
+    ctx = context.build(repo.resolve(), config.load(repo))
+    assert _entry_lines(ctx, "docs/adr/0002-send-reports-with-cron.md") == (
+        'Chosen option: "A cron job on the web host", because it is already there.',
+        "Celery beat.")
+
+
+def test_a_records_format_can_be_told_from_its_text() -> None:
+    """What ``icm init`` may ask to pick ``journal_format``."""
+    from icm.model.journal import format_of
+
+    assert [format_of(MADR[f"docs/adr/{name}.md"]) for name in (
+        "0001-record-decisions-in-madr", "0003-keep-sessions-in-redis")] == [
+        "madr", None]  # 0003 lacks Considered Options
+    assert format_of(NYGARD["doc/adr/0002-keep-sessions-in-memory.md"]) == "nygard"
+    assert format_of("# A\n\n## Decision\nx\n") is None

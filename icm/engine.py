@@ -210,7 +210,7 @@ def from_plain(plain: Any, name: str) -> Optional[Report]:
         for key, default in _DEFAULTS.items():
             value = item[key]
             if key == "severity":
-                if value not in severities:
+                if type(value) is not str or value not in severities:
                     return None
                 value = severities[value]
             elif type(default) is tuple:

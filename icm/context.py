@@ -101,6 +101,22 @@ class Context:
         result: Optional[Against] = self._memo[key]
         return result
 
+    def changed(self, rev: str) -> FrozenSet[str]:
+        """The paths that differ between ``rev`` and the work tree, from the
+        root (``--changed-since``), and the untracked files (``git diff``
+        lists none): one ``git diff`` per run, whatever the checks that ask;
+        UsageError outside git or for no such commit."""
+        _asked_git()
+        key = f"changed:{rev}"
+        if key not in self._memo:
+            if not self.in_git:
+                raise UsageError(f"--changed-since {rev}: {self.root} is not a "
+                                 "git repository")
+            self._memo[key] = git.changed_since(self.root, rev, "--changed-since") \
+                | self.file_set.difference(self.tracked)
+        found: FrozenSet[str] = self._memo[key]
+        return found
+
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
         return read_real(self.real(rel), rel, limit)
 

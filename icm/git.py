@@ -1085,16 +1085,18 @@ def read_blobs(root: Path, oids: Sequence[str], cap: int = 1 << 16
     return frozenset(found)
 
 
-def changed_since(root: Path, rev: str) -> FrozenSet[str]:
+def changed_since(root: Path, rev: str, option: str = "--since"
+                  ) -> FrozenSet[str]:
     """Paths under ``root`` that differ between ``rev`` and the work tree
-    (committed since, staged or not; both names of a rename), one call."""
+    (committed since, staged or not; both names of a rename), one call;
+    ``option`` names the flag in a UsageError."""
     if rev.startswith("-"):
-        raise UsageError(f"--since {rev}: not a revision")
+        raise UsageError(f"{option} {rev}: not a revision")
     code, out, err = run(command("diff", "--name-only", "-z", "--no-renames",
                                  "--relative", "--no-ext-diff", "--no-textconv",
                                  WORKTREE_SUBMODULES, revs=[rev], paths=["."]),
                          root, check=False)
     if code != 0:
-        raise UsageError(f"--since {rev}: {_explain(err, root)}")
+        raise UsageError(f"{option} {rev}: {_explain(err, root)}")
     return frozenset(p.decode("utf-8", "surrogateescape")
                      for p in out.split(b"\0") if p)

@@ -247,7 +247,8 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
     ref_files = git.tree_entries(ctx.root, ref, folders)
     mb = git.merge_base(ctx.root, ref, head) if head else None
     base_files = git.tree_entries(ctx.root, mb, folders) if mb else {}
-    head_files = git.tree_entries(ctx.root, head, folders) if head else {}
+    head_files = base_files if head == mb else (  # no own commits: one tree
+        git.tree_entries(ctx.root, head, folders) if head else {})
     changed = [oid for path, oid in ref_files.items() if base_files.get(path) != oid]
     return Against(ref, ref_files, base_files, head_files,
                    git.read_blobs(ctx.root, changed),

@@ -1,6 +1,6 @@
 """Held-out evaluation of the dupes check and the re-invention warning.
 
-    python bench/eval_heldout.py CHECKOUTS_DIR [--part tune|test]
+    python bench/eval_heldout.py CHECKOUTS_DIR [--part tune|test|test2]
         [--icm CMD] [--show] [--draft OWNER/NAME]
 
 CHECKOUTS_DIR holds one work tree per repository of ``bench/labels/split.json``,
@@ -66,7 +66,9 @@ has it. Scores:
   errors), by the kind the detector names; recall of disagreeing clusters
   by class (found when one diverged finding joins two homes that differ);
 - restated rules: recall of clusters with two or more forms (found when
-  any finding joins two of its homes), and of every cluster;
+  any finding joins two of its homes), and of every cluster; precision of
+  ``restated-rule`` findings (true when the pair is one rule), which count
+  as no copy;
 - re-invention: a warning on a queue item is true when the case re-proposes
   a rejected option or a superseded decision (label 1) and the warning
   names that record (or, for a superseded decision, its successor);
@@ -452,6 +454,8 @@ class Tally:
     drift_found: Counter = field(default_factory=Counter)
     restated: int = 0
     restated_found: int = 0
+    reworded: int = 0  # restated-rule findings (a finder of reworded rules)
+    reworded_true: int = 0
     rules: int = 0
     rules_found: int = 0
     false_classes: Counter = field(default_factory=Counter)  # (code, class)
@@ -473,6 +477,8 @@ def score(labels: RepoLabels, found: Sequence[Reported], tally: Tally,
                 if f.diverged:
                     tally.diverged[kind] += 1
                     tally.errors += f.severity == "error"
+                elif f.code == "restated-rule":
+                    tally.reworded += 1
                 else:
                     tally.copies += 1
                 tally.false_classes[(f.code, "symlinked note")] += 1
@@ -486,6 +492,10 @@ def score(labels: RepoLabels, found: Sequence[Reported], tally: Tally,
                 if f.severity == "error":
                     tally.errors += 1
                     tally.errors_true += ok
+            elif f.code == "restated-rule":
+                tally.reworded += 1
+                ok = bool(rel)
+                tally.reworded_true += ok
             else:
                 tally.copies += 1
                 ok = bool(rel)
@@ -821,8 +831,8 @@ def render(part: str, dupes: Dict[str, Tally], sizes: Sequence[Dict[str, Any]],
                    f"({z['restated']}, {z['drifts']}) | {z['homes']} | "
                    f"{z['parallel']} | {z['judged']} | {z['found']} |")
     out += ["", "| detector | copies P | copies R | diverged P | diverged errors P "
-            "| diverged R | restated-rule clusters R | all clusters R |",
-            "|---|---|---|---|---|---|---|---|"]
+            "| diverged R | restated-rule clusters R | all clusters R | restated P |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for key, t in dupes.items():
         drift = sum(t.drift.values())
         diverged = ratio(sum(t.diverged_true.values()), sum(t.diverged.values()))
@@ -831,7 +841,8 @@ def render(part: str, dupes: Dict[str, Tally], sizes: Sequence[Dict[str, Any]],
                    f"{ratio(t.errors_true, t.errors)} | "
                    f"{ratio(sum(t.drift_found.values()), drift)} | "
                    f"{ratio(t.restated_found, t.restated)} | "
-                   f"{ratio(t.rules_found, t.rules)} |")
+                   f"{ratio(t.rules_found, t.rules)} | "
+                   f"{ratio(t.reworded_true, t.reworded)} |")
     t = dupes["icm"]
     out += ["", "Diverged copies by class, today's `check-dupes` (recall over the "
             "labelled drifts of each class; precision over its diverged findings "
@@ -872,7 +883,7 @@ def render(part: str, dupes: Dict[str, Tally], sizes: Sequence[Dict[str, Any]],
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("checkouts", type=Path)
-    ap.add_argument("--part", choices=("tune", "test"), default="tune")
+    ap.add_argument("--part", choices=("tune", "test", "test2"), default="tune")
     ap.add_argument("--icm", nargs="+", default=[sys.executable, "-m", "icm"],
                     help="the command that runs icm (default: this Python's)")
     ap.add_argument("--naive", type=float, default=NAIVE_THRESHOLD,
@@ -884,7 +895,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--draft", default="", metavar="OWNER/NAME",
                     help="print label skeletons for one repository's findings")
     args = ap.parse_args(argv)
-    if args.part == "test" and not args.draft:
+    if args.part != "tune" and not args.draft:
         print("eval_heldout: the test part reports; never tune on it",
               file=sys.stderr)
     split = json.loads((LABELS / "split.json").read_text(encoding="utf-8"))

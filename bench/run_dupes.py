@@ -11,6 +11,8 @@ check``), cold (its cache deleted) and warm, the parts of a cold run
 (reading and splitting, building the index, pairing), peak memory, and
 warm ``icm check`` / ``icm check-dupes`` / ``icm check-queue`` wall time
 (check-queue: start-up and the file list, nearly nothing else).
+``--restated lexical|semantic`` times ``dupes.run`` with restated rules on
+(``dupes_restated = "info"``), in process only.
 Deterministic: the same arguments write the same trees.
 """
 
@@ -104,12 +106,17 @@ def write_tree(root: Path, notes: int, words: int, seed: int) -> None:
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
 
 
-def in_process(root: Path, runs: int) -> None:
+def in_process(root: Path, runs: int, restated: str = "off") -> None:
+    import dataclasses
+
     from icm import config, context, similarity
     from icm.checks import dupes
     from icm.registry import NoOptions
 
-    ctx = context.build(root, config.load(root))
+    cfg = config.load(root)
+    if restated != "off":  # restated rules on, lexical or semantic
+        cfg = dataclasses.replace(cfg, dupes_restated="info", similarity=restated)
+    ctx = context.build(root, cfg)
     assert ctx.cache_dir is not None
     cache = ctx.cache_dir / dupes.CACHE_FILE
     cold, warm, parts = [], [], []
@@ -149,6 +156,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--words", type=int, default=400)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--restated", choices=("off", "lexical", "semantic"),
+                    default="off", help="time dupes.run with dupes_restated "
+                    "= \"info\" (and this similarity); in process only")
     args = ap.parse_args(argv)
     icm = str(Path(sys.executable).with_name("icm"))
     for n in args.notes:
@@ -156,7 +166,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         if not root.exists():
             write_tree(root, n, args.words, args.seed)
         print(f"{n} notes of about {args.words} words ({root})")
-        in_process(root, args.runs)
+        in_process(root, args.runs, args.restated)
+        if args.restated != "off":
+            continue
         for cmd in ("check", "check-dupes", "check-queue"):
             t = median_seconds(args.runs, [icm, cmd, "--root", str(root)])
             print(f"  icm {cmd}: {t:.2f} s")

@@ -60,6 +60,7 @@ class Config:
     boot: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
     links_ignore: Tuple[str, ...] = ()
+    site_content: Tuple[str, ...] = ()  # docs sites' page folders (model/sites)
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
     stale_ignore: Tuple[str, ...] = DEFAULT_STALE_IGNORE
@@ -77,6 +78,7 @@ class Config:
     dupes_similarity: float = 0.75
     dupes_copies: str = "warning"
     dupes_ignore: Tuple[str, ...] = ()
+    dupes_restated: str = "off"  # "info": report rules reworded in a second home
     positions_file: str = ""  # empty: no positions file is kept
     reinvent_similarity: float = 0.25  # bench/eval_heldout.py (tuning part)
     similarity: str = "lexical"  # "semantic": the icm[semantic] extra's model
@@ -118,6 +120,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "boot": ("globs", None),
     "exclude": ("globs", None),
     "links_ignore": ("destinations", None),
+    "site_content": ("paths", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
     "stale_ignore": ("globs", None),
@@ -135,6 +138,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_similarity": ("fraction", None),
     "dupes_copies": ("enum", ("warning", "error")),
     "dupes_ignore": ("globs", None),
+    "dupes_restated": ("enum", ("off", "info")),
     "positions_file": ("path", None),
     "reinvent_similarity": ("fraction", None),
     "similarity": ("enum", ("lexical", "semantic")),

@@ -468,6 +468,28 @@ def _explained(va: Sequence[str], vb: Sequence[str], pa: _Place, pb: _Place
     return bool(own_a or own_b)
 
 
+def _mirrored(va: Sequence[str], vb: Sequence[str], pa: _Place, pb: _Place
+              ) -> bool:
+    """Whether each changed value names the other statement's folder or
+    heading (mirrored steps: a hook's note names the skill's file, the
+    skill's note the hook's), so neither is a copy of the other."""
+    parts_a = set(_PARTS.findall(" ".join(va).lower()))
+    parts_b = set(_PARTS.findall(" ".join(vb).lower()))
+    return bool((parts_a - parts_b) & (pb.subjects - pa.subjects)) and bool(
+        (parts_b - parts_a) & (pa.subjects - pb.subjects))
+
+
+def own_subjects(a: Statement, b: Statement) -> bool:
+    """Whether two statements, however worded, each name their own folder or
+    heading in words the other lacks (every package's own alias, its own
+    build step): two rules of one form, no restatement."""
+    pa, pb = _Place.of(a), _Place.of(b)
+    parts_a = set(_PARTS.findall(" ".join(tokens(a.text).values)))
+    parts_b = set(_PARTS.findall(" ".join(tokens(b.text).values)))
+    return bool((parts_a - parts_b) & (pa.subjects - pb.subjects)) and bool(
+        (parts_b - parts_a) & (pb.subjects - pa.subjects))
+
+
 def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
                  at_a: Optional[Statement] = None, at_b: Optional[Statement] = None
                  ) -> Tuple[Tuple[Difference, ...], int, int, bool]:
@@ -510,8 +532,8 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
             if len(va) == len(vb) and all(
                     same_path(x, pa.folder, y, pb.folder) for x, y in zip(va, vb)):
                 continue  # one target written from two folders
-            if placed and _explained(va, vb, pa, pb):
-                return (), 0, 0, True  # each names its own package
+            if placed and (_explained(va, vb, pa, pb) or _mirrored(va, vb, pa, pb)):
+                return (), 0, 0, True  # each names its own package, or the other's
             kind = material[0]
             if kind == NUMBER and any(_version(v) for v in va + vb) or (
                     kind == CODE and all(_version(v) for v in va + vb)):
@@ -971,9 +993,11 @@ def stem(word: str) -> str:
     return word
 
 
-def rank_words(text: str) -> FrozenSet[str]:
-    """The stemmed content words of a text (material and stop words out)."""
-    return frozenset(stem(w) for w in skeleton(text)[0]
+def rank_words(text: str, skel: Optional[Tuple[str, ...]] = None
+               ) -> FrozenSet[str]:
+    """The stemmed content words of a text (material and stop words out);
+    ``skel``: its ``skeleton``, when known."""
+    return frozenset(stem(w) for w in (skeleton(text)[0] if skel is None else skel)
                      if w not in STOPWORDS and w not in _MASKED and len(w) > 1)
 
 
@@ -1030,9 +1054,10 @@ class Ranker:
     little), the semantic one (``embed`` given) the mean of that and the
     cosine of the two texts' embeddings."""
 
-    def __init__(self, texts: Sequence[str], embed: Optional[Embedder] = None
-                 ) -> None:
-        self._words = [rank_words(t) for t in texts]
+    def __init__(self, texts: Sequence[str], embed: Optional[Embedder] = None,
+                 skeletons: Optional[Sequence[Tuple[str, ...]]] = None) -> None:
+        self._words = [rank_words(t) for t in texts] if skeletons is None else [
+            rank_words(t, s) for t, s in zip(texts, skeletons)]
         self._postings: Dict[str, List[int]] = defaultdict(list)
         for i, words in enumerate(self._words):
             for word in words:
@@ -1077,3 +1102,41 @@ class Ranker:
                 scores[i] = (scores[i] + float(self._vectors[i] @ vector)) / 2
         return sorted(((i, s) for i, s in scores.items() if s >= threshold),
                       key=lambda p: (-p[1], p[0]))
+
+    def neighbours(self, threshold: float, accept: Callable[[int, int], bool],
+                   floor: float = 0.0, cap: int = RANK_CAP
+                   ) -> List[Tuple[int, int, float]]:
+        """(i, j, score), i < j: each text's best match among the others at
+        or above ``threshold``, each pair once, in order (restated rules:
+        a rule reworded in a second home). Candidates share two stemmed
+        words held by at most ``cap`` texts, so the work grows with the
+        text; a pair under the lexical ``floor`` is not scored further (the
+        semantic score is the mean of the lexical one and the cosine)."""
+        weight = self._weight
+        weights = [self._weigh(w) for w in self._words]
+        vectors = self._vectors
+        best: Dict[int, Tuple[float, int]] = {}
+        capped = {w: p for w, p in self._postings.items() if 1 < len(p) <= cap}
+        for i, words in enumerate(self._words):
+            near: Set[int] = set()
+            for word in words & capped.keys():
+                near.update(capped[word])
+            for j in sorted(k for k in near if k > i):
+                common = words & self._words[j]
+                if len(common) < RANK_SHARED:
+                    continue
+                score = 2 * sum(weight[w] for w in common) / (
+                    weights[i] + weights[j] or 1.0)
+                if score < floor:
+                    continue
+                if vectors is not None:
+                    score = (score + float(vectors[i] @ vectors[j])) / 2
+                # under the threshold a pair is no one's best worth reporting
+                if score < threshold or not accept(i, j):
+                    continue
+                for a, b in ((i, j), (j, i)):
+                    if score > best.get(a, (-1.0, 0))[0]:
+                        best[a] = (score, b)
+        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()
+                 if s >= threshold}
+        return sorted((i, j, s) for (i, j), s in pairs.items())

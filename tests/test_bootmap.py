@@ -161,6 +161,28 @@ def test_imports_followed_once_cycles_and_missing(repo: Path, icm) -> None:
     ]
 
 
+def test_a_scoped_package_naming_no_file_is_no_import(repo: Path, icm) -> None:
+    """JS notes name ``@scope/name`` packages and GitHub teams name
+    ``@org/team``: Tres's handbook listed six as broken imports (issue 24's
+    trial). Such a word is followed when a file has that name, and a
+    missing one with a dot or a second slash is still a broken import."""
+    write(repo, {"AGENTS.md": "- **@tresjs/core** is the renderer; ask "
+                              "@acme/web-team.\n- Read @docs/rules first, then "
+                              "@docs/gone.md and @docs/a/gone.\n",
+                 "docs/rules": "Rules.\n", "icm.toml": 'index = "off"\n'})
+    commit(repo, {}, "2026-10-01T12:00:00+00:00")
+    assert icm("bootmap", "--root", str(repo), "-v") == (1, (
+        "background notes, by size:\n"
+        "cold-boot set: 126 bytes, about 31 tokens (budget 1600)\n"
+        "bootmap: no notes named context.md yet (or set note_name)\n"
+        "broken import: AGENTS.md -> @docs/gone.md\n"
+        "broken import: AGENTS.md -> @docs/a/gone\n"
+        "cold-boot files:\n"
+        "    119 bytes  AGENTS.md\n"
+        "      7 bytes  docs/rules  (imported by AGENTS.md)\n"
+        "whole tree: 140 bytes, about 35 tokens, 1.1x the cold-boot set\n"), "")
+
+
 def test_symlinked_handbook_counts_once(repo: Path, icm) -> None:
     write(repo, {"AGENTS.md": "x" * 100,
                  "icm.toml": "boot = ['AGENTS.md', 'CLAUDE.md']\n"})

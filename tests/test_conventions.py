@@ -195,6 +195,25 @@ def test_a_stub_is_judged_with_its_import(repo: Path, icm) -> None:
         "web/CLAUDE.md: STALE - code in web moved 1 day after the note\n")
 
 
+def test_a_symlinked_note_is_judged_with_its_target(repo: Path, icm) -> None:
+    """``CLAUDE.md -> AGENTS.md`` in every folder (bunli's layout, issue 24's
+    trial): the link's blob never changes, so all 13 links were STALE beside
+    their fresh targets. A link is its target, as a stub is its import."""
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "api/AGENTS.md": "# api\n\nThin.\n", "api/app.py": "v1\n"})
+    (repo / "api" / "CLAUDE.md").symlink_to("AGENTS.md")
+    commit(repo, {}, D1)
+    commit(repo, {"api/app.py": "v2\n"}, D2)
+    # one note per folder speaks for its code: the last by name (the link)
+    stale = ("api/AGENTS.md: ok\n"
+             "api/CLAUDE.md: STALE - code in api moved 1 day after the note\n")
+    assert icm("check-stale", "--root", str(repo)) == (1, stale, "")
+    commit(repo, {"api/AGENTS.md": "# api\n\nThin; v2 adds retries.\n"}, D3)
+    assert icm("check-stale", "--root", str(repo)) == (
+        0, "api/AGENTS.md: ok\napi/CLAUDE.md: ok\n", "")
+
+
 # -- the index rule ------------------------------------------------------------
 
 HANDBOOK = "# H\n\nThe API's note: `api/AGENTS.md`.\n"
@@ -482,9 +501,19 @@ NYGARD = ("# 1. Record architecture decisions\n\nDate: 2026-01-01\n\n## Status\n
           "them.\n\n## Consequences\n\nA folder of them.\n")
 
 
+# Altinn's form (issue 24's trial): the status a list item, not a section;
+# init found no records, and with the keys set every record lacked 'Status'.
+NYGARD_LINE = ("# ADR-0001: Record architecture decisions\n\n- **Status:** Accepted\n"
+               "- **Date:** 2026-01-01\n\n## Context\n\nWe need records.\n\n"
+               "## Decision\n\nWe keep them.\n\n## Consequences\n\nA folder.\n")
+
+
 @pytest.mark.parametrize("folder,text,kind,shown", [
     ("docs/adr", MADR, "madr", "MADR"),
     ("docs/decisions", NYGARD, "nygard", "adr-tools"),
+    ("docs/adr", NYGARD_LINE, "nygard", "adr-tools"),
+    # Portarium's place (issue 24's trial): a records folder anywhere
+    ("docs/internal/adr", NYGARD, "nygard", "adr-tools"),
 ])
 def test_init_reads_decision_records_as_the_journal(
         repo: Path, icm, folder: str, text: str, kind: str, shown: str) -> None:

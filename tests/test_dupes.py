@@ -582,6 +582,13 @@ def test_a_copy_in_other_words_is_no_disagreement(repo: Path, icm, home: str,
                      "graph build` before the tests run.\n",
         "packages/api/AGENTS.md": "# API\n\nBuild this package with `pnpm "
                                   "--filter api build` before the tests run.\n"},
+    {  # mirrored steps: each note names the other's folder, not a value
+        "AGENTS.md": "# H\n",
+        "src/hooks/AGENTS.md": "# Hooks\n\nWhen this step changes, make the same "
+                               "change in `skills/setup/SKILL.md` before you "
+                               "commit.\n",
+        "skills/AGENTS.md": "# Skills\n\nWhen this step changes, make the same "
+                            "change in `src/hooks/setup.ts` before you commit.\n"},
 ])
 def test_statements_about_their_own_subject_are_not_copies(repo: Path, icm,
                                                            files) -> None:
@@ -686,3 +693,105 @@ def test_resolving_never_makes_two_targets_one(folder: str, here: str,
     r = written(posixpath.join(folder, "g.md"), there)
     if p.startswith(("./", "../")) and r.startswith(("./", "../")):
         assert not similarity.same_path(p, here, r, there)
+
+
+def test_a_changed_path_naming_one_side_only_still_diverges(repo: Path, icm) -> None:
+    """The mirror rule needs both values to name the other's folder: a copy
+    in skills/ that points at another file of its own still disagrees."""
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n",
+                 "src/hooks/AGENTS.md": "# Hooks\n\nWhen this step changes, make "
+                 "the same change in `skills/setup/SKILL.md` before you commit.\n",
+                 "skills/AGENTS.md": "# Skills\n\nWhen this step changes, make "
+                 "the same change in `skills/setup/OLD.md` before you commit.\n"})
+    code, out, _ = dupes(icm, repo)
+    assert code == 1 and out.startswith("diverged rule: src/hooks/AGENTS.md:3 and "
+                                        "skills/AGENTS.md:3 disagree"), out
+
+
+# -- restated rules (dupes_restated = "info") ----------------------------------
+
+RESTATED = {
+    "AGENTS.md": "# H\n\n- Run the whole test suite with coverage before you "
+                 "push a branch.\n- Lint every changed file with the strict "
+                 "profile before review.\n",
+    "web/AGENTS.md": "# Web\n\n- Before pushing any branch, the complete suite "
+                     "must pass under coverage.\n- Format the generated client "
+                     "with prettier after every schema export.\n",
+}
+
+
+def test_a_reworded_rule_is_info_when_asked_for(repo: Path, icm) -> None:
+    write(repo, {**RESTATED, "icm.toml": 'note_name = "AGENTS.md"\n'})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")  # off by default
+    write(repo, {"icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n'})
+    code, out, err = dupes(icm, repo)
+    assert (code, out, err) == (0, "restated rule: web/AGENTS.md:3 restates "
+                                "AGENTS.md:3 (keep one home, link to it)\n", "")
+    found = json.loads(dupes(icm, repo, "--format", "json")[1])["checks"][0][
+        "findings"]
+    assert [(f["code"], f["severity"], [x["line"] for x in f["locations"]])
+            for f in found] == [("restated-rule", "info", [3, 3])]
+
+
+def test_restated_rules_skip_copies_own_subjects_and_the_journal(repo: Path,
+                                                                 icm) -> None:
+    """A copy is reported once, as a copy; statements each about their own
+    package, and a journal Invariant restating a note, are no restatement."""
+    write(repo, {
+        "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+        "AGENTS.md": "# H\n\n- Every reader of a file stops at 1 MiB and "
+                     "reports the rest as skipped.\n",
+        "src/AGENTS.md": "# src\n\n- Every reader of a file stops at 1 MiB and "
+                         "reports the rest as skipped.\n",
+        "packages/graph/AGENTS.md": "# Graph\n\nThe `@/*` import alias maps to "
+                                    "`packages/graph/src/*` in the tsconfig.\n",
+        "packages/api/AGENTS.md": "# API\n\nIn the tsconfig the import alias "
+                                  "`@/*` points at `packages/api/src/*`.\n",
+        "journal/2026-01-01_limit.md": _entry(
+            "A file reader halts at 1 MiB; what is left is reported skipped."),
+    })
+    code, out, _ = dupes(icm, repo)
+    assert (code, out) == (0, "duplicate rule: src/AGENTS.md:3 repeats "
+                           "AGENTS.md:3 (keep one home, link to it)\n"), out
+
+
+def test_the_semantic_option_ranks_restated_candidates(repo: Path, icm,
+                                                       monkeypatch) -> None:
+    """With ``similarity = "semantic"`` the model's cosine lifts a pair the
+    lexical score leaves under its threshold, and candidates still come from
+    shared words (an embedder scoring every pair alike finds no other)."""
+    class Unit(tuple):  # a unit vector, without numpy (an extra's package)
+        def __matmul__(self, other):
+            return sum(a * b for a, b in zip(self, other))
+
+    def embed(texts):  # the "same meaning" for every text: cosine 1.0
+        return [Unit((0.6, 0.8)) for _ in texts]
+
+    near = {"AGENTS.md": "# H\n\n- Ship the nightly archive to the mirror "
+                         "after tagging a release candidate.\n",
+            "ops/AGENTS.md": "# Ops\n\n- Once a candidate tag exists, upload the "
+                             "archive so downstream readers fetch it.\n",
+            "docs/AGENTS.md": "# Docs\n\n- Headings use sentence case and "
+                              "never end with punctuation marks.\n"}
+    write(repo, {**near, "icm.toml": 'note_name = "AGENTS.md"\n'
+                 'dupes_restated = "info"\n'})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")  # lexical: under 0.3
+    write(repo, {"icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n'
+                 'similarity = "semantic"\n'})
+    monkeypatch.setattr(similarity, "_MODEL", [embed])
+    assert dupes(icm, repo) == (0, "restated rule: ops/AGENTS.md:3 restates "
+                                "AGENTS.md:3 (keep one home, link to it)\n", "")
+
+
+def test_neighbours_pair_each_text_with_its_best_match() -> None:
+    texts = ["Run the whole test suite with coverage before you push a branch.",
+             "Before pushing any branch, the complete suite must pass under "
+             "coverage.",
+             "The suite runs with coverage on every branch push, no exceptions.",
+             "Format the generated client with prettier after each export."]
+    ranker = similarity.Ranker(texts)
+    found = ranker.neighbours(0.3, lambda i, j: True)
+    assert [(i, j) for i, j, _ in found] == [(0, 1), (0, 2)]
+    assert ranker.neighbours(0.3, lambda i, j: 0 not in (i, j)) == [
+        (1, 2, pytest.approx(found[0][2], abs=1.0))]
+    assert ranker.neighbours(0.3, lambda i, j: True, cap=1) == []

@@ -248,6 +248,19 @@ def test_nygard_tree_through_check_journal(repo: Path, icm) -> None:
     assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
 
 
+def test_a_status_line_is_the_status_slot(repo: Path, icm) -> None:
+    """Altinn's records (issue 24's trial) keep Nygard's sections with the
+    status as a list item: each was "missing slot 'Status'". A record with
+    no status anywhere still lacks it."""
+    body = "\n\n## Context\n\nC.\n\n## Decision\n\nD.\n\n## Consequences\n\nQ.\n"
+    write(repo, {"icm.toml": NYGARD_CFG,
+                 "doc/adr/0001-a.md": "# ADR-0001: A\n\n- **Status:** Accepted" + body,
+                 "doc/adr/0002-b.md": "# 2. B\n\nStatus: Proposed" + body,
+                 "doc/adr/0003-c.md": "# 3. C" + body})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "doc/adr/0003-c.md: missing slot 'Status'\n"), "")
+
+
 def test_statuses_feed_the_supersede_graph(repo: Path, icm) -> None:
     """A status naming no record is the orphan; two records superseding one
     (its own line and another's Supersedes) is a fork; a cycle through a

@@ -52,6 +52,12 @@ CACHE_FILE = "dupes-cache.json"
 TEMPLATE_STATEMENTS = 3  # statements a note shares with a home to be its copy
 TEMPLATE_NOTES = 3  # notes (the home counted) that make a template group
 TEMPLATE_NAMED = 5  # differing copies a group finding names
+# restated rules (dupes_restated = "info"): each statement's best reworded
+# match at these scores (similarity.Ranker.neighbours), from the tuning
+# part of bench/labels/split.json (docs/benchmarks.md)
+RESTATED_LEXICAL = 0.3
+RESTATED_SEMANTIC = 0.45  # with similarity = "semantic": mean with the cosine
+RESTATED_FLOOR = 0.25  # the lexical score a pair needs to be embedded-scored
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -59,6 +65,9 @@ RULES = Rules(NAME, {
     "diverged-rule": Rule("two homes of one rule disagree on a value",
                           fix="decide which is true, keep it in one home and "
                           "link to it"),
+    "restated-rule": Rule("a rule reworded in a second home (info, with "
+                          "dupes_restated = \"info\"; its precision is a "
+                          "hint's, docs/checks.md)", Severity.INFO),
     "template-copies": Rule("notes instantiated from one template share their "
                             "statements (one finding per group; a warning, "
                             "as copies are)", Severity.WARNING),
@@ -155,6 +164,9 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
         found.append(_finding(m, copies, _confident(m, cfg.dupes_min_words)))
     for home, members in grouped.items():
         found.append(_group_finding(home, members, groups, kept, copies))
+    if cfg.dupes_restated == "info":
+        found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
+                           cfg.similarity == "semantic")
     if changed_since is not None:  # every note is still compared: a pair's
         found = about(found, ctx.changed(changed_since))  # either side counts
     return Report.of(NAME, found, ok=not found,
@@ -299,6 +311,48 @@ def _group_finding(home: str, members: Sequence[similarity.Match],
                         "differ": drifts},
                  fix="generate the notes from one template, or keep the shared "
                      "statements in one home and link to it")
+
+
+def _restated(stmts: Sequence[similarity.Statement],
+              skeletons: Sequence[Tuple[Tuple[str, ...], int]],
+              kinds: Dict[str, int], matches: Sequence[similarity.Match],
+              min_words: int, semantic: bool) -> List[Finding]:
+    """Rules reworded in a second note: each statement's best match in
+    another note (handbook and notes; a journal entry records a rule, it is
+    no home), unless the pair is already a copy or each statement is about
+    its own subject (``similarity.own_subjects``, ``similarity.parallel``).
+    Info: on the tuning part's hand-written notes two in five (lexical) or
+    one in two (semantic) are one rule."""
+    kept = [(s, skel) for s, (skel, words) in zip(stmts, skeletons)
+            if words >= min_words and not s.allowed and kinds[s.path] != 2]
+    texts = [s for s, _skel in kept]
+    paired = {(id(m.a), id(m.b)) for m in matches}
+    paired |= {(b, a) for a, b in paired}
+
+    def accept(i: int, j: int) -> bool:
+        a, b = texts[i], texts[j]
+        return a.path != b.path and (id(a), id(b)) not in paired
+
+    embed = similarity.semantic_model() if semantic else None
+    ranker = similarity.Ranker([s.text for s in texts], embed,
+                               [skel for _s, skel in kept])
+    threshold, floor = ((RESTATED_SEMANTIC, RESTATED_FLOOR) if semantic
+                        else (RESTATED_LEXICAL, 0.0))
+    found = []
+    for i, j, score in ranker.neighbours(threshold, accept, floor):
+        home, copy = texts[i], texts[j]
+        if similarity.own_subjects(home, copy) or similarity.parallel(home, copy):
+            continue
+        found.append(RULES(
+            "restated-rule", copy.path, f"restated rule: {copy.path}:{copy.line} "
+            f"restates {home.path}:{home.line} ({FIX})", line=copy.line,
+            located=True, extra={
+                "locations": [
+                    {"path": copy.path, "line": copy.line, "text": copy.text},
+                    {"path": home.path, "line": home.line, "text": home.text}],
+                "similarity": round(score, 3)},
+            fix=f"if both say one rule, keep it in {home.path} and link to it"))
+    return found
 
 
 def _confident(m: similarity.Match, min_words: int) -> bool:

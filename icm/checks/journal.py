@@ -106,6 +106,8 @@ def _problems(entry: Entry, slots: Sequence[str], placeholders: Sequence[str],
     problems = []
     for index, name in enumerate(slots):
         slot = entry.slots.get(name)
+        if slot is None and name == "Status" and entry.status_line:
+            continue  # "- **Status:** Accepted" or front matter: it is there
         if slot is None:
             problems.append((index, name, "missing", 0))
         elif not slot.visible:

@@ -8,7 +8,9 @@ anchor as GitHub renders it (or an explicit ``id``/``name``). External links
 (a URL scheme or ``//``) are skipped: this check never touches the network.
 Every note (``context.md`` below the root) must be named in the handbook: a
 link, or its path as a code span or plain text (`` `backend/AGENTS.md` ``),
-unless ``index = "off"`` for it (notes an agent loads by location).
+unless ``index = "off"`` for it (notes an agent loads by location). In a
+docs site's pages (``site_content``) a link naming no file may name a route
+of the site: a page or a file of its ``public/`` (``model/sites.py``).
 
 Bad::
 
@@ -53,6 +55,7 @@ from icm.model.links import (
     parse_text,
     resolve,
 )
+from icm.model.sites import Sites, github_page
 from icm.paths import unnameable
 from icm.registry import LinksOptions
 
@@ -110,6 +113,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     corpus = extract_all(ctx, md_files, jobs=options.jobs)
     tree = Tree(ctx)
     ignored = compile_globs(cfg.links_ignore)
+    sites = Sites(cfg.site_content, ctx.file_set) if cfg.site_content else None
     anchors: Dict[str, FrozenSet[str]] = {}
     chosen: Optional[Set[str]] = None  # --changed-since: the sources checked
     if options.changed_since is not None:
@@ -154,6 +158,9 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                                         or ignored.match(raw)):
                 continue
             code, reason = _verdict(rel, target, tree, anchors_of)
+            if code == "missing-file" and sites is not None \
+                    and sites.resolves(rel, href):
+                continue  # a docs site's route: a page or a public file
             if code:
                 text = f"broken link: {rel} -> {raw}" + (f" ({reason})" if reason
                                                           else "")
@@ -193,6 +200,8 @@ def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
 def _verdict(source: str, target: Target, tree: Tree,
              anchors_of: Callable[[str], Optional[FrozenSet[str]]]) -> Tuple[str, str]:
     if target.problem == "outside-root":
+        if github_page(target.path):
+            return "", ""  # ../../issues: the repository's page on GitHub
         return "outside-root", "outside the repository root"
     if target.path not in tree.files and target.path not in tree.dirs:
         # Decoded, a destination can be a name no file has (``%00``): the

@@ -23,7 +23,9 @@ walk stops after ``WALK`` changes, and past it the note is ``unknown``.
 A note that is only an import stub (``@AGENTS.md``, Claude Code's form) is
 judged with what it imports: a change to an imported file is a change to
 the note, as the agent reads that file there (words are compared for the
-stub's own file only).
+stub's own file only). A note that is a symlink to another file of the
+repository (``CLAUDE.md -> AGENTS.md``) is judged with that file: the link
+itself never changes.
 
 History: HEAD's first-parent history, merges diffed against their first
 parent, renames not followed. The note is STALE when the newest commit
@@ -81,6 +83,7 @@ Good::
 from __future__ import annotations
 
 import hashlib
+import os
 import posixpath
 import shlex
 from contextlib import closing
@@ -194,6 +197,17 @@ def _last_of(history: History, paths: List[str]) -> Optional[Hit]:
     """The last commit touching any of ``paths``, by place in the log."""
     hits = [hit for hit in map(history.last, paths) if hit is not None]
     return max(hits, key=lambda hit: hit[2]) if hits else None
+
+
+def _link_target(ctx: Context, note: str) -> Tuple[str, ...]:
+    """The tracked file a symlinked note is (``CLAUDE.md -> AGENTS.md``),
+    resolved the one way every read is (``Context.real``); () otherwise."""
+    try:
+        real = ctx.real(note)
+    except Unreadable:
+        return ()
+    rel = os.path.relpath(real, os.path.realpath(ctx.root)).replace(os.sep, "/")
+    return (rel,) if rel != note and rel in ctx.tracked else ()
 
 
 def _digests(ctx: Context, oids: Sequence[str]) -> Dict[str, Optional[bytes]]:
@@ -325,7 +339,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                 or newest is not None and newest[2] > note_last[2]):
             # Only a note its code left behind is read: a stub's import may
             # be newer (reading every note was a third of a 3,000-note run).
-            parts += stub_imports(ctx, note)
+            parts += _link_target(ctx, note) or stub_imports(ctx, note)
             note_last = _last_of(history, [p for p in parts if p in ctx.tracked])
         undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
         if note in pending and note not in wordless or any(

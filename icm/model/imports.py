@@ -23,6 +23,9 @@ MAX_HOPS = 5
 # regex demanding it retries from every "@" after an escaped space, which is
 # quadratic on one text run of "@a\ " * N.
 _IMPORT = re.compile(r"(?:(?<=\s)|^)@((?:[^\s\\`]|\\ )*)")
+# "@scope/name" (one slash, no dot) that names no file is an npm package or a
+# GitHub team, not an import: Tres's notes list "@tresjs/core" and its kin.
+_SCOPED = re.compile(r"[A-Za-z0-9_][\w-]*/[\w-]+")
 # A stub is a few lines: a larger note has text of its own and is not read
 # (bootmap asks only notes of at most STUB_MAX_WORDS words by its count,
 # which never exceeds ``str.split``'s).
@@ -135,6 +138,8 @@ def follow(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Proble
             why = "outside the repository root" if norm.startswith("../") \
                 or norm == ".." else _refused(ctx, norm)
             if why or not _is_file(ctx, norm):
+                if not why and _SCOPED.fullmatch(target):
+                    continue  # @scope/name naming no file: a package or team
                 problems.append(Problem(rel, why, line, target))
             else:
                 queue.append((norm, rel, depth + 1))

@@ -25,7 +25,7 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from icm import config as config_mod
 from icm.config import Config
@@ -323,6 +323,10 @@ def init(ctx: Context) -> List[str]:
 LOCATION_LOADED = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 # Folders decision records are kept in (MADR's and adr-tools' homes).
 RECORD_DIRS = ("docs/adr", "docs/decisions")
+# A folder of these names anywhere holds records too (Portarium keeps 119 in
+# docs/internal/adr): asked after RECORD_DIRS, the shallowest first.
+RECORD_FOLDER_NAMES = frozenset(("adr", "adrs", "decisions", "decision-records",
+                                 "architecture-decisions"))
 _RECORD = re.compile(r"[0-9]{4}-[^/]+\.md")
 RECORD_PATTERN = "NNNN-*.md"
 
@@ -352,7 +356,21 @@ class Choice:
 
 def detect(ctx: Context, handbook: str) -> List[Choice]:
     """The choices what the tree holds calls for, in the order said."""
-    return [c for c in (*_detect_notes(ctx, handbook), _detect_records(ctx)) if c]
+    return [c for c in (*_detect_notes(ctx, handbook), _detect_records(ctx),
+                        _detect_sites(ctx)) if c]
+
+
+def _detect_sites(ctx: Context) -> Optional[Choice]:
+    """Docs sites' page folders (``model.sites``): their links are routes."""
+    from icm.model.sites import folders_with_pages
+
+    found = folders_with_pages(ctx.files)
+    if not found:
+        return None
+    noun = "docs site" if len(found) == 1 else "docs sites"
+    return Choice({"site_content": list(found)},
+                  f"{len(found)} {noun} found: links in their pages are the "
+                  "site's routes")
 
 
 def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
@@ -393,8 +411,18 @@ def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
     return names_choice, Choice({"index": "off"}, loaded)
 
 
+def _record_folders(files: Iterable[str]) -> List[str]:
+    """``RECORD_DIRS``, then every other folder named as records are
+    (``RECORD_FOLDER_NAMES``), shallowest first: one pass over the files."""
+    found = {f.rpartition("/")[0] for f in files}
+    named = sorted((d for d in found if d not in RECORD_DIRS
+                    and d.rpartition("/")[2] in RECORD_FOLDER_NAMES),
+                   key=lambda d: (d.count("/"), d))
+    return [*RECORD_DIRS, *named]
+
+
 def _detect_records(ctx: Context) -> Optional[Choice]:
-    """Decision records in ``RECORD_DIRS`` as the journal, when the journal
+    """Decision records in a records folder as the journal, when the journal
     folder holds no entry: MADR (``Decision Outcome``) or adr-tools'
     (``Status`` and ``Consequences``) by their headings."""
     from icm import markdown
@@ -402,7 +430,7 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     if any(f.startswith(prefix) and f.endswith(".md") for f in ctx.files):
         return None
-    for folder in RECORD_DIRS:
+    for folder in _record_folders(ctx.files):
         records = [f for f in ctx.files if f.startswith(folder + "/")
                    and _RECORD.fullmatch(f[len(folder) + 1:])]
         if not records:
@@ -416,7 +444,9 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
                 continue
             if {"Decision Outcome", "Considered Options"} & titles:
                 votes["madr"] += 1
-            elif {"Status", "Consequences"} <= titles:
+            elif {"Status", "Consequences"} <= titles or {
+                    "Context", "Decision", "Consequences"} <= titles:
+                # Nygard's sections; the status may be a "Status:" line
                 votes["nygard"] += 1
         kind = max(votes, key=lambda k: votes[k])
         if not votes[kind]:

@@ -1,0 +1,108 @@
+"""Docs sites: pages whose links are the site's routes, not files; and
+GitHub's own pages, which a link may climb to from the repository.
+
+A folder listed in ``site_content`` holds the Markdown pages of a docs site
+(Nuxt Content's or Fumadocs' ``content/``). The site serves each page at its
+route: the path below the folder with the extension, ``N.`` ordering
+prefixes and a last ``index`` dropped (``content/1.guide/2.setup.md`` is
+``/guide/setup``), and the files of the ``public/`` folder beside it at the
+site's root. A link in such a page names a route: ``/guide/setup`` from the
+root, or relative to the page's own URL, as a browser reads it. The link
+check asks ``Sites.resolves`` only for a link that names no file, so a link
+to a real file is judged as everywhere else.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Dict, FrozenSet, Iterable, Optional, Tuple
+from urllib.parse import unquote
+
+from icm.context import MARKDOWN_SUFFIXES
+
+_ORDER = re.compile(r"[0-9]+\.")  # Nuxt Content's ordering prefix
+
+
+def route(page: str) -> str:
+    """The route of ``page``, a path below a content folder, without the
+    leading slash ("" for the site's root page)."""
+    stem = page
+    if stem.lower().endswith(MARKDOWN_SUFFIXES):
+        stem = stem.rsplit(".", 1)[0]
+    parts = [_ORDER.sub("", part, count=1) if _ORDER.match(part) else part
+             for part in stem.strip("/").split("/") if part]
+    if parts and parts[-1] == "index":
+        parts.pop()
+    return "/".join(parts)
+
+
+class Sites:
+    """The routes of every configured site, computed once per run."""
+
+    def __init__(self, folders: Iterable[str], files: FrozenSet[str]) -> None:
+        self.files = files
+        self.pages: Dict[str, FrozenSet[str]] = {}
+        for folder in sorted({f.strip("/") for f in folders}, key=len,
+                             reverse=True):  # the innermost site first
+            prefix = folder + "/"
+            self.pages[folder] = frozenset(
+                route(f[len(prefix):]) for f in files if f.startswith(prefix)
+                and f.lower().endswith(MARKDOWN_SUFFIXES))
+
+    def site_of(self, source: str) -> Optional[str]:
+        return next((folder for folder in self.pages
+                     if source.startswith(folder + "/")), None)
+
+    def resolves(self, source: str, href: str) -> bool:
+        """Whether ``href``, written in ``source``, is a page or a public
+        file of the site ``source`` belongs to (False outside every site)."""
+        folder = self.site_of(source)
+        if folder is None:
+            return False
+        path = unquote(href.partition("#")[0].split("?", 1)[0])
+        if not path:
+            return False
+        if not path.startswith("/"):  # from the page's URL, as a browser does
+            here = "/" + route(source[len(folder) + 1:])
+            path = posixpath.join(posixpath.dirname(here), path)
+        url = posixpath.normpath(path).lstrip("/")
+        if url.startswith(".."):
+            return False
+        public = posixpath.join(posixpath.dirname(folder), "public", url)
+        return route(url) in self.pages[folder] or public in self.files
+
+
+# GitHub serves a file at /OWNER/REPO/blob/BRANCH/PATH, so a link climbing
+# two folders past the root lands on the repository's own pages:
+# "../../issues" in a root SECURITY.md is its Issues tab, a common idiom.
+GITHUB_PAGES = frozenset((
+    "actions", "blob", "branches", "commits", "compare", "discussions",
+    "graphs", "issues", "labels", "milestones", "network", "projects",
+    "pull", "pulls", "releases", "security", "tags", "tree", "wiki"))
+
+
+def github_page(path: str) -> bool:
+    """Whether ``path`` (normalised from the root, leaving it) climbs exactly
+    to GitHub's ``/OWNER/REPO/`` and names one of its pages, as the
+    repository's web view reads the link."""
+    parts = path.split("/")
+    return len(parts) >= 3 and parts[:2] == ["..", ".."] \
+        and parts[2] in GITHUB_PAGES
+
+
+def folders_with_pages(files: Iterable[str]) -> Tuple[str, ...]:
+    """``content/`` folders beside a content layer's config file (Nuxt
+    Content's ``content.config.*``, Fumadocs' ``source.config.*``) that hold
+    Markdown pages: what ``icm init`` proposes as ``site_content``."""
+    configs, pages = set(), set()
+    for f in files:
+        folder, _, name = f.rpartition("/")
+        if name.split(".", 1)[0] in ("content", "source") and name.count(".") == 2 \
+                and name.rsplit(".", 1)[1] in ("ts", "js", "mjs", "mts"):
+            configs.add(folder)
+        head, sep, _rest = ("/" + f).partition("/content/")
+        if sep and f.lower().endswith(MARKDOWN_SUFFIXES):
+            pages.add(head[1:])
+    return tuple(sorted(posixpath.join(site, "content") if site else "content"
+                        for site in configs & pages))

@@ -1,0 +1,100 @@
+"""Links that name a site's pages, not files (issue 24's adoption trial):
+Fumadocs' and Nuxt Content's ``content/`` folders, whose links name the
+site's pages and its ``public/`` files, and GitHub's own pages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from icm.model.sites import Sites, folders_with_pages, route
+from tests.conftest import commit
+
+D1 = "2026-10-01T12:00:00+00:00"
+
+PAGE = ("# Shapes\n\n[setup](/guide/setup) [logo](/logo.png) [line](line2#props)\n"
+        "[gltf](../loaders/use-gltf.md) [gone](/guide/gone)\n"
+        "[real](../../../../AGENTS.md) [html](/guide/setup.html)\n")
+SITE = {
+    "AGENTS.md": "# H\n\nSee [setup](/guide/setup).\n",
+    "docs/content.config.ts": "export default {}\n",
+    "docs/content/index.md": "# Home\n",
+    "docs/content/1.guide/2.setup.md": "# Setup\n",
+    "docs/content/2.api/5.shapes/curve.md": PAGE,
+    "docs/content/2.api/5.shapes/line2.md": "# Line2\n",
+    "docs/content/2.api/3.loaders/1.use-gltf.md": "# useGLTF\n",
+    "docs/public/logo.png": "png\n",
+}
+
+
+def test_a_site_page_links_by_route(repo: Path, icm) -> None:
+    """Without ``site_content`` every route is a missing file (bunli: 130 of
+    152 findings); with it only the routes no page or public file answers,
+    and a link outside the site's pages is judged as a file still."""
+    commit(repo, SITE, D1)
+    shape = "docs/content/2.api/5.shapes/curve.md"
+    routes = [f"broken link: {shape} -> {h}" for h in (
+        "/guide/setup", "/logo.png", "line2#props", "../loaders/use-gltf.md",
+        "/guide/gone", "/guide/setup.html")]
+    assert icm("check-links", "--root", str(repo)) == (1, "\n".join([
+        "broken link: AGENTS.md -> /guide/setup", *routes,
+        "links: 7 problems (missing file 7)"]) + "\n", "")
+    (repo / "icm.toml").write_text('site_content = ["docs/content"]\n')
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: AGENTS.md -> /guide/setup\n"
+        f"broken link: {shape} -> /guide/gone\n"
+        f"broken link: {shape} -> /guide/setup.html\n"
+        "links: 3 problems (missing file 3)\n"), "")
+
+
+def test_init_finds_a_docs_site(repo: Path, icm) -> None:
+    commit(repo, SITE, D1)
+    assert icm("init", "--root", str(repo))[1].splitlines()[1] == (
+        'site_content = ["docs/content"]: 1 docs site found: links in their '
+        "pages are the site's routes")
+    assert icm("check-links", "--root", str(repo))[1].splitlines()[1:] == [
+        "broken link: docs/content/2.api/5.shapes/curve.md -> /guide/gone",
+        "broken link: docs/content/2.api/5.shapes/curve.md -> /guide/setup.html",
+        "links: 3 problems (missing file 3)"]
+
+
+def test_what_init_takes_for_a_site() -> None:
+    assert folders_with_pages([
+        "content.config.ts", "content/a.md",  # a site at the root
+        "web/source.config.mts", "web/content/docs/a.mdx",  # Fumadocs
+        "blog/content.config.ts", "blog/content/data.json",  # no pages
+        "app/content/a.md",  # no content layer's config
+        "app/content.config.ts.bak", "lib/source.config.py"]) == (
+        "content", "web/content")
+
+
+_SEGMENT = st.tuples(st.sampled_from(["", "1.", "20."]),
+                     st.from_regex(r"[a-z][a-z0-9-]{0,6}", fullmatch=True))
+_PAGE = st.lists(_SEGMENT, min_size=1, max_size=4).map(
+    lambda parts: "/".join(p + name for p, name in parts) + ".md")
+
+
+@given(st.lists(_PAGE, min_size=1, max_size=6), st.data())
+def test_every_page_is_reached_by_its_route_from_every_page(pages, data) -> None:
+    files = frozenset(f"site/content/{p}" for p in pages)
+    sites = Sites(["site/content"], files)
+    source = data.draw(st.sampled_from(sorted(files)))
+    for page in pages:
+        assert sites.resolves(source, "/" + route(page) + "#part")
+    assert not sites.resolves("site/other.md", "/" + route(pages[0]))
+
+
+def test_a_link_to_githubs_own_page_is_no_finding(repo: Path, icm) -> None:
+    """``../../security`` in a root SECURITY.md is the repository's Security
+    tab on GitHub (Portarium's two outside-root findings); a link climbing
+    further, or to no page of GitHub's, still leaves the root."""
+    commit(repo, {"SECURITY.md": "[tab](../../security) [new](../../issues/new)\n"
+                                 "[x](../../secret) [y](../../../security)\n",
+                  "docs/a.md": "[discuss](../../../discussions)\n"}, D1)
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: SECURITY.md -> ../../secret (outside the repository root)\n"
+        "broken link: SECURITY.md -> ../../../security (outside the repository "
+        "root)\n"
+        "links: 2 problems (outside the root 2)\n"), "")

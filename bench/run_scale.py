@@ -1,11 +1,14 @@
-"""Time and peak memory of ``icm check`` on a large tree.
+"""Time, CPU and peak memory of ``icm check`` on large trees, beside lychee.
 
-    python bench/gen_links.py /tmp/scale --files 5000 --other 45000
-    python bench/run_scale.py /tmp/scale [--runs 3]
+    python bench/gen_monorepo.py /tmp/m200k --files 200000
+    python bench/run_scale.py /tmp/m50k /tmp/m200k [--runs 3] [--lychee PATH]
 
-Peak memory is the maximum resident set size the kernel reports for the icm
-process and the workers it waited for (``wait4``), cold (cache deleted) and
-warm.
+Each round runs, in turn, icm cold (cache deleted), icm warm (the cache and
+memos of the run before; nothing changed) and lychee (offline, fragments
+checked), so a change in the machine's load falls on all of them alike.
+Medians of wall and of CPU (user plus system of the process and every
+child it waited for, ``wait4``: the figure a shared machine moves least);
+peak memory is the largest resident set ``wait4`` reports for the run.
 """
 
 from __future__ import annotations
@@ -18,41 +21,64 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Tuple
+from typing import Dict, List, Optional, Tuple
+
+Sample = Tuple[float, float, int]  # wall s, CPU s, peak RSS KiB
 
 
-def measure(cmd: List[str]) -> Tuple[float, int]:
+def measure(cmd: List[str], cwd: Optional[Path] = None) -> Sample:
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
+    if os.waitstatus_to_exitcode(status) not in (0, 1, 2) or (
+            os.waitstatus_to_exitcode(status) == 2 and "icm" in cmd[0]):
         sys.exit(f"{' '.join(cmd)} failed: a failed run is not a timing")
-    return time.perf_counter() - start, usage.ru_maxrss  # KiB on Linux
+    return (time.perf_counter() - start, usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss)  # KiB on Linux
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("tree", type=Path)
+    parser.add_argument("trees", type=Path, nargs="+")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--icm", default=str(Path(sys.executable).with_name("icm")))
+    parser.add_argument("--lychee")
+    parser.add_argument("--no-cold", action="store_true")
     args = parser.parse_args()
-    tree = args.tree.resolve()
-    files = subprocess.run(["git", "ls-files"], cwd=tree, capture_output=True,
-                           text=True).stdout.splitlines()
-    md = sum(1 for f in files if f.endswith(".md"))
-    cmd = [args.icm, "check", "--root", str(tree)]
-    print("| tree | files | markdown | run | median time | peak RSS |")
-    print("|---|---|---|---|---|---|")
-    for label in ("cold", "warm"):
-        samples = []
+    print("| tree | files | markdown | run | median wall | median CPU | peak RSS "
+          "| CPU / lychee |")
+    print("|---|---|---|---|---|---|---|---|")
+    for tree in (t.resolve() for t in args.trees):
+        files = subprocess.run(["git", "ls-files"], cwd=tree, capture_output=True,
+                               text=True).stdout.splitlines()
+        md = sum(1 for f in files if f.endswith(".md"))
+        icm = [args.icm, "check", "--root", str(tree)]
+        runs: Dict[str, List[str]] = {"warm": icm}
+        if not args.no_cold:
+            runs = {"cold": icm, **runs}
+        if args.lychee:
+            runs["lychee"] = [args.lychee, "--offline", "--include-fragments",
+                              "--no-progress", "--root-dir", str(tree), str(tree)]
+        samples: Dict[str, List[Sample]] = {name: [] for name in runs}
+        subprocess.run(icm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(args.runs):
-            if label == "cold":
-                shutil.rmtree(tree / ".git" / "icm", ignore_errors=True)
-            samples.append(measure(cmd))
-        secs = statistics.median(s for s, _ in samples)
-        peak = max(m for _, m in samples)
-        print(f"| {tree.name} | {len(files)} | {md} | {label} | {secs:.2f} s | "
-              f"{peak / 1024:.0f} MiB |", flush=True)
+            for name, cmd in runs.items():
+                if name == "cold":
+                    shutil.rmtree(tree / ".git" / "icm", ignore_errors=True)
+                samples[name].append(measure(cmd, tree))
+                if name == "cold":  # the next warm run meets the usual cache
+                    subprocess.run(icm, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        peer = (statistics.median(s[1] for s in samples["lychee"])
+                if "lychee" in samples else None)
+        for name, got in samples.items():
+            wall = statistics.median(s[0] for s in got)
+            cpu = statistics.median(s[1] for s in got)
+            peak = max(s[2] for s in got)
+            ratio = f"{cpu / peer:.2f}x" if peer and name != "lychee" else ""
+            print(f"| {tree.name} | {len(files)} | {md} | {name} | {wall:.2f} s | "
+                  f"{cpu:.2f} s | {peak / 1024:.0f} MiB | {ratio} |", flush=True)
 
 
 if __name__ == "__main__":

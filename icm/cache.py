@@ -368,3 +368,113 @@ def _valid(entries: Any, check: Check) -> bool:
                 and len(hit[2]) in (0, 5) and each(int, hit[2])):
             return False
     return check([hit[1] for hit in entries.values()])
+
+
+MEMO_FORMAT = 1  # the layout of a memo file's document
+State = Any  # a touched path's state: six ints (stamp, readable), or a reason
+
+
+class Memo:
+    """One check's whole answer, reused while nothing it depends on changed:
+    its ``key`` (icm's code, the config, the options, the file list) and
+    the state of every path it touched (``context.touching``), each still
+    as it was and older than the run that answered by more than a second
+    (git's racy rule: a file changed while the check ran is never trusted).
+    The run's start is kept as its distance from the file's mtime, as the
+    per-file caches read theirs, so a test can age a memo by its mtime.
+
+    Untrusted like ``Cache``: framed, capped, every value's shape checked
+    (``answer``'s by the caller). A forged memo can claim any answer for
+    the states it lists; those include inodes and change times, which a
+    fresh checkout (CI) never reproduces, so a restored one matches nothing
+    there."""
+
+    def __init__(self, folder: Optional[Path], name: str, key: str,
+                 max_bytes: int) -> None:
+        self.path = folder / f"memo-{name}.json" if folder is not None else None
+        self.key = f"{__version__}|{MEMO_FORMAT}|{key}"
+        self.max_bytes = max_bytes
+        self.inputs: Dict[str, State] = {}
+        self.answer: Any = None
+        self.started_ns = 0
+        if not _SAFE_OPEN:  # pragma: no cover - Windows: no memo
+            self.path = None
+        if self.path is None:
+            return
+        try:
+            folder_fd = _open_folder(self.path.parent, create=False)
+            try:
+                fd = paths.open_regular(self.path.name, dir_fd=folder_fd)
+            finally:
+                os.close(folder_fd)
+            with open(fd, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                if st.st_size > self.max_bytes:
+                    return
+                data = fh.read(self.max_bytes + 1)
+            if len(data) > self.max_bytes:
+                return
+            head, _, body = data.partition(b"\n")
+            if head != _head(body):
+                return
+            with paused_gc():
+                doc = json.loads(body.decode("utf-8"), parse_constant=_refuse)
+            if (type(doc) is dict and doc.get("key") == self.key
+                    and type(doc.get("took")) is int and doc["took"] >= 0
+                    and _states(doc.get("inputs")) and "answer" in doc):
+                self.inputs = doc["inputs"]
+                self.answer = doc["answer"]
+                self.started_ns = st.st_mtime_ns - doc["took"]
+        except Exception:  # noqa: BLE001 - untrusted data: any failure is a miss
+            self.inputs, self.answer = {}, None
+
+    def reuse(self, state: Callable[[str], State]) -> Any:
+        """The stored answer when every touched path's ``state`` is the one
+        stored and was older than the run by a second; else None."""
+        if self.answer is None:
+            return None
+        trusted = self.started_ns - 1_000_000_000
+        for rel, was in self.inputs.items():
+            if type(was) is list and max(was[1], was[2]) >= trusted:
+                return None
+            if state(rel) != was:
+                return None
+        return self.answer
+
+    def save(self, took_ns: int, inputs: Dict[str, State], answer: Any) -> None:
+        """Write the answer and the states its run touched (``took_ns``: how
+        long before this write the run began), renamed over the old file."""
+        if self.path is None:
+            return
+        try:
+            data = framed(json.dumps(
+                {"key": self.key, "took": max(0, took_ns), "inputs": inputs,
+                 "answer": answer}, ensure_ascii=False, separators=(",", ":"),
+                allow_nan=False).encode("utf-8", "backslashreplace"))
+        except (TypeError, ValueError):
+            return
+        if len(data) > self.max_bytes:
+            return
+        try:
+            folder = _open_folder(self.path.parent, create=True)
+        except OSError:
+            return
+        try:
+            _write(folder, self.path.name, data)
+        except OSError:
+            pass
+        finally:
+            os.close(folder)
+
+
+def _states(inputs: Any) -> bool:
+    """Whether ``inputs`` maps paths (text no file name lacks: no NUL, no
+    surrogate) to states as ``Memo.save`` writes them."""
+    if type(inputs) is not dict or not strings(inputs):
+        return False
+    for state in inputs.values():
+        if type(state) is str:
+            continue
+        if not (type(state) is list and len(state) == 6 and each(int, state)):
+            return False
+    return strings(s for s in inputs.values() if type(s) is str)

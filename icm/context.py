@@ -75,6 +75,7 @@ class Context:
         """Git history facts, read once per run (one ``git log`` pass; with
         ``base``, a commit, the branch's own commits on top of the base's);
         ``allow_partial``: in a partial clone, never fetch a missing object."""
+        _asked_git()
         if "history" not in self._memo:
             self._memo["history"] = read_history(
                 self.root, self.config.stale_history, allow_partial, base)
@@ -86,17 +87,35 @@ class Context:
         """Where each of ``commits`` stands against HEAD: (is an ancestor of
         HEAD, commits on HEAD since it); one the repository lacks is left
         out. One pass whatever their number (``git.commit_positions``)."""
+        _asked_git()
         return git.commit_positions(self.root, list(commits)) if self.in_git else {}
 
     def against(self, ref: Optional[str]) -> Optional["Against"]:
         """The queue and journal folders of ``ref`` (default: the ref this
         branch merges into, where known) and of the merge base, read from
         git's trees; None outside git or when no ref is known."""
+        _asked_git()
         key = f"against:{ref}"
         if key not in self._memo:
             self._memo[key] = read_against(self, ref)
         result: Optional[Against] = self._memo[key]
         return result
+
+    def changed(self, rev: str) -> FrozenSet[str]:
+        """The paths that differ between ``rev`` and the work tree, from the
+        root (``--changed-since``), and the untracked files (``git diff``
+        lists none): one ``git diff`` per run, whatever the checks that ask;
+        UsageError outside git or for no such commit."""
+        _asked_git()
+        key = f"changed:{rev}"
+        if key not in self._memo:
+            if not self.in_git:
+                raise UsageError(f"--changed-since {rev}: {self.root} is not a "
+                                 "git repository")
+            self._memo[key] = git.changed_since(self.root, rev, "--changed-since") \
+                | self.file_set.difference(self.tracked)
+        found: FrozenSet[str] = self._memo[key]
+        return found
 
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
         return read_real(self.real(rel), rel, limit)
@@ -228,7 +247,8 @@ def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
     ref_files = git.tree_entries(ctx.root, ref, folders)
     mb = git.merge_base(ctx.root, ref, head) if head else None
     base_files = git.tree_entries(ctx.root, mb, folders) if mb else {}
-    head_files = git.tree_entries(ctx.root, head, folders) if head else {}
+    head_files = base_files if head == mb else (  # no own commits: one tree
+        git.tree_entries(ctx.root, head, folders) if head else {})
     changed = [oid for path, oid in ref_files.items() if base_files.get(path) != oid]
     return Against(ref, ref_files, base_files, head_files,
                    git.read_blobs(ctx.root, changed),
@@ -259,23 +279,52 @@ def read_history(root: Path, mode: str, allow_partial: bool = False,
     # Start the long pass first; the other facts are gathered while it runs.
     pending = git.HistoryPass(root, mode, allow_partial, base)
     try:
-        repo = git.Repository(root)  # raises UsageError outside git
-        try:
-            if not repo.has_commits():
-                pending.discard()
-                return History(False, {}, frozenset(), frozenset())
-            boundary, changes = repo.shallow_boundary(), git.pending_paths(root)
-        finally:
-            repo.close()
+        has_commits, boundary = git.head_facts(root)  # UsageError outside git
+        if not has_commits:
+            pending.discard()
+            return History(False, {}, frozenset(), frozenset())
+        changes = git.pending_paths(root)
     except BaseException:
         pending.discard()
         raise
     return History(True, pending.result(), boundary, changes)
 
 
+class Touched:
+    """What a check touched while it ran (``touching``): every path it read,
+    stat or resolved through this module, and whether it asked git. A
+    memoised answer is reused only while all of them are unchanged."""
+
+    def __init__(self) -> None:
+        self.paths: Set[str] = set()
+        self.git = False
+
+
+_touched: List[Touched] = []
+
+
+@contextlib.contextmanager
+def touching() -> Iterator[Touched]:
+    """Record what the code run inside touches (``_reading`` sees every
+    read, stat and resolution; ``Context``'s git facts say so)."""
+    found = Touched()
+    _touched.append(found)
+    try:
+        yield found
+    finally:
+        _touched.remove(found)
+
+
+def _asked_git() -> None:
+    for found in _touched:
+        found.git = True
+
+
 @contextlib.contextmanager
 def _reading(rel: str) -> Iterator[None]:
     """Turn the ways a read fails into one Unreadable with a plain reason."""
+    for found in _touched:
+        found.paths.add(rel)
     try:
         yield
     except paths.Refused as exc:

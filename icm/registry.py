@@ -90,12 +90,31 @@ class NoOptions:
     pass
 
 
+def changed_since() -> Any:
+    """The one ``--changed-since`` field, shared by the checks it narrows."""
+    return value("--changed-since", help="Check only what changed since REF "
+                 "(committed, staged or not; a pull request's base): those "
+                 "files, and for links the files linking into them.",
+                 metavar="REF", parse=_ref)
+
+
+@dataclass(frozen=True)
+class JournalOptions:
+    changed_since: Optional[str] = changed_since()
+
+
+@dataclass(frozen=True)
+class DupesOptions:
+    changed_since: Optional[str] = changed_since()
+
+
 @dataclass(frozen=True)
 class LinksOptions:
     fix: bool = flag("--fix", help="Write missing notes into the handbook's "
                      "index block first.")
     jobs: int = value("--jobs", help="Parser processes (0: one per core).",
                       metavar="N", parse=_whole("--jobs"), default=0)
+    changed_since: Optional[str] = changed_since()
 
 
 @dataclass(frozen=True)
@@ -176,7 +195,7 @@ class Spec:
 
 # Registry order: the order ``icm check`` runs and prints them.
 ALL: Tuple[Spec, ...] = (
-    Spec("journal", NoOptions, "Check that every journal entry has its slots.",
+    Spec("journal", JournalOptions, "Check that every journal entry has its slots.",
          "Each slot is a level-2 heading with content under it."),
     Spec("links", LinksOptions, "Check relative links and the handbook's "
          "index of notes.", "Every relative link resolves; every note is "
@@ -190,7 +209,7 @@ ALL: Tuple[Spec, ...] = (
     Spec("queue", QueueOptions, "Check queue item names and that no number is "
          "used twice.", "With --against REF (or a known base), also against "
          "REF before merging."),
-    Spec("dupes", NoOptions, "Find rules copied between notes, and copies that "
+    Spec("dupes", DupesOptions, "Find rules copied between notes, and copies that "
          "differ.", "One fact, one home: reads the handbook, every note and "
          "the journal's Invariant sections."),
     Spec("handoff", NoOptions, "Check handoff records: fields present, commit "

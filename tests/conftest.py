@@ -162,6 +162,25 @@ except ImportError:  # pragma: no cover - hypothesis is in the test extra
 
 
 @pytest.fixture(autouse=True)
+def _no_memo(request: pytest.FixtureRequest,
+             monkeypatch: pytest.MonkeyPatch) -> None:
+    """In-process runs answer without the whole-check memo (``engine``),
+    unless a test asks for it (``memo``): whether one hits depends on the
+    clock (a file younger than a second is never trusted), and a test that
+    counts parses or plants a per-file cache must not depend on the clock.
+    ``tests/test_memo.py`` holds the memo to the answers without it."""
+    if "memo" not in request.fixturenames:
+        from icm import engine
+
+        monkeypatch.setattr(engine, "MEMOISED", frozenset())
+
+
+@pytest.fixture
+def memo() -> None:
+    """The whole-check memo stays on (see ``_no_memo``)."""
+
+
+@pytest.fixture(autouse=True)
 def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every document any test extracts is a differential case: where the
     fast backend (pulldown-cmark) answers, its answer must equal the

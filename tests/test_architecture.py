@@ -20,7 +20,7 @@ LAYERS: Dict[str, Set[str]] = {
     "usage": set(),
     "workflow": {"model", "engine", "context", "registry", "report", "config",
                  "git", "markdown", "extract", "cache", "similarity", "baseline"},
-    "engine": {"registry", "context", "checks", "baseline"},
+    "engine": {"registry", "context", "checks", "baseline", "cache"},
     # the baseline and inline suppressions filter a run's findings
     "baseline": {"registry", "context", "config", "markdown"},
     "checks": {"model", "context", "registry", "config", "cache", "similarity",

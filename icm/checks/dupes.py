@@ -30,14 +30,15 @@ from __future__ import annotations
 import functools
 import sys
 from itertools import chain
-from typing import Any, Dict, List, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
 from icm.context import Context, Unreadable, compile_globs, decode
 from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model import journal
-from icm.registry import NoOptions
+from icm.model.changes import about
+from icm.registry import DupesOptions
 
 NAME = "dupes"
 # icm explain: why the rule matters, and how to silence it here
@@ -115,12 +116,12 @@ def _invariant(headings: Sequence[Tuple[int, str]],
     return any(level == 2 and text in held for level, text in headings)
 
 
-def run(ctx: Context, options: NoOptions) -> Report:
+def run(ctx: Context, options: DupesOptions) -> Report:
     with similarity.paused_gc():
-        return _run(ctx)
+        return _run(ctx, options.changed_since)
 
 
-def _run(ctx: Context) -> Report:
+def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     cfg = ctx.config
     found: List[Finding] = []
     stmts: List[similarity.Statement] = []
@@ -166,6 +167,8 @@ def _run(ctx: Context) -> Report:
     if cfg.dupes_restated == "info":
         found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
                            cfg.similarity == "semantic")
+    if changed_since is not None:  # every note is still compared: a pair's
+        found = about(found, ctx.changed(changed_since))  # either side counts
     return Report.of(NAME, found, ok=not found,
                      data={"files": len(kinds), "statements": len(index)})
 

@@ -39,6 +39,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 from icm.context import Context, Unreadable
 from icm.escape import inert
 from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model.changes import about
 from icm.model.journal import (
     Entry,
     entries,
@@ -47,7 +48,7 @@ from icm.model.journal import (
     parse_entry,
     placeholder,
 )
-from icm.registry import NoOptions
+from icm.registry import JournalOptions
 
 NAME = "journal"
 # icm explain: why the rule matters, and how to silence it here
@@ -200,7 +201,7 @@ def cycles(first: Dict[str, str]) -> List[List[str]]:
     return found
 
 
-def run(ctx: Context, options: NoOptions) -> Report:
+def run(ctx: Context, options: JournalOptions) -> Report:
     cfg = ctx.config
     lay = layout(cfg)
     exempt = set(cfg.journal_exempt)
@@ -255,6 +256,8 @@ def run(ctx: Context, options: NoOptions) -> Report:
     if missing:
         found.append(RULES("no-folder", ".", f"journal: no folder "
                            f"{cfg.journal_dir} yet (journal_dir)"))
+    if options.changed_since is not None:
+        found = about(found, ctx.changed(options.changed_since))
     return Report.of(NAME, found, ok=not missing, data={"entries": len(present)})
 
 

@@ -31,6 +31,7 @@ from typing import (
     FrozenSet,
     List,
     Optional,
+    Set,
     Tuple,
 )
 
@@ -41,6 +42,7 @@ from icm.context import (
     compile_globs,
 )
 from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.model.changes import about, linking_into
 from icm.model.links import (
     Corpus,
     Target,
@@ -113,6 +115,10 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     ignored = compile_globs(cfg.links_ignore)
     sites = Sites(cfg.site_content, ctx.file_set) if cfg.site_content else None
     anchors: Dict[str, FrozenSet[str]] = {}
+    chosen: Optional[Set[str]] = None  # --changed-since: the sources checked
+    if options.changed_since is not None:
+        changed = ctx.changed(options.changed_since)
+        chosen = linking_into(corpus.parsed, changed) | changed
 
     def anchors_of(rel: str) -> Optional[FrozenSet[str]]:
         """Anchors of a link target, folded once, only for files linked to."""
@@ -130,6 +136,8 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     broken: List[Finding] = []
     counts: Counter[str] = Counter()
     for rel in md_files:
+        if chosen is not None and rel not in chosen:
+            continue
         if rel in corpus.errors:
             problem = corpus.errors[rel]
             broken.append(RULES("skipped" if problem.skipped else "unreadable",
@@ -159,6 +167,8 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                 broken.append(RULES(code, rel, text, line=line, rank=rank,
                                     located=True))
     index = index_findings(ctx, corpus, tree)
+    if chosen is not None and ctx.config.handbook not in chosen:
+        index = about(index, changed)  # a new note, or the handbook changed
     findings = tuple(sorted(broken)) + tuple(sorted(index))
     counts.update(f.code for f in findings)
     links_total = sum(len(p[0]) for p in corpus.parsed.values())

@@ -33,9 +33,14 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
         if path.lower().endswith(MARKDOWN_SUFFIXES) or is_note(path) \
                 or owned(path):
             return None
-        folder = posixpath.dirname(path)
+        folder = path.rpartition("/")[0]
         if not subtree:
             return note_dirs.get(folder)
+        if folder not in nearest:  # once a folder: stale asks of every path
+            nearest[folder] = _nearest(folder)
+        return nearest[folder]
+
+    def _nearest(folder: str) -> Optional[str]:
         while True:  # nearest folder at or above with a note
             if folder in note_dirs:
                 return note_dirs[folder]
@@ -43,6 +48,7 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
                 return None
             folder = posixpath.dirname(folder)
 
+    nearest: Dict[str, Optional[str]] = {}
     return owner
 
 

@@ -1,0 +1,124 @@
+"""``--changed-since REF`` (issue 27): links, journal and dupes report only
+what differs between REF and the work tree (committed since, staged,
+unstaged, untracked), and links also the files that link into it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Set, Tuple
+
+import pytest
+
+from tests.conftest import commit, git
+
+Answer = Tuple[int, str, str]
+RULE = "Every reader of a file stops at {} and reports the rest as skipped."
+GOOD = ("# Entry\n\n## Decision\nRows.\n\n## Rejected alternative\nColumns.\n\n"
+        "## Invariant\nRows hold.\n\n## Verify command\n`true`\n")
+BASE = {
+    "AGENTS.md": "# Handbook\n\n## Index of notes\n\n- [a](a/context.md)\n"
+                 "- [b](b/context.md)\n- [c](c/context.md)\n",
+    "a/context.md": "# a\n\nSee [b](../b/context.md#usage), [gone](../gone.md).\n",
+    "b/context.md": "# b\n\n## Usage\n\n" + RULE.format("1 MiB") + "\n",
+    "c/context.md": "# c\n\nSee [the folder](../d) and [B](../B/context.md).\n\n"
+                    + RULE.format("2 MiB") + "\n",
+    "d/x.md": "# x\n",
+    "old.md": "# Old\n\n[broken](nowhere.md)\n",
+    "journal/2026-01-01_old.md": "# Old\n\n## Decision\nTBD\n",
+    "journal/2026-01-02_fine.md": GOOD,
+}
+
+
+@pytest.fixture
+def based(repo: Path) -> Path:
+    """Base history with findings of its own (old.md's broken link, c's
+    diverged rule, a bad old entry), and the branch ``base`` at it."""
+    commit(repo, BASE, "2026-01-03T00:00:00+00:00")
+    git(repo, "branch", "base")
+    return repo
+
+
+def _run(icm: Callable[..., Answer], repo: Path, *args: str) -> Answer:
+    return icm("check", *args, "--root", str(repo), "--format", "concise")
+
+
+def _paths(icm: Callable[..., Answer], repo: Path, *args: str) -> Set[str]:
+    code, out, _ = icm("check", *args, "--root", str(repo), "--format", "json")
+    return {(f["check"], f["path"], f["line"]) for report in
+            json.loads(out)["checks"] for f in report["findings"]}
+
+
+def test_a_deleted_note_is_checked_through_the_files_linking_to_it(
+        based: Path, icm) -> None:
+    """b/context.md deleted in a commit, a new untracked file: the files
+    that link to b (the handbook, a, and c in other letters) are checked,
+    the new file too; old.md's broken link, untouched since base, is not."""
+    git(based, "rm", "-q", "b/context.md")
+    git(based, "commit", "-q", "-m", "drop b", when="2026-01-04T00:00:00+00:00")
+    (based / "new.md").write_text("# New\n\n[x](missing.md)\n", encoding="utf-8")
+    assert _run(icm, based, "links", "--changed-since", "base") == (1, (
+        "AGENTS.md:6:1: links/missing-file broken link: AGENTS.md -> "
+        "b/context.md\n"
+        "a/context.md:3:1: links/missing-file broken link: a/context.md -> "
+        "../b/context.md#usage\n"
+        "a/context.md:3:1: links/missing-file broken link: a/context.md -> "
+        "../gone.md\n"
+        "c/context.md:3:1: links/missing-file broken link: c/context.md -> "
+        "../B/context.md\n"
+        "new.md:3:1: links/missing-file broken link: new.md -> missing.md\n"),
+        "")
+    whole = _paths(icm, based, "links")
+    narrowed = _paths(icm, based, "links", "--changed-since", "base")
+    assert narrowed < whole
+    assert {f for f in whole if f[1] in ("AGENTS.md", "a/context.md",
+                                         "c/context.md", "new.md")} == narrowed
+
+
+def test_a_link_to_a_folder_or_in_another_case_counts(based: Path, icm) -> None:
+    """c links to the folder d: deleting d/x.md (staged, not committed)
+    puts c among the files checked, and only c."""
+    git(based, "rm", "-q", "d/x.md")
+    assert _run(icm, based, "links", "--changed-since", "HEAD") == (1, (
+        "c/context.md:3:1: links/missing-file broken link: c/context.md -> "
+        "../d\n"
+        "c/context.md:3:1: links/case-mismatch broken link: c/context.md -> "
+        "../B/context.md (exists as b/context.md)\n"), "")
+
+
+def test_nothing_changed_reports_nothing(based: Path, icm) -> None:
+    assert _run(icm, based, "links", "journal", "dupes", "--changed-since",
+                "base") == (0, "icm check: all 3 checks passed\n", "")
+
+
+def test_journal_and_dupes_report_the_changed_files(based: Path, icm) -> None:
+    """A new bad entry is reported, the old bad one is not; a rule copied
+    into a changed note (either side of the pair) is."""
+    whole = _paths(icm, based, "journal", "dupes")
+    assert ("journal", "journal/2026-01-01_old.md", 0) in {
+        (c, p, 0) for c, p, _ in whole}
+    (based / "journal/2026-01-05_new.md").write_text("# New\n\n## Decision\nTBD\n",
+                                                    encoding="utf-8")
+    (based / "b/context.md").write_text("# b\n\n## Usage\n\n" + RULE.format(
+        "3 MiB") + "\n", encoding="utf-8")
+    narrowed = _paths(icm, based, "journal", "dupes", "--changed-since", "base")
+    assert {p for _, p, _ in narrowed} >= {"journal/2026-01-05_new.md"}
+    assert "journal/2026-01-01_old.md" not in {p for _, p, _ in narrowed}
+    dupes = {p for c, p, _ in narrowed if c == "dupes"}
+    assert dupes and dupes <= {"b/context.md", "c/context.md"}
+    assert narrowed <= _paths(icm, based, "journal", "dupes")
+
+
+def test_a_bad_ref_or_no_git_is_one_line(based: Path, icm, tmp_path: Path
+                                         ) -> None:
+    code, out, err = _run(icm, based, "links", "--changed-since", "nope")
+    assert (code, out) == (2, "") and err.startswith(
+        "icm: --changed-since nope: ") and err.count("\n") == 1
+    assert _run(icm, based, "links", "--changed-since", "--output=x") == (
+        2, "", "icm: --changed-since --output=x: not a revision\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "AGENTS.md").write_text("# H\n", encoding="utf-8")
+    assert _run(icm, plain, "journal", "--changed-since", "main") == (
+        2, "", f"icm: --changed-since main: {plain.resolve()} is not a git "
+        "repository\n")

@@ -329,6 +329,20 @@ def _places(value: Any, at: Tuple[Any, ...] = ()) -> List[Tuple[Any, ...]]:
     return found
 
 
+def _layout(doc: Any) -> List[Tuple[Any, ...]]:
+    """One place of each layout: the first of the places that differ only
+    by a list index or by the path naming an input (every place of every
+    memo of example_repo was 920 runs of icm check, half an hour)."""
+    seen, out = set(), []
+    for at in _places(doc):
+        shape = tuple("*" if isinstance(k, int) or i and at[i - 1] == "inputs"
+                      else k for i, k in enumerate(at))
+        if shape not in seen:
+            seen.add(shape)
+            out.append(at)
+    return out
+
+
 def _get(doc: Any, at: Tuple[Any, ...]) -> Any:
     for k in at:
         doc = doc[k]
@@ -348,11 +362,12 @@ def _put(doc: Any, at: Tuple[Any, ...], value: Any) -> Any:
 
 def test_every_wrong_shape_in_every_place_is_refused(tree: Path, icm) -> None:
     """The memo is untrusted data: any value of another type at any place
-    of any memo is a miss, never a crash or another answer."""
+    of any memo's layout is a miss, never a crash or another answer."""
     clean = _run(icm, tree)
+    assert len(_memos(tree)) >= 5
     for path in _memos(tree):
         doc = _doc(path)
-        for at in _places(doc):
+        for at in _layout(doc):
             if at and at[0] == "answer" and len(at) > 2 and at[1] == "data":
                 continue  # a check's own json fields: any JSON is its answer
             if at and at[0] == "answer" and "extra" in at:

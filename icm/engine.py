@@ -12,7 +12,6 @@ fact, no clock); one that asks git anyway is not memoised (``Touched``)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -20,7 +19,7 @@ import time
 from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from icm import registry
+from icm import cache, registry
 from icm.context import Context, Unreadable, touching
 from icm.finding import Finding, Report, Severity
 from icm.registry import Spec
@@ -93,7 +92,7 @@ def memo_key(ctx: Context, spec: Spec, options: Any) -> str:
     day (journal's hint names today's date)."""
     parts = [spec.name, code_stamp(), _fields(ctx.config), _fields(options),
              listing(ctx), f"{ctx.now:%Y-%m-%d}"]
-    return hashlib.blake2b(json.dumps(parts, sort_keys=True, default=repr)
+    return cache.blake2b(json.dumps(parts, sort_keys=True, default=repr)
                            .encode("utf-8", "surrogateescape"),
                            digest_size=16).hexdigest()
 
@@ -133,7 +132,7 @@ def code_stamp() -> str:
                 spec = None
             origin = spec.origin if spec is not None else None
             found.append(f"{name} {_stamp(origin) if origin else '-'}")
-        _CODE.append(hashlib.blake2b("\n".join(found).encode("utf-8",
+        _CODE.append(cache.blake2b("\n".join(found).encode("utf-8",
                                                              "surrogateescape"),
                                      digest_size=16).hexdigest())
     return _CODE[0]
@@ -152,7 +151,7 @@ def listing(ctx: Context) -> str:
     tracked files a sparse checkout keeps off the disk."""
     hit = ctx._memo.get("listing")
     if hit is None:
-        digest = hashlib.blake2b(digest_size=16)
+        digest = cache.blake2b(digest_size=16)
         digest.update("\0".join(ctx.files).encode("utf-8", "surrogateescape"))
         tracked = ctx.tracked
         digest.update(bytes(f in tracked for f in ctx.files))

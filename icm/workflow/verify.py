@@ -182,15 +182,21 @@ def _kill(group: int) -> None:
 TOKEN_VAR = "ICM_VERIFY_RUN"
 
 
-def _holds(pid: int, token: bytes) -> bool:
-    """Whether a process carries one command's token in its environment. The
-    variable is a chain (``outer:inner``), so a nested ``icm verify`` killed
-    by its outer run still leaves its commands findable."""
+def _holds(pid: int, token: bytes) -> Optional[bool]:
+    """Whether a process carries one command's token in its environment;
+    None when it went away as it was read (gone, or a zombie: its environ
+    reads empty), so the sweep cannot tell. The variable is a chain
+    (``outer:inner``), so a nested ``icm verify`` killed by its outer run
+    still leaves its commands findable."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as fh:
             env = b"\0" + fh.read(1 << 20)
-    except OSError:  # gone, or not ours to read
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    except OSError:  # not ours to read
         return False
+    if env == b"\0":
+        return None
     key = b"\0" + TOKEN_VAR.encode() + b"="
     at = env.find(key)
     if at < 0:
@@ -209,7 +215,9 @@ def _kill_strays(token: bytes) -> None:
     moment it is found (the kernel restarts a fork that a group signal
     lands in), newest pids first, and later sweeps read only pids not yet
     seen: a child forking a new pid every few milliseconds had moved on
-    before a whole-``/proc`` sweep reached it."""
+    before a whole-``/proc`` sweep reached it. A pid gone as it is read
+    calls for another sweep: a sweep that met only a hopper's exiting
+    parent ended while its child ran on (1 run in 4)."""
     me, mine = os.getpid(), os.getpgrp()
     seen: Set[int] = set()
     for _ in range(100):
@@ -223,7 +231,12 @@ def _kill_strays(token: bytes) -> None:
             if pid in seen or pid == me:
                 continue
             seen.add(pid)
-            if not _holds(pid, token):
+            held = _holds(pid, token)
+            if held is None:
+                # gone between the listing and the read: a hopper's parent
+                # exits as its child forks, so sweep again (its child is new)
+                found = True
+            if not held:
                 continue
             found = True
             try:

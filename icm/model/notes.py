@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import posixpath
-from typing import Callable, Dict, Iterable, List, Optional
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
-from icm.context import MARKDOWN_SUFFIXES, Context
+from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable
 
 # Files icm itself writes at the root: its configuration and its baseline
 # are icm's, not the folder's code (``init`` made a root note STALE at once).
@@ -53,11 +54,52 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
 
 
 def code_by_note(ctx: Context, paths: Iterable[str]) -> Dict[str, List[str]]:
-    """The code files among ``paths`` each note speaks for."""
+    """The code files among ``paths`` each note speaks for. Two notes of one
+    folder (an ``AGENTS.md`` and a ``CLAUDE.md``) both speak for its code,
+    unless one only mirrors the other (``_speakers``)."""
     owner = owner_of(ctx)
-    owned: Dict[str, List[str]] = {n: [] for n in ctx.notes()}
+    notes = ctx.notes()
+    owned: Dict[str, List[str]] = {n: [] for n in notes}
+    speakers = _speakers(ctx, notes)
     for path in paths:
         note = owner(path)
         if note is not None:
-            owned[note].append(path)
+            for speaker in speakers.get(note, (note,)):
+                owned[speaker].append(path)
     return owned
+
+
+def link_target(ctx: Context, note: str) -> str:
+    """The path from the root of what a symlinked note resolves to (the
+    note itself when it is no link), resolved the one way every read is."""
+    try:
+        real = ctx.real(note)
+    except Unreadable:
+        return note
+    return os.path.relpath(real, os.path.realpath(ctx.root)).replace(os.sep, "/")
+
+
+def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
+    """For the note ``owner_of`` picks in a folder holding several, the
+    folder's notes that speak for its code: each but a symlink to a sibling
+    or an import stub bringing one in (``CLAUDE.md`` holding ``@AGENTS.md``:
+    judged with it, it would repeat its verdict). Only the last-sorted note
+    was given the code: an ``AGENTS.md`` beside a ``CLAUDE.md`` with words
+    of its own was never judged (issue 24's trial)."""
+    from icm.model.imports import stub_imports
+
+    folders: Dict[str, List[str]] = {}
+    for note in notes:
+        folders.setdefault(posixpath.dirname(note), []).append(note)
+    speakers: Dict[str, Tuple[str, ...]] = {}
+    for group in folders.values():
+        if len(group) < 2:
+            continue
+        picked = group[-1]  # owner_of's: the last of the folder's notes
+        members = set(group)
+        mirrors = {n for n in group
+                   if link_target(ctx, n) in members - {n}
+                   or members.intersection(stub_imports(ctx, n))}
+        speaking = tuple(n for n in sorted(group) if n not in mirrors)
+        speakers[picked] = speaking or (picked,)
+    return speakers

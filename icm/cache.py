@@ -203,8 +203,9 @@ def seconds(values: List[Any]) -> bool:
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic collector: a load builds tens of thousands of lists
     and no cycle, and each collection walked them all (half the load, and
-    then a third of the lookups). The twin of ``similarity.paused_gc``:
-    importing that module costs a warm link run 14 ms."""
+    then a third of the lookups); building a similarity index makes millions
+    of tuples and sets, a fifth of a run at 1,000 notes (``similarity``
+    takes it from here)."""
     was = gc.isenabled()
     gc.disable()
     try:

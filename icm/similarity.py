@@ -42,8 +42,6 @@ Every function is pure and linear or capped in its input.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import posixpath
 import re
@@ -60,13 +58,14 @@ from typing import (
     Dict,
     FrozenSet,
     Iterable,
-    Iterator,
     List,
     Optional,
     Sequence,
     Set,
     Tuple,
 )
+
+from icm.cache import paused_gc
 
 ALLOW_MARKER = "<!-- icm: allow-duplicate -->"
 POSTING_CAP = 16  # statements per bigram before it stops finding candidates
@@ -731,18 +730,6 @@ def _span(text: str, toks: Tokens, i1: int, i2: int) -> str:
 # -- the index -----------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: building an index makes millions
-    of tuples and sets and no cycle, and each automatic collection walks
-    them all again (a fifth of a run at 1,000 notes, more as trees grow)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 

@@ -31,7 +31,7 @@ LAYERS: Dict[str, Set[str]] = {
     "registry": set(),
     "report": set(),
     "config": {"registry"},  # rule codes in select/ignore
-    "similarity": {"markdown"},
+    "similarity": {"markdown", "cache"},  # cache: paused_gc
     # the parsers: ``extract`` chooses, above both; neither imports it back
     "extract": {"markdown", "markdown_events"},
     "markdown": set(),

@@ -117,7 +117,7 @@ def _invariant(headings: Sequence[Tuple[int, str]],
 
 
 def run(ctx: Context, options: DupesOptions) -> Report:
-    with similarity.paused_gc():
+    with cache_mod.paused_gc():
         return _run(ctx, options.changed_since)
 
 

@@ -195,17 +195,26 @@ def test_check_takes_committed(repo: Path, icm) -> None:
 ICM = Path(sys.executable).parent / "icm"
 
 
-def _precommit_repo(repo: Path, tmp_path: Path) -> dict:
-    """A repository whose pre-commit hook is icm check-stale, as a user sets
-    it up; returns the environment to run git and pre-commit in."""
-    config = ("repos:\n- repo: local\n  hooks:\n  - id: icm-check-stale\n"
+# The pre-commit config a user writes to run icm check-stale as the hook.
+STALE_HOOK = ("repos:\n- repo: local\n  hooks:\n  - id: icm-check-stale\n"
               "    name: icm check-stale\n"
               f"    entry: {shlex.quote(str(ICM))} check-stale\n"
               "    language: system\n    pass_filenames: false\n"
               "    always_run: true\n")
-    commit(repo, {".pre-commit-config.yaml": config, "src/context.md": "why",
+
+
+def _precommit_repo(repo: Path, tmp_path: Path) -> dict:
+    """A repository whose pre-commit hook is icm check-stale, as a user sets
+    it up; returns the environment to run git and pre-commit in."""
+    commit(repo, {".pre-commit-config.yaml": STALE_HOOK, "src/context.md": "why",
                   "src/x.py": "1"}, D1)
     commit(repo, {"src/x.py": "2"}, D9)  # the note is STALE in history now
+    return install_hook(repo, tmp_path)
+
+
+def install_hook(repo: Path, tmp_path: Path) -> dict:
+    """``pre-commit install`` in ``repo`` with its own home; the environment
+    to run git and pre-commit in (dates pinned at D10)."""
     env = git_env(D10)
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
     env.pop("PRE_COMMIT", None)
@@ -215,7 +224,7 @@ def _precommit_repo(repo: Path, tmp_path: Path) -> dict:
     return env
 
 
-def _commit(repo: Path, env: dict) -> subprocess.CompletedProcess:
+def hooked_commit(repo: Path, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(["git", "commit", "-m", "change"], cwd=repo, env=env,
                           capture_output=True, text=True)
 
@@ -230,7 +239,7 @@ def test_precommit_passes_the_commit_that_fixes_the_note(repo: Path,
     write(repo, {"src/context.md": "why, reread after x.py v2"})
     git(repo, "add", "src/context.md")
     before = _head(repo)
-    done = _commit(repo, env)
+    done = hooked_commit(repo, env)
     assert done.returncode == 0, done.stdout + done.stderr
     # git hands a hook's output to stderr
     assert done.stderr.startswith("icm check-stale..") and "Passed" in done.stderr
@@ -241,11 +250,11 @@ def test_precommit_refuses_a_code_only_commit(repo: Path, tmp_path: Path) -> Non
     env = _precommit_repo(repo, tmp_path)
     write(repo, {"src/context.md": "fixed"})
     git(repo, "add", "-A")
-    assert _commit(repo, env).returncode == 0
+    assert hooked_commit(repo, env).returncode == 0
     write(repo, {"src/x.py": "3"})
     git(repo, "add", "src/x.py")
     before = _head(repo)
-    refused = _commit(repo, env)
+    refused = hooked_commit(repo, env)
     assert refused.returncode == 1
     assert refused.stderr.startswith("icm check-stale..")
     assert "Failed\n- hook id: icm-check-stale\n- exit code: 1\n\n" + \

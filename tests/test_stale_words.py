@@ -3,9 +3,7 @@ code (``stale_ignore``), and a note changes only when a word of it does,
 in the work tree and in history; ``icm review`` is the review. The last
 tests run the gate through a real ``pre-commit``."""
 
-import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +12,9 @@ from hypothesis import strategies as st
 
 from icm.checks import stale as stale_mod
 from icm.config import DEFAULT_STALE_IGNORE
-from tests.conftest import commit, git, git_env, write
+from tests.conftest import commit, git, write
 from tests.test_stale import _git_processes
+from tests.test_stale_pending import ICM, STALE_HOOK, hooked_commit, install_hook
 
 D1 = "2026-10-01T12:00:00+00:00"
 D5 = "2026-10-05T12:00:00+00:00"
@@ -317,31 +316,12 @@ def test_the_words_cost_a_fixed_number_of_git_processes(repo: Path, icm,
 
 # -- through a real pre-commit ------------------------------------------------
 
-ICM = Path(sys.executable).parent / "icm"
-
-
 def _precommit_repo(repo: Path, tmp_path: Path) -> dict:
     """A repository whose pre-commit hook is icm check-stale (as
     ``tests/test_stale_pending.py`` sets it up), its note fresh."""
-    config = ("repos:\n- repo: local\n  hooks:\n  - id: icm-check-stale\n"
-              "    name: icm check-stale\n"
-              f"    entry: {shlex.quote(str(ICM))} check-stale\n"
-              "    language: system\n    pass_filenames: false\n"
-              "    always_run: true\n")
-    commit(repo, {".pre-commit-config.yaml": config, "src/context.md": NOTE,
+    commit(repo, {".pre-commit-config.yaml": STALE_HOOK, "src/context.md": NOTE,
                   "src/x.py": "1"}, D1)
-    env = git_env(D10)
-    env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
-    env.pop("PRE_COMMIT", None)
-    run = subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo,
-                         env=env, capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout + run.stderr
-    return env
-
-
-def _commit(repo: Path, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", "commit", "-m", "change"], cwd=repo, env=env,
-                          capture_output=True, text=True)
+    return install_hook(repo, tmp_path)
 
 
 def test_precommit_takes_a_review_and_refuses_an_empty_line(
@@ -350,12 +330,12 @@ def test_precommit_takes_a_review_and_refuses_an_empty_line(
     head = git(repo, "rev-parse", "HEAD")
     write(repo, {"src/x.py": "2"})
     git(repo, "add", "src/x.py")
-    refused = _commit(repo, env)  # code only
+    refused = hooked_commit(repo, env)  # code only
     assert refused.returncode == 1 and PENDING_STALE in refused.stderr
     with open(repo / "src" / "context.md", "a") as fh:
         fh.write("\n")
     git(repo, "add", "src/context.md")
-    refused = _commit(repo, env)  # code and an appended empty line
+    refused = hooked_commit(repo, env)  # code and an appended empty line
     assert refused.returncode == 1 and PENDING_STALE in refused.stderr
     assert git(repo, "rev-parse", "HEAD") == head
     reviewed = subprocess.run([str(ICM), "review", "--date", "2026-10-10",
@@ -364,7 +344,7 @@ def test_precommit_takes_a_review_and_refuses_an_empty_line(
     assert (reviewed.returncode, reviewed.stdout) == (
         0, "src/context.md: reviewed 2026-10-10\n")
     git(repo, "add", "src/context.md")
-    done = _commit(repo, env)
+    done = hooked_commit(repo, env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert git(repo, "rev-parse", "HEAD") != head
     assert git(repo, "show", "--format=", "--stat", "HEAD").count("|") == 2

@@ -882,3 +882,57 @@ def test_a_records_format_can_be_told_from_its_text() -> None:
         "madr", None]  # 0003 lacks Considered Options
     assert format_of(NYGARD["doc/adr/0002-keep-sessions-in-memory.md"]) == "nygard"
     assert format_of("# A\n\n## Decision\nx\n") is None
+
+
+def test_madr_options_named_as_a_reader_names_them(repo: Path, icm) -> None:
+    """A bold-named option is listed by its name, its wrapped description
+    dropped, not escaped; an outcome naming its choice in bold or by a few
+    words of one option (``**monorepo**`` for "One monorepo ...") still
+    finds it; words two options hold choose neither, so nothing is listed."""
+    write(repo, {
+        "icm.toml": MADR_CFG, "AGENTS.md": "# Handbook\n",
+        "docs/adr/0001-place-the-agent.md": """\
+# Place the agent
+
+## Considered Options
+
+* **A — Server-side agent**: the loop runs in the backend and reads
+  its keys from the environment.
+* **B — Client-side agent**: the loop moves into the browser, which
+  calls the model itself.
+
+## Decision Outcome
+
+Chosen option: **A — Server-side agent**, because no key leaves the host.
+""",
+        "docs/adr/0002-one-repository.md": """\
+# One repository
+
+## Considered Options
+
+* One monorepo holding all four packages
+* A repository per package
+
+## Decision Outcome
+
+Chosen option: **monorepo**, because the packages change together.
+""",
+        "docs/adr/0003-a-cache.md": """\
+# A cache
+
+## Considered Options
+
+* A cache in each process
+* A cache shared by every process
+
+## Decision Outcome
+
+Chosen option: **a cache**, because reads repeat.
+""",
+    })
+    link = "[docs/adr/{0}.md](docs/adr/{0}.md)".format
+    code, out, err = icm("positions", "--root", str(repo))
+    assert (code, err) == (0, "")
+    assert out.split("## Rejected\n\n", 1)[1] == (
+        f"- A repository per package. ({link('0002-one-repository')})\n"
+        f"- B — Client-side agent. ({link('0001-place-the-agent')})\n")

@@ -633,6 +633,9 @@ def chosen_option(decision: str) -> str:
         if head[:len(_CHOSEN)].lower() != _CHOSEN:
             continue
         rest = head[len(_CHOSEN):NAME_CHARS].lstrip("*_ :").strip()
+        bold = _BOLD.match(head[len(_CHOSEN):NAME_CHARS].lstrip(" :"))
+        if bold is not None:  # Chosen option: **X** because ...
+            return bold.group(2).strip()
         if rest[:1] in "\"\u201c'" and rest:
             close = {"\u201c": "\u201d"}.get(rest[0], rest[0])
             end = rest.find(close, 1)
@@ -648,23 +651,55 @@ def _not_chosen(options: Optional[_Part], decision: Optional[_Part],
     ("A; B."). None when the outcome names no option of the list."""
     if decision is None:
         return None
-    listed = [src.split("\n", 1)[0] for _line, src in options.items] \
-        if options is not None else []
+    listed = [src for _line, src in options.items] if options is not None else []
     if not listed and pros is not None:
         listed = [title for title, _texts in pros.subs]
     chosen = _plain(chosen_option("\n".join(s for _l, s in decision.lines)))
     names = [(name, _plain(name)) for name in listed]
     names = [(n, p) for n, p in names if any(ch.isalnum() for ch in p)]
-    if not chosen or not any(_same(p, chosen) for _n, p in names):
+    if not chosen:
         return None
-    rest = [" ".join(_cut_spans(n, "<!--", "-->").replace("`", "").split())
-            for n, p in names if not _same(p, chosen)]
+    picked = [p for _n, p in names if _same(p, chosen)] or \
+        [p for _n, p in names if _within(chosen, p)][:2]
+    if len(picked) != 1 and not any(_same(p, chosen) for _n, p in names):
+        return None  # no option, or two, hold the chosen words: cannot tell
+    rest = [_option_name(n) for n, p in names if p not in picked]
     if not rest:
         return None
     where = options if options is not None and options.items else pros
     assert where is not None
     said = "; ".join(rest)
     return Slot(where.title, where.line, said if said.endswith(".") else said + ".")
+
+
+_BOLD = re.compile(r"(\*\*|__)(.+?)\1")
+
+
+def _option_name(source: str) -> str:
+    """An option as a reader names it: its leading bold name alone (``**A —
+    Server-side**: because ...`` gives "A — Server-side"), else its first
+    paragraph with its lines joined; comments, code ticks and emphasis gone,
+    a link as its text."""
+    text = _cut_spans(source[:NAME_CHARS], "<!--", "-->").strip()
+    lead = _BOLD.match(text)
+    if lead is not None:
+        text = lead.group(2)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = _BOLD.sub(r"\2", text).replace("`", "")
+    return " ".join(text.split())
+
+
+def _words(text: str) -> List[str]:
+    return re.findall(r"[^\W_]+", text)
+
+
+def _within(chosen: str, option: str) -> bool:
+    """The chosen name's words run unbroken inside the option's (MADR's
+    ``Chosen option: **monorepo**`` for "Single monorepo containing ...")."""
+    short, long_ = _words(chosen), _words(option)
+    n = len(short)
+    return n > 0 and any(long_[i:i + n] == short
+                         for i in range(len(long_) - n + 1))
 
 
 def _same(option: str, chosen: str) -> bool:

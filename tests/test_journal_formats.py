@@ -936,3 +936,63 @@ Chosen option: **a cache**, because reads repeat.
     assert out.split("## Rejected\n\n", 1)[1] == (
         f"- A repository per package. ({link('0002-one-repository')})\n"
         f"- B — Client-side agent. ({link('0001-place-the-agent')})\n")
+
+
+def test_a_record_whose_decision_is_its_lead_prose(repo: Path, icm) -> None:
+    """An early record writes its context and decision as prose under its
+    title, its status as a list: the lead holds both slots, its first
+    sentence is the position, an opening "Supersedes ..." paragraph is a
+    status, not the decision. A superseded record is read as written (no
+    section is asked of it); an accepted one with neither lead nor sections
+    still is; icm's own entries never read a lead as a slot."""
+    write(repo, {
+        "icm.toml": NYGARD_CFG, "AGENTS.md": "# Handbook\n",
+        "doc/adr/0001-keep-sessions-in-memory.md": """\
+# 1. Keep sessions in memory
+
+- **Status:** Superseded by [2](0002-keep-sessions-in-redis.md)
+
+## What we tried
+
+Memory, until the second web process came.
+""",
+        "doc/adr/0002-keep-sessions-in-redis.md": """\
+# 2. Keep sessions in Redis
+
+- **Status:** Accepted
+- **Date:** 2024-02-02
+
+Supersedes [1](0001-keep-sessions-in-memory.md), and amends
+nothing else.
+
+Sessions live in Redis, shared by every web process. Two processes
+lost logins.
+
+## Consequences
+
+Redis must be up before the web tier.
+""",
+        "doc/adr/0003-queue-mail.md": """\
+# 3. Queue mail
+
+- **Status:** Accepted
+
+## Consequences
+
+Mail waits for the worker.
+""",
+    })
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "doc/adr/0003-queue-mail.md: missing slot 'Context'\n"
+        "doc/adr/0003-queue-mail.md: missing slot 'Decision'\n"), "")
+    code, out, err = icm("positions", "--root", str(repo))
+    link = "[doc/adr/{0}.md](doc/adr/{0}.md)".format
+    assert (code, err) == (0, "")
+    assert f"- {link('0002-keep-sessions-in-redis')}: Sessions live in Redis, " \
+        "shared by every web process.\n" in out
+    write(repo, {"icm.toml": "", "journal/2024-02-02_redis.md": (
+        "# Redis\n\nSessions live in Redis.\n\n## Invariant\n\nOne store.\n\n"
+        "## Verify command\n\n```sh\ntrue\n```\n")})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "journal/2024-02-02_redis.md: missing slot 'Decision'\n"
+        "journal/2024-02-02_redis.md: missing slot 'Rejected alternative'\n"), "")

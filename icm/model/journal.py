@@ -529,6 +529,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     statuses: List[Tuple[str, int]] = []  # (value, line) before the first ##
     seen_two = False
     title = ""
+    lead: List[Tuple[int, str]] = []  # top-level paragraphs before the first ##
     for sec in markdown.sections(body):
         if sec.level == 1 and not title:
             title = sec.title
@@ -556,6 +557,8 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
                 status = _status_line(source.split("\n", 1)[0])
                 if status is not None:
                     statuses.append((status, line))
+            said_lines = {line for _value, line in statuses}
+            lead += [(ln, src) for ln, src in sec.lines if ln not in said_lines]
         for n, into in enumerate(opened):
             if into is not None:
                 into.add(sec, own=(n == 0 and sec.level == 2) or n == 1)
@@ -563,6 +566,8 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     roles = {role: held_by for role, heads_ in lay.roles
              for held_by in [_find(parts, heads_, slots)] if held_by is not None}
     said = {role: part.slot() for role, part in roles.items()}
+    if lay.format != "icm" and lead:
+        _lead_holds(lead, lay, slots, found, said)
     if lay.format == "madr" and "rejected" not in said:
         rejected = _not_chosen(roles.get("options"), roles.get("decision"),
                                roles.get("pros-cons"))
@@ -592,6 +597,50 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     return Entry(found, command(codes), verify_line, superseded, superseded_line,
                  tuple(every), repeated, said, word, tuple(supersedes), front,
                  word_line, title)
+
+
+# adr-tools' link words: a paragraph opening with one is a status, not prose
+_LINKS = ("supersedes", "superseded", "superseded-by", "amends", "amended",
+          "clarifies", "clarified")
+
+
+_LABEL = re.compile(r"[*_]*\w[\w ]{0,30}?[*_]*:")  # "Date:", "**Technical Story:**"
+
+
+def _linking(source: str) -> bool:
+    """A lead paragraph that is a status or a field (adr-tools' ``Date:``),
+    not prose: it opens with a link word or a short label and a colon."""
+    first = source.strip().lstrip("*_ ").split(" ", 1)[0].rstrip(":*_").lower()
+    label = _LABEL.match(source.strip())
+    return first in _LINKS or label is not None and \
+        label.group().strip("*_: ").lower() not in ("context", "decision")
+
+
+def _lead_holds(lead: Sequence[Tuple[int, str]], lay: Layout,
+                slots: Sequence[str], found: Dict[str, Slot],
+                said: Dict[str, Slot]) -> None:
+    """A record written with its context and decision as prose under its
+    title (an early adr-tools record; a Y-statement) holds the roles no
+    heading holds: the lead is their slot, for the gate and for positions."""
+    kept: List[Tuple[int, str]] = []
+    start = 0
+    for i, (line, _source) in enumerate(lead):
+        if i + 1 == len(lead) or lead[i + 1][0] != line + 1:  # a paragraph ends
+            if not _linking(lead[start][1]):
+                kept += lead[start:i + 1]
+            start = i + 1
+    if not kept:
+        return
+    text = _paragraphs(kept)
+    slot = Slot("(lead)", kept[0][0], " ".join(text.split()), text)
+    for role, headings in lay.roles:
+        if role not in ("context", "decision") or role in said:
+            continue
+        said[role] = slot
+        names = {h.casefold() for h in headings}
+        for name in slots:
+            if name not in found and name.casefold() in names:
+                found[name] = slot
 
 
 def _find(parts: Mapping[Tuple[int, str], _Part], headings: Sequence[str],

@@ -303,14 +303,23 @@ def _is_file(root: Path, rel: str) -> bool:
 MAX_DOT_COST = 100_000_000
 
 
-def _check_cost(name: str, text: str) -> None:
+def dotted_cost(text: str, cap: int = MAX_DOT_COST) -> int:
+    """The line where tomllib's cost (quadratic in a line's dotted key
+    parts) passes ``cap``; 0 when it stays under."""
     cost = 0
     for number, line in enumerate(text.split("\n"), 1):
         dots = line.count(".")
         cost += dots * dots
-        if cost > MAX_DOT_COST:
-            raise UsageError(f"{name}: line {number}: too many dotted key parts "
-                             "for a config file; not parsed")
+        if cost > cap:
+            return number
+    return 0
+
+
+def _check_cost(name: str, text: str) -> None:
+    number = dotted_cost(text)
+    if number:
+        raise UsageError(f"{name}: line {number}: too many dotted key parts "
+                         "for a config file; not parsed")
 
 
 def validate(table: Mapping[str, Any], name: str, where: str) -> Config:

@@ -31,7 +31,7 @@ DEFAULT_PLACEHOLDERS = ("looks good", "TBD", "TODO", "n/a", "none", "-",
                         "same as above")
 # Files a tool writes, not a person: a commit of only these moves no code
 # for check-stale. Dependency lockfiles, then test snapshots (docs/checks.md
-# names the tool of each).
+# names the tool of each), then changelogs, which say what code did.
 DEFAULT_STALE_IGNORE = (
     "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock",
     "bun.lock", "bun.lockb", "deno.lock", "uv.lock", "poetry.lock",
@@ -42,6 +42,9 @@ DEFAULT_STALE_IGNORE = (
     "**/__snapshots__/**", "*.snap", "*.ambr", "**/__Snapshots__/**",
     "*.verified.*", "**/__image_snapshots__/**", "**/*-snapshots/**",
     "**/cypress/snapshots/**", "**/backstop_data/bitmaps_reference/**",
+    # changelogs in any format (a ``.md`` one is prose already)
+    "CHANGELOG", "CHANGELOG.*", "CHANGES", "CHANGES.*", "HISTORY", "HISTORY.*",
+    "NEWS", "NEWS.*",
 )
 
 

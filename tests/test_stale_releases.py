@@ -194,6 +194,21 @@ def test_a_bump_of_an_ignored_manifest_path_is_still_no_code(repo: Path,
     assert stale(icm, repo) == (0, OK, "")
 
 
+@pytest.mark.parametrize("path", ["pkg/CHANGELOG", "pkg/CHANGELOG.rst",
+                                  "pkg/CHANGES.txt", "pkg/HISTORY.rst", "pkg/NEWS"])
+def test_a_changelog_in_any_format_is_no_code(repo: Path, icm, path) -> None:
+    """A release writes what the code did: a changelog is not code, as a
+    `.md` one is prose; a file merely named like one is code."""
+    adopted(repo, "package.json", package_json)
+    commit(repo, {path: "0.9.1: rows stay raw\n",
+                  "pkg/package.json": package_json("0.9.1")}, D9)
+    assert stale(icm, repo) == (0, OK, "")
+    write(repo, {path: "0.9.2\n"})
+    assert stale(icm, repo) == (0, OK, "")
+    commit(repo, {"pkg/news.py": "1"}, D10)
+    assert stale(icm, repo) == (1, moved(9), "")
+
+
 def test_the_walk_stops_at_its_bound(repo: Path, icm, monkeypatch) -> None:
     """Past ``WALK`` bumps the note keeps its verdict: the log is cut."""
     monkeypatch.setattr(stale_mod, "WALK", 3)

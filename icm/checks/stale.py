@@ -382,7 +382,7 @@ def _releases(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
     of the notes and their code, newest first, stopped when every note is
     decided (a note's own commit, a change of other code, or ``WALK``
     manifest changes: past them it keeps its verdict, as does one the log
-    never decides); one ``cat-file``."""
+    never decides); one ``cat-file`` per 1,024 blobs (``Context.blobs``)."""
     owners: Dict[str, List[Tuple[str, bool]]] = {}
     for note, (parts, code) in moved.items():
         for path in parts:
@@ -394,6 +394,7 @@ def _releases(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
     other: Dict[str, int] = {}  # note -> time of a change of other code
     reached: Set[str] = set()  # the walk came to the note's own commit
     left = set(moved)
+    is_code: Dict[str, bool] = {}  # skip's answer per path: globs cost most
     with closing(ctx.path_changes(sorted(owners), base)) as walk:
         for _, when, changes in walk:  # each step costs its commit's changes
             touched: Dict[str, List[Tuple[str, str, str]]] = {}
@@ -403,7 +404,10 @@ def _releases(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
                         continue
                     if own:
                         reached.add(note)  # a tie: its code here is no later
-                    elif not skip(path):
+                        continue
+                    if path not in is_code:
+                        is_code[path] = not skip(path)
+                    if is_code[path]:
                         touched.setdefault(note, []).append((path, old, new))
             left -= reached
             for note, found in touched.items():

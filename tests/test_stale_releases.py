@@ -329,3 +329,27 @@ def test_docs_name_the_manifests() -> None:
     for name in stale_mod.MANIFESTS:
         assert f"`{name}`" in text
     assert "release bump" in (stale_mod.__doc__ or "")
+
+
+def test_a_pending_manifest_is_read_only_where_it_would_stale_a_note(
+        repo: Path, icm, monkeypatch) -> None:
+    """No ``ls-tree`` for a manifest no note speaks for, or one whose note
+    changes words in the same commit; one for a manifest under a note
+    that does not."""
+    def trees() -> int:
+        started = _git_processes(monkeypatch)
+        found = stale(icm, repo)
+        monkeypatch.undo()
+        return found, sum("ls-tree" in argv for argv in started)
+
+    adopted(repo, "package.json", package_json)
+    commit(repo, {"other/package.json": package_json("1.0.0")}, D5)
+    assert trees() == ((0, OK, ""), 0)
+    write(repo, {"other/package.json": package_json("2.0.0", "9"),
+                 "pkg/package.json": package_json("0.9.0", "9"),
+                 "pkg/context.md": NOTE + "\nA new dependency.\n"})
+    # the pending note's own words only
+    assert trees() == ((0, "pkg/context.md: ok (pending)\n", ""), 1)
+    write(repo, {"pkg/context.md": NOTE})
+    assert trees() == ((1, "pkg/context.md: STALE - code in pkg changed "
+                        "(uncommitted) after the note\n", ""), 1)

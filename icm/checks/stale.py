@@ -485,10 +485,12 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])
-    # A pending release bump is no change of code (read only where one is).
-    bumped = _pending_bumps(ctx, sorted(
-        p for p in pending if p in ctx.tracked
-        and posixpath.basename(p) in MANIFESTS and not skip(p)))
+    # A pending release bump is no change of code: read only where it would
+    # make a note STALE (code of a note with no pending change of words).
+    bumped = _pending_bumps(ctx, sorted({
+        p for note, code in owned if note not in pending or note in wordless
+        for p in code if p in pending and p in ctx.tracked
+        and posixpath.basename(p) in MANIFESTS and not skip(p)}))
     pending_code = frozenset(p for p in pending if p not in bumped)
     unknown = Severity.ERROR if strict else Severity.WARNING
     # bootmap's own reading of imports, so a stub means one thing to both

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from icm import registry
 from icm.checks import stale as stale_mod
 from tests.conftest import commit, git, write
 from tests.test_stale import _git_processes
@@ -329,6 +330,8 @@ def test_docs_name_the_manifests() -> None:
     for name in stale_mod.MANIFESTS:
         assert f"`{name}`" in text
     assert "release bump" in (stale_mod.__doc__ or "")
+    assert "bump of a manifest's own version" in registry.BY_NAME["stale"].help
+    assert "release bump" in stale_mod.RULES["stale"].summary
 
 
 def test_a_pending_manifest_is_read_only_where_it_would_stale_a_note(

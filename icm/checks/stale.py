@@ -13,7 +13,8 @@ manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
 version (a dependency's version is code, and so is a version in any other
 file). It is asked only of a note history left behind with a manifest as its
 newest code (one log of those notes, newest first, to the newest commit
-that moved other code; one ``cat-file``), and of a pending manifest (one
+that moved code, which then gives the days; ``cat-file`` once per 1,024
+blobs), and of a pending manifest under a note it would make STALE (one
 ``ls-tree``, one ``cat-file``).
 
 A note changes only when a word of it does: whitespace, line endings and

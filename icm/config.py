@@ -31,7 +31,7 @@ DEFAULT_PLACEHOLDERS = ("looks good", "TBD", "TODO", "n/a", "none", "-",
                         "same as above")
 # Files a tool writes, not a person: a commit of only these moves no code
 # for check-stale. Dependency lockfiles, then test snapshots (docs/checks.md
-# names the tool of each).
+# names the tool of each), then changelogs, which say what code did.
 DEFAULT_STALE_IGNORE = (
     "package-lock.json", "npm-shrinkwrap.json", "pnpm-lock.yaml", "yarn.lock",
     "bun.lock", "bun.lockb", "deno.lock", "uv.lock", "poetry.lock",
@@ -42,6 +42,9 @@ DEFAULT_STALE_IGNORE = (
     "**/__snapshots__/**", "*.snap", "*.ambr", "**/__Snapshots__/**",
     "*.verified.*", "**/__image_snapshots__/**", "**/*-snapshots/**",
     "**/cypress/snapshots/**", "**/backstop_data/bitmaps_reference/**",
+    # changelogs in any format (a ``.md`` one is prose already)
+    "CHANGELOG", "CHANGELOG.*", "CHANGES", "CHANGES.*", "HISTORY", "HISTORY.*",
+    "NEWS", "NEWS.*",
 )
 
 
@@ -303,14 +306,23 @@ def _is_file(root: Path, rel: str) -> bool:
 MAX_DOT_COST = 100_000_000
 
 
-def _check_cost(name: str, text: str) -> None:
+def dotted_cost(text: str, cap: int = MAX_DOT_COST) -> int:
+    """The line where tomllib's cost (quadratic in a line's dotted key
+    parts) passes ``cap``; 0 when it stays under."""
     cost = 0
     for number, line in enumerate(text.split("\n"), 1):
         dots = line.count(".")
         cost += dots * dots
-        if cost > MAX_DOT_COST:
-            raise UsageError(f"{name}: line {number}: too many dotted key parts "
-                             "for a config file; not parsed")
+        if cost > cap:
+            return number
+    return 0
+
+
+def _check_cost(name: str, text: str) -> None:
+    number = dotted_cost(text)
+    if number:
+        raise UsageError(f"{name}: line {number}: too many dotted key parts "
+                         "for a config file; not parsed")
 
 
 def validate(table: Mapping[str, Any], name: str, where: str) -> Config:

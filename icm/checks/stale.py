@@ -7,7 +7,15 @@ prose (``.md``, ``.markdown``, ``.mdx``) and that ``stale_ignore`` (plus
 ``stale_ignore_extend``) leaves in: by default lockfiles and test
 snapshots, which a tool writes, so a commit of only those moves no code. A
 submodule pointer counts as code, since bumping it changes what the folder
-builds.
+builds. A release bump moves no code either: a commit whose change to a
+manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
+``pyproject.toml``, ...) leaves its data as it was but for the package's own
+version (a dependency's version is code, and so is a version in any other
+file). It is asked only of a note history left behind with a manifest as its
+newest code (one log of those notes, newest first, to the newest commit
+that moved code, which then gives the days; ``cat-file`` once per 1,024
+blobs), and of a pending manifest under a note it would make STALE (one
+``ls-tree``, one ``cat-file``).
 
 A note changes only when a word of it does: whitespace, line endings and
 re-wrapping are no review, or one appended empty line would certify any
@@ -83,11 +91,14 @@ Good::
 from __future__ import annotations
 
 import hashlib
+import json
 import posixpath
 import shlex
+import sys
 from contextlib import closing
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
+from icm.config import dotted_cost
 from icm.context import (
     UNDATED,
     Context,
@@ -101,6 +112,11 @@ from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model.notes import code_by_note, link_target
 from icm.registry import StaleOptions
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
+
 NAME = "stale"
 # icm explain: why the rule matters, and how to silence it here
 WHY = ("A note older than its folder's code describes code that moved on, and the next "
@@ -108,7 +124,8 @@ WHY = ("A note older than its folder's code describes code that moved on, and th
 SILENCE = "reread the note against the code and commit it (with the code)"
 RULES = Rules(NAME, {
     "stale": Rule("a note's folder has code that changed after the note's last "
-                  "change of words",
+                  "change of words (a release bump of a manifest's own version "
+                  "is no change of code)",
                   fix="reread the note against the code and correct it; if it is "
                   "still true, run `icm review NOTE` (a whitespace change is no "
                   "review)"),
@@ -125,6 +142,19 @@ WALK = 32  # a note's changes read back for the last that changed a word
 WORDS_CAP = 1 << 18  # bytes of a note compared; a longer one: any change counts
 
 Hit = Tuple[int, str, int]  # History.last: time, commit, place in the log
+
+# A package's own version in its manifest, by file name: what a release tool
+# (changesets, `npm version`, cargo-release, semantic-release) bumps. A
+# dependency's version is not here: a range bump changes what is built.
+MANIFESTS: Dict[str, Tuple[Tuple[str, ...], ...]] = {
+    "package.json": (("version",),),
+    "deno.json": (("version",),),
+    "jsr.json": (("version",),),
+    "composer.json": (("version",),),
+    "Cargo.toml": (("package", "version"), ("workspace", "package", "version")),
+    "pyproject.toml": (("project", "version"), ("tool", "poetry", "version")),
+}
+MANIFEST_TOML_COST = 1_000_000  # config.dotted_cost: about 10 ms of tomllib
 
 
 def describe(seconds: int) -> str:
@@ -157,6 +187,44 @@ def _changed(digests: Dict[str, Optional[bytes]], old: str, new: str) -> bool:
     as every change did before words were compared."""
     a, b = digests.get(old), digests.get(new)
     return a is None or b is None or a != b
+
+
+def _canonical(value: Any) -> Any:
+    """A parsed manifest as a comparable value: tables without their order,
+    every scalar with its type (``true`` is not ``1``)."""
+    if isinstance(value, dict):
+        return ("{", tuple(sorted((k, _canonical(v)) for k, v in value.items())))
+    if isinstance(value, list):
+        return ("[", tuple(_canonical(v) for v in value))
+    return (type(value).__name__, repr(value))
+
+
+def manifest_digest(path: str, data: Optional[bytes]) -> Optional[bytes]:
+    """A manifest's data (``MANIFESTS``) with the package's own version taken
+    out, as a fingerprint; None for a file that is no manifest, and for one
+    that is missing, over the cap, or not valid JSON or TOML (its change is
+    then a change of code)."""
+    keys = MANIFESTS.get(posixpath.basename(path))
+    if keys is None or data is None or len(data) >= WORDS_CAP:
+        return None
+    try:
+        text = data.decode("utf-8-sig")
+        if path.endswith(".json"):
+            doc = json.loads(text)
+        elif dotted_cost(text, MANIFEST_TOML_COST):
+            return None
+        else:
+            doc = tomllib.loads(text)
+        for key in keys:
+            table = doc
+            for part in key[:-1]:
+                table = table.get(part) if isinstance(table, dict) else None
+            if isinstance(table, dict):
+                table.pop(key[-1], None)
+        shown = repr(_canonical(doc)).encode("utf-8", "surrogateescape")
+    except (ValueError, RecursionError):  # JSON, TOML, UTF-8 and int errors
+        return None
+    return hashlib.blake2b(shown, digest_size=16).digest()
 
 
 def _info(code: str, text: str) -> Report:
@@ -285,6 +353,107 @@ def _walk_back(ctx: Context, pairs: Dict[str, str], base: Optional[str],
     return verdicts
 
 
+def _pending_bumps(ctx: Context, paths: Sequence[str]) -> Set[str]:
+    """The pending manifests (``paths``) whose work tree holds HEAD's data
+    but for the package's own version (one ``ls-tree``, one ``cat-file``)."""
+    if not paths:
+        return set()
+    head = ctx.head_blobs(paths)
+    before = dict(ctx.blobs(head.values(), WORDS_CAP))
+    bumped = set()
+    for path in paths:
+        old = manifest_digest(path, before.get(head.get(path, "")))
+        try:
+            now = manifest_digest(path, ctx.read_bytes(path, WORDS_CAP))
+        except Unreadable:
+            continue
+        if old is not None and old == now:
+            bumped.add(path)
+    return bumped
+
+
+def _releases(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
+              skip: Callable[[str], bool], base: Optional[str]
+              ) -> Dict[str, Optional[int]]:
+    """For the notes history left behind where a manifest is the newest code
+    (``moved``: note -> (its own tracked files, its code)), the committer
+    time of the newest commit since the note that moved its code: one that
+    changed a file other than a manifest, or a manifest beyond the package's
+    own version; None when every commit since was a release bump. One log
+    of the notes and their code, newest first, stopped when every note is
+    decided (a note's own commit, a change of other code, or ``WALK``
+    manifest changes: past them it keeps its verdict, as does one the log
+    never decides); one ``cat-file`` per 1,024 blobs (``Context.blobs``)."""
+    owners: Dict[str, List[Tuple[str, bool]]] = {}
+    for note, (parts, code) in moved.items():
+        for path in parts:
+            owners.setdefault(path, []).append((note, True))
+        for path in code:
+            owners.setdefault(path, []).append((note, False))
+    seen: Dict[str, List[Tuple[int, List[Tuple[str, str, str]]]]] = {
+        note: [] for note in moved}
+    other: Dict[str, int] = {}  # note -> time of a change of other code
+    reached: Set[str] = set()  # the walk came to the note's own commit
+    left = set(moved)
+    is_code: Dict[str, bool] = {}  # skip's answer per path: globs cost most
+    with closing(ctx.path_changes(sorted(owners), base)) as walk:
+        for _, when, changes in walk:  # each step costs its commit's changes
+            touched: Dict[str, List[Tuple[str, str, str]]] = {}
+            for path, old, new in changes:
+                for note, own in owners.get(path, ()):
+                    if note not in left:
+                        continue
+                    if own:
+                        reached.add(note)  # a tie: its code here is no later
+                        continue
+                    if path not in is_code:
+                        is_code[path] = not skip(path)
+                    if is_code[path]:
+                        touched.setdefault(note, []).append((path, old, new))
+            left -= reached
+            for note, found in touched.items():
+                if note not in left:
+                    continue
+                if when == UNDATED or any(posixpath.basename(path) not in MANIFESTS
+                                          for path, _, _ in found):
+                    other[note] = when
+                    left.discard(note)
+                    continue
+                seen[note].append((when, found))
+                if len(seen[note]) >= WALK:
+                    left.discard(note)
+            if not left:
+                break
+    names: Dict[str, Set[str]] = {}
+    for found_list in seen.values():
+        for _, found in found_list:
+            for path, old, new in found:
+                for oid in (old, new):
+                    if oid.strip("0"):  # all zeros: added or deleted
+                        names.setdefault(oid, set()).add(path)
+    digests: Dict[Tuple[str, str], Optional[bytes]] = {}
+    for oid, data in ctx.blobs(names, WORDS_CAP):  # each blob as each manifest
+        for path in names[oid]:
+            digests[(oid, path)] = manifest_digest(path, data)
+    verdicts: Dict[str, Optional[int]] = {}
+    for note, found_list in seen.items():
+        moving = next((when for when, found in found_list if any(
+            digests.get((old, path)) is None
+            or digests.get((old, path)) != digests.get((new, path))
+            for path, old, new in found)), other.get(note))
+        if moving is not None and moving != UNDATED:
+            verdicts[note] = moving
+        elif moving is None and note in reached:
+            verdicts[note] = None
+    return verdicts
+
+
+def _moved(folder: str, gap: int) -> str:
+    when = f"moved {describe(gap)} after the note" if gap >= 0 else (
+        f"moved after the note, in a commit dated {describe(-gap)} before it")
+    return f"STALE - code in {folder} {when}"
+
+
 def _review_fix(note: str) -> str:
     return (f"reread the note against the code and correct it; if it is still "
             f"true, run `icm review {shlex.quote(note)}` (a whitespace change is "
@@ -317,6 +486,13 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])
+    # A pending release bump is no change of code: read only where it would
+    # make a note STALE (code of a note with no pending change of words).
+    bumped = _pending_bumps(ctx, sorted({
+        p for note, code in owned if note not in pending or note in wordless
+        for p in code if p in pending and p in ctx.tracked
+        and posixpath.basename(p) in MANIFESTS and not skip(p)}))
+    pending_code = frozenset(p for p in pending if p not in bumped)
     unknown = Severity.ERROR if strict else Severity.WARNING
     # bootmap's own reading of imports, so a stub means one thing to both
     from icm.model.imports import stub_imports
@@ -324,13 +500,15 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     judged: List[Tuple[str, str, str, Severity, str, List[str]]] = []
     deciding: Dict[str, str] = {}  # note -> its commit, where words decide
     newest_path: Dict[str, str] = {}
+    moved: Dict[str, Tuple[List[str], Sequence[str]]] = {}
+    note_time: Dict[str, Hit] = {}
     for note, code in owned:
         folder = posixpath.dirname(note) or "."
         note_last = history.last(note) if note in ctx.tracked else None
         newest, path = _newest(code, history, skip)
         parts = [note]
         if note_last is not None and note not in pending and (
-                any(p in pending and not skip(p) for p in code)
+                any(p in pending_code and not skip(p) for p in code)
                 or newest is not None and newest[2] > note_last[2]):
             # Only a note its code left behind is read: a stub's import may
             # be newer (reading every note was a third of a 3,000-note run).
@@ -343,7 +521,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         elif note_last is None:
             verdict, code_name, sev = "unknown - note never committed", "unknown", \
                 unknown
-        elif any(p in pending and not skip(p) for p in code):
+        elif any(p in pending_code and not skip(p) for p in code):
             verdict, code_name, sev = (
                 f"STALE - code in {folder} changed (uncommitted) after the note",
                 "stale", Severity.ERROR)
@@ -357,27 +535,40 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                 "unknown (shallow) - history before the shallow boundary is "
                 "missing", "unknown", unknown)
         elif newest is not None and newest[2] > note_last[2]:
-            gap = newest[0] - note_last[0]
-            when = f"moved {describe(gap)} after the note" if gap >= 0 else (
-                f"moved after the note, in a commit dated {describe(-gap)} "
-                "before it")
-            verdict, code_name, sev = (
-                f"STALE - code in {folder} {when}", "stale", Severity.ERROR)
+            verdict, code_name, sev = (_moved(folder, newest[0] - note_last[0]),
+                                       "stale", Severity.ERROR)
+            if posixpath.basename(path) in MANIFESTS:  # a release bump?
+                moved[note] = ([p for p in parts if p in ctx.tracked], code)
+                note_time[note] = note_last
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO
             if newest is not None:
                 deciding[note] = note_last[1]
                 newest_path[note] = path
         judged.append((note, folder, verdict, sev, code_name, parts))
+    released = _releases(ctx, moved, skip, base) if moved else {}
+    # Only release bumps since the note: its words decide, as for an ok
+    # note; a wordless one keeps its STALE (the newest commit of its code
+    # that was no bump, where a walk back would end, is not known here).
+    bumps_only = {note: note_time[note][1] for note, when in released.items()
+                  if when is None}
     walked: Dict[str, str] = {}
-    if deciding:
-        wordless_commits = _wordless_commits(ctx, deciding)
+    if deciding or bumps_only:
+        wordless_commits = _wordless_commits(ctx, {**deciding, **bumps_only})
+        for note in wordless_commits & set(bumps_only):
+            del released[note]
+        wordless_commits -= set(bumps_only)
         if wordless_commits:
             walked = _walk_back(ctx, {n: newest_path[n] for n in wordless_commits},
                                 base, history)
     findings: List[Finding] = []
     counts = {"stale": 0, "unknown": 0, "ok": 0}
     for note, folder, verdict, sev, code_name, parts in judged:
+        if note in released:
+            when = released[note]
+            verdict, code_name, sev = ("ok", "ok", Severity.INFO) if when is None \
+                else (_moved(folder, when - note_time[note][0]), "stale",
+                      Severity.ERROR)
         how = walked.get(note, "ok")
         if how == "stale":
             verdict, code_name, sev = (

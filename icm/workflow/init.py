@@ -12,7 +12,9 @@ It reads what the repository already keeps (``detect``): nested
 ``index = "off"``: agents load them by location), decision records in
 ``docs/adr`` or ``docs/decisions`` the journal, and it says each choice in
 one line. It never edits a file a note speaks for: its edit would make that
-note stale at once (``icm.toml``, its own, is not code).
+note stale at once (``icm.toml``, its own, is not code). A cold-boot set
+already over the default budget gets ``budget`` at today's size
+(``_held_budget``): a ratchet, not a failure on day one.
 """
 
 from __future__ import annotations
@@ -62,6 +64,17 @@ PYPROJECT_SECTION = """
 budget = 1600
 exclude = []
 """
+# The same when init chose the budget (it is then under CHOSEN).
+PYPROJECT_SECTION_BUDGET_CHOSEN = """
+[tool.icm]
+# Every key is optional: one left out takes its default (icm's
+# docs/configuration.md). One default, written out to be changed:
+exclude = []
+"""
+# On adoption a boot set over the default budget is held where it stands:
+# the budget is today's tokens rounded up to this (a wording fix passes, a
+# new section of the handbook fails); the line init prints says "a hundred".
+BUDGET_STEP = 100
 
 # Written where no config would otherwise mark the folder as the root.
 ICM_TOML = """# icm's settings. This file makes this folder icm's root: runs from here
@@ -236,8 +249,9 @@ def _pyproject(ctx: Context, handbook_key: str, away: Optional[Path],
         return "left alone pyproject.toml (has [tool.icm])", None
     newline = line_ending(text)
     sep = "" if not text or text.endswith(("\n", "\r")) else newline
-    added = (sep + (PYPROJECT_SECTION + chosen).replace("\n", newline)
-             ).encode("utf-8")
+    section = PYPROJECT_SECTION_BUDGET_CHOSEN if re.search(
+        r"^budget = ", handbook_key, re.MULTILINE) else PYPROJECT_SECTION
+    added = (sep + (section + chosen).replace("\n", newline)).encode("utf-8")
     try:
         config_mod.tool_icm(tomllib.loads((raw + added).decode("utf-8-sig")))
     except tomllib.TOMLDecodeError:
@@ -272,7 +286,8 @@ def init(ctx: Context) -> List[str]:
     cfg = ctx.config
     steps: List[Step] = []
     chosen: Dict[str, Any] = {}
-    near = near_handbooks(ctx) if _existing(ctx, cfg.handbook) is None else []
+    missing = _existing(ctx, cfg.handbook) is None
+    near = near_handbooks(ctx) if missing else []
     makes_marker = False
     if not near:
         steps.append(_new_file(ctx, cfg.handbook, template("AGENTS.md")))
@@ -298,6 +313,14 @@ def init(ctx: Context) -> List[str]:
     # know which notes will speak for the files init would touch.
     new_cfg = config_mod.validate(chosen, "icm.toml", "icm.toml") if chosen \
         else cfg
+    held = _held_budget(ctx, new_cfg, missing and not near)
+    if held is not None:
+        if not cfg.source:
+            chosen.update(held.keys)
+            steps.append((held.line(), None))
+        elif "budget" not in cfg.given:
+            steps.append((held.line(f"not setting {{}} ({{}}): set it in "
+                                    f"{cfg.source}"), None))
     owner = owner_of(dataclasses.replace(ctx, config=new_cfg, _memo={}))
     journal_dir = new_cfg.journal_dir
     if "journal_dir" not in chosen:  # an adopted folder has its records
@@ -316,6 +339,34 @@ def init(ctx: Context) -> List[str]:
             if change is not None:
                 change(changes)
     return [line for line, _ in steps]
+
+
+def _held_budget(ctx: Context, cfg: Config, new_handbook: bool
+                 ) -> Optional[Choice]:
+    """``budget`` at today's cold-boot set, rounded up to ``BUDGET_STEP``,
+    when that set is over the default: a repository adopted with a larger
+    handbook is held where it stands (a ratchet), not failed on day one. The
+    set is the one bootmap sums under the config init writes, with the
+    handbook init would create counted at its template's size."""
+    from icm import engine, registry
+
+    default = Config.budget
+    board = dataclasses.replace(ctx, config=cfg, cache_dir=None, _memo={})
+    try:
+        data = engine.run_one(board, registry.BY_NAME["bootmap"]).data
+    except (UsageError, Unreadable):
+        return None  # the check will say why
+    size = int(data["bytes"]) + (len(template("AGENTS.md").encode("utf-8"))
+                                 if new_handbook else 0)
+    tokens = size // 4
+    if tokens <= default:
+        return None
+    budget = -(-tokens // BUDGET_STEP) * BUDGET_STEP
+    return Choice({"budget": budget},
+                  f"the cold-boot set is about {tokens} tokens today, over the "
+                  f"{default} a new repository starts with; held there "
+                  "(rounded up to a hundred), so it cannot grow past that "
+                  "(lower it as the handbook shrinks)")
 
 
 # Names agents load from the folder they work in (the agents.md convention,

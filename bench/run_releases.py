@@ -1,0 +1,174 @@
+"""What check-stale's release-bump reading costs, at two sizes and three shapes.
+
+    python bench/run_releases.py [--notes 100 1000] [--commits 2000] [--runs 5]
+
+For each size a repository is generated with ``git fast-import``: ``--notes``
+folders, each a ``context.md``, an ``a.py`` and a ``package.json``, then
+``--commits`` commits touching one to three code files at random (a real
+change), then every ``a.py`` moves and every note changes a word, then one
+of three endings:
+
+- ``bump``: one release commit bumps every ``package.json`` (each note is
+  read back to its own commit: one log, one ``cat-file``; then the word
+  check of the notes it cleared);
+- ``bound``: ``WALK`` release commits (the walk reads its whole bound for
+  every note: the worst case; every note stays STALE);
+- ``real``: every ``a.py`` moves again, then a bump (the walk stops at the
+  first commit that moved code, for every note: STALE).
+
+``check-stale`` runs in-process; the table gives the median CPU time (this
+process and the git processes it waited for) of the whole check and of the
+release stages alone (``_pending_bumps``, ``_releases``), their share, and
+the git processes those stages start (``Context.blobs`` reads 1,024 blobs a
+``cat-file``, so memory stays a batch's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Tuple
+
+from run_words import cpu
+
+from icm import config, context, git
+from icm.checks import stale
+from icm.registry import StaleOptions
+
+NOTE = "# {d}\n\nWhy this folder keeps its rows\nas they came, and what reads them.\n"
+
+
+def manifest(d: str, version: str, dep: str = "^1.0.0") -> str:
+    return json.dumps({"name": d.replace("/", "-"), "version": version,
+                       "dependencies": {"left-pad": dep}}, indent=2) + "\n"
+
+
+def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
+    rng = random.Random(seed)
+    folders = [f"pkg{i // 50:02d}/mod{i:04d}" for i in range(notes)]
+    out: List[bytes] = []
+    mark, t = 0, 1_700_000_000
+
+    def commit(files: Dict[str, str], parent: int) -> int:
+        nonlocal mark, t
+        mark += 1
+        t += 600
+        out.append(b"commit refs/heads/main\nmark :%d\n" % mark)
+        out.append(b"committer b <b@b> %d +0000\ndata 6\nchange\n" % t)
+        if parent:
+            out.append(b"from :%d\n" % parent)
+        for path, text in files.items():
+            data = text.encode()
+            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(),
+                                                              len(data), data))
+        out.append(b"\n")
+        return mark
+
+    head = commit({**{f"{d}/context.md": NOTE.format(d=d) for d in folders},
+                   **{f"{d}/a.py": "0\n" for d in folders},
+                   **{f"{d}/package.json": manifest(d, "1.0.0") for d in folders}}, 0)
+    deps = {d: "^1.0.0" for d in folders}
+    for n in range(commits):
+        files = {}
+        for d in rng.sample(folders, rng.randint(1, 3)):
+            if rng.random() < 0.5:
+                files[f"{d}/a.py"] = f"{n}\n"
+            else:  # a dependency's range: a real change of the manifest
+                deps[d] = f"^1.{n}.0"
+                files[f"{d}/package.json"] = manifest(d, "1.0.0", deps[d])
+        head = commit(files, head)
+    head = commit({f"{d}/a.py": "code moved\n" for d in folders}, head)
+    head = commit({f"{d}/context.md": NOTE.format(d=d) + "Reread.\n"
+                   for d in folders}, head)
+    if ending == "real":
+        head = commit({f"{d}/a.py": "moved again\n" for d in folders}, head)
+    for n in range(stale.WALK if ending == "bound" else 1):
+        head = commit({f"{d}/package.json": manifest(d, f"1.0.{n + 1}", deps[d])
+                       for d in folders}, head)
+    return b"".join(out)
+
+
+def build(root: Path, notes: int, commits: int, ending: str) -> None:
+    env = git.environment()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=root, check=True, env=env,
+                   input=stream(notes, commits, ending))
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True, env=env)
+
+
+def measure(root: Path, runs: int) -> Tuple[float, float, int, str]:
+    """Median seconds of the check and of its release stages; those stages'
+    git processes; the first finding's message."""
+    spent: List[float] = []
+    started: List[int] = []
+    processes: List[int] = []
+    real = subprocess.Popen
+
+    class Counted(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            started.append(1)
+            super().__init__(*args, **kwargs)
+
+    def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            before, count = cpu(), len(started)
+            subprocess.Popen = Counted  # type: ignore[misc]
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                subprocess.Popen = real  # type: ignore[misc]
+                spent.append(cpu() - before)
+                processes.append(len(started) - count)
+        return wrapper
+
+    names = ("_pending_bumps", "_releases")
+    saved = {name: getattr(stale, name) for name in names}
+    for name in names:
+        setattr(stale, name, timed(saved[name]))
+    totals, stages = [], []
+    message = ""
+    try:
+        for _ in range(runs):
+            spent.clear()
+            processes.clear()
+            ctx = context.build(root, config.load(root))
+            before = cpu()
+            report = stale.run(ctx, StaleOptions())
+            totals.append(cpu() - before)
+            stages.append(sum(spent))
+            message = report.findings[0].message
+    finally:
+        for name in names:
+            setattr(stale, name, saved[name])
+    return statistics.median(totals), statistics.median(stages), sum(processes), \
+        message
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--notes", type=int, nargs="+", default=[100, 1000])
+    parser.add_argument("--commits", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    print("| notes | commits | ending | check-stale | release stages | share | "
+          "git processes (releases) | verdict |")
+    print("|---|---|---|---|---|---|---|---|")
+    for notes in args.notes:
+        for ending in ("bump", "bound", "real"):
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp).resolve() / "repo"
+                build(root, notes, args.commits, ending)
+                total, part, procs, message = measure(root, args.runs)
+            print(f"| {notes} | {args.commits} | {ending} | {total:.3f} s | "
+                  f"{part:.3f} s | {100 * part / total:.0f} % | {procs} | "
+                  f"{message} |", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

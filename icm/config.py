@@ -13,7 +13,7 @@ import re
 import sys
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple, Union
 
 from icm import paths, registry
 from icm.errors import UsageError
@@ -87,7 +87,8 @@ class Config:
     similarity: str = "lexical"  # "semantic": the icm[semantic] extra's model
     reinvent_semantic: float = 0.35  # the semantic score's (tuning part)
     journal_format: str = "icm"  # or "madr", "nygard" (adr-tools)
-    journal_pattern: str = ""  # empty: the format's (model.journal.PATTERNS)
+    # empty: the format's (model.journal.PATTERNS); a tuple: several names
+    journal_pattern: Union[str, Tuple[str, ...]] = ""
     select: Tuple[str, ...] = ()  # rule codes reported (empty: every code)
     ignore: Tuple[str, ...] = ()  # rule codes not reported
     positions_budget: int = 0  # tokens of the positions view; 0: not bounded
@@ -519,12 +520,24 @@ def _check_index(cfg: Config, at: str) -> None:
             raise UsageError(f"{at}: key 'index' names {entry!r}, which is not "
                              f"an entry of note_name ({cfg.note_label})")
 
-def _pattern(value: Any, bad: Any) -> str:
+def _pattern(value: Any, bad: Any) -> Any:
     """``journal_pattern``: a file name ending ``.md`` with a place for the
-    title (``slug``, ``title`` or ``*``); its tokens are
-    ``model.journal.NamePattern``'s."""
+    title (``slug``, ``title`` or ``*``), or a list of them (a folder that
+    changed its naming: ``["NNNN-*.md", "ADR-NNNN.md"]``): the first names
+    new entries, so it needs the title's place; the others need a number or
+    a date. Its tokens are ``model.journal.NamePattern``'s."""
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        first, *rest = value
+        for other in rest:
+            if "/" in other or "\\" in other or not other.lower().endswith(".md") \
+                    or not any(t in other for t in ("N", "YYYY", "slug", "title",
+                                                    "*")):
+                raise bad("file names ending .md; after the first, each with a "
+                          "number (NNNN), a date or the title's place",
+                          right_type=True)
+        return (_pattern(first, bad), *rest) if rest else _pattern(first, bad)
     if not isinstance(value, str) or not value.strip():
-        raise bad("a non-empty string", isinstance(value, str))
+        raise bad("a non-empty string, or a list of them", isinstance(value, str))
     if "/" in value or "\\" in value or not value.lower().endswith(".md") \
             or not any(t in value for t in ("slug", "title", "*")):
         raise bad("a file name ending .md, with slug, title or * where the "

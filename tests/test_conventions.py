@@ -556,6 +556,39 @@ def test_init_reads_decision_records_as_the_journal(
         'journal_pattern = "NNNN-*.md"\n')
 
 
+def test_init_names_every_naming_a_records_folder_keeps(repo: Path, icm) -> None:
+    """Portarium's records folder (issue 24's trial) holds ``0031-title.md``,
+    ``ADR-0080-title.md`` and ``ADR-0080.md``: one pattern failed 61 names.
+    Init writes each shape two records follow, a titled one first (it names
+    new records); a lone stray stays a finding."""
+    record = NYGARD
+    commit(repo, {"AGENTS.md": "# H\n", "docs/adr/0001-a.md": record,
+                  "docs/adr/0002-b.md": record, "docs/adr/ADR-0003.md": record,
+                  "docs/adr/ADR-0004.md": record, "docs/adr/ADR-0005-e.md": record,
+                  "docs/adr/ADR-0006-f.md": record, "docs/adr/ADR-0007-g.md": record,
+                  "docs/adr/RFC-100.md": record}, D1)
+    out = icm("init", "--root", str(repo))[1].splitlines()[1]
+    assert out == (
+        'journal_dir = "docs/adr", journal_format = "nygard", journal_pattern = '
+        '["ADR-NNNN-*.md", "NNNN-*.md", "ADR-NNNN.md"]: 8 adr-tools records found '
+        "in docs/adr")
+    assert icm("check-journal", "--root", str(repo)) == (
+        1, "docs/adr/RFC-100.md: name does not match ADR-NNNN-*.md or NNNN-*.md "
+        "or ADR-NNNN.md\n", "")
+
+
+def test_record_shapes() -> None:
+    from icm.workflow.init import record_patterns, record_shape
+
+    assert [record_shape(n) for n in ("0031-a-b.md", "ADR-0080.md", "adr_12345_x.md",
+                                      "v2.md", "README.md", "DN-0001.md")] == [
+        "NNNN-*.md", "ADR-NNNN.md", "adr_NNNNN_*.md", None, None, None]
+    # only title-less records: the first pattern gains the title's place
+    assert record_patterns(["ADR-001.md", "ADR-002.md"]) == (
+        "ADR-NNN-*.md", "ADR-NNN.md")
+    assert record_patterns(["0001-a.md"]) == ("NNNN-*.md",)
+
+
 def test_init_adopts_nested_gemini_md(repo: Path, icm) -> None:
     commit(repo, {"GEMINI.md": "# H\n", "api/GEMINI.md": "# api\n",
                   "api/x.py": "1\n"}, D1)

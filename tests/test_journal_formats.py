@@ -739,6 +739,24 @@ def test_journal_pattern_is_the_file_name_rule(repo: Path, icm) -> None:
         0, "doc/adr/ADR-002-use-rust.md\n", "")
 
 
+def test_journal_patterns_name_a_folder_that_changed_its_naming(
+        repo: Path, icm) -> None:
+    """Portarium's records (issue 24's trial) are ``0031-title.md`` and
+    ``ADR-0080.md``: any pattern of the list names an entry, its number
+    orders it, and the first names new ones."""
+    write(repo, {"icm.toml": NYGARD_CFG + "journal_pattern = ['NNNN-*.md', "
+                 "'ADR-NNNN.md']\n",
+                 "doc/adr/0001-a.md": nygard(1, "A", "Accepted"),
+                 "doc/adr/ADR-0002.md": nygard(2, "B", "Accepted"),
+                 "doc/adr/ADR-3-c.md": nygard(3, "C", "Accepted")})
+    assert icm("check-journal", "--root", str(repo)) == (
+        1, "doc/adr/ADR-3-c.md: name does not match NNNN-*.md or ADR-NNNN.md\n",
+        "")
+    (repo / "doc/adr/ADR-3-c.md").unlink()
+    assert icm("new-journal", "--title", "Use Rust", "--root", str(repo)) == (
+        0, "doc/adr/0003-use-rust.md\n", "")
+
+
 @pytest.mark.parametrize("line, message", [
     ("journal_format = 'adr'", "key 'journal_format' must be 'icm' or 'madr' or "
      "'nygard', got 'adr'"),
@@ -749,7 +767,13 @@ def test_journal_pattern_is_the_file_name_rule(repo: Path, icm) -> None:
      "file name ending .md, with slug, title or * where the title goes (e.g. "
      "'NNNN-title.md'), got 'adr/NNNN-title.md'"),
     ("journal_pattern = 3", "key 'journal_pattern' must be a non-empty string, "
-     "got an integer (3)"),
+     "or a list of them, got an integer (3)"),
+    ("journal_pattern = ['NNNN-*.md', 'adr/NNNN.md']", "key 'journal_pattern' "
+     "must be file names ending .md; after the first, each with a number (NNNN), "
+     "a date or the title's place, got ['NNNN-*.md', 'adr/NNNN.md']"),
+    ("journal_pattern = ['ADR-NNNN.md', 'NNNN-*.md']", "key 'journal_pattern' "
+     "must be a file name ending .md, with slug, title or * where the title goes "
+     "(e.g. 'NNNN-title.md'), got ['ADR-NNNN.md', 'NNNN-*.md']"),
     ("verify_slot = 'Check'", "key 'verify_slot' must name one of the slots, got "
      "'Check'"),
 ])

@@ -247,6 +247,35 @@ class NamePattern:
         return self._TOKEN.sub(one, self.text)
 
 
+class NamePatterns:
+    """``journal_pattern`` as one or more ``NamePattern``: a name is an
+    entry's when any matches (the first that does gives its number and
+    order); the first names new entries."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.each = [NamePattern(t) for t in texts]
+        self.first = self.each[0]
+        self.text = " or ".join(t for t in texts)
+        self.numbered, self.width = self.first.numbered, self.first.width
+
+    def _one(self, name: str) -> Optional[NamePattern]:
+        return next((p for p in self.each if p.valid(name)), None)
+
+    def valid(self, name: str) -> bool:
+        return self._one(name) is not None
+
+    def number(self, name: str) -> Optional[int]:
+        one = self._one(name)
+        return one.number(name) if one is not None else None
+
+    def sequence(self, name: str) -> str:
+        one = self._one(name)
+        return one.sequence(name) if one is not None else ""
+
+    def make(self, day: date, number: int, slug: str) -> str:
+        return self.first.make(day, number, slug)
+
+
 @dataclass(frozen=True)
 class Layout:
     """What the configured format makes of an entry: the headings every
@@ -257,7 +286,7 @@ class Layout:
     slots: Tuple[str, ...]
     roles: Tuple[Tuple[str, Tuple[str, ...]], ...]  # role -> headings
     verify: Optional[str]
-    pattern: NamePattern
+    pattern: NamePatterns
 
     def headings(self, role: str) -> Tuple[str, ...]:
         return dict(self.roles).get(role, ())
@@ -268,8 +297,9 @@ def layout(cfg: Config) -> Layout:
     ``verify_slot``, ``journal_pattern``)."""
     slots = cfg.slots if "slots" in cfg.given or cfg.journal_format == "icm" \
         else _REQUIRED[cfg.journal_format]
+    pattern = cfg.journal_pattern or PATTERNS[cfg.journal_format]
     return _layout(cfg.journal_format, tuple(slots), cfg.verify_slot,
-                   cfg.journal_pattern or PATTERNS[cfg.journal_format])
+                   (pattern,) if isinstance(pattern, str) else tuple(pattern))
 
 
 # Every heading some format gives a role: in an icm journal such a slot takes
@@ -282,7 +312,7 @@ _KNOWN.update({name: role for role, name in _ICM_NAMES.items()})
 
 @functools.lru_cache(maxsize=16)
 def _layout(fmt: str, slots: Tuple[str, ...], verify_slot: str,
-            pattern: str) -> Layout:
+            pattern: Tuple[str, ...]) -> Layout:
     if fmt == "icm":
         fourth = slots[3] if len(slots) >= 4 and slots[3] not in _KNOWN else None
         verify = verify_slot or (DEFAULT_SLOTS[3] if DEFAULT_SLOTS[3] in slots
@@ -305,7 +335,7 @@ def _layout(fmt: str, slots: Tuple[str, ...], verify_slot: str,
         roles["verify"] = (verify,)
     order = [r for r in ROLES if r in roles]
     return Layout(fmt, slots, tuple((r, roles[r]) for r in order), verify,
-                  NamePattern(pattern))
+                  NamePatterns(pattern))
 
 
 def format_of(text: str) -> Optional[str]:
@@ -517,7 +547,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     from icm import markdown  # loaded on first use: keeps other commands light
 
     if lay is None:
-        lay = _layout("icm", tuple(slots), verify or "", PATTERN)
+        lay = _layout("icm", tuple(slots), verify or "", (PATTERN,))
     fm = front_matter(text)
     body, keys, front = fm.text, fm.keys, fm.problem
     wanted = {h.casefold() for _r, hs in lay.roles for h in hs}

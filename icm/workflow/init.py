@@ -19,6 +19,7 @@ already over the default budget gets ``budget`` at today's size
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import os
@@ -27,7 +28,7 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from icm import config as config_mod
 from icm.config import Config
@@ -378,8 +379,33 @@ RECORD_DIRS = ("docs/adr", "docs/decisions")
 # docs/internal/adr): asked after RECORD_DIRS, the shallowest first.
 RECORD_FOLDER_NAMES = frozenset(("adr", "adrs", "decisions", "decision-records",
                                  "architecture-decisions"))
-_RECORD = re.compile(r"[0-9]{4}-[^/]+\.md")
+# A record's name: a short prefix (``ADR-``), a number, maybe its title.
+_RECORD = re.compile(r"([A-Za-z]{1,10}[-_])?([0-9]{3,})([-_][^/]+)?\.md")
 RECORD_PATTERN = "NNNN-*.md"
+
+
+def record_shape(name: str) -> Optional[str]:
+    """The ``journal_pattern`` a record's file name follows (``0031-a.md``:
+    ``NNNN-*.md``; ``ADR-0080.md``: ``ADR-NNNN.md``), or None. A prefix
+    holding ``N`` is none: the pattern would read it as a number."""
+    m = _RECORD.fullmatch(name)
+    if m is None or "N" in (m.group(1) or ""):
+        return None
+    rest = m.group(3)
+    return (f"{m.group(1) or ''}{'N' * len(m.group(2))}"
+            f"{rest[0] + '*' if rest else ''}.md")
+
+
+def record_patterns(names: Sequence[str]) -> Tuple[str, ...]:
+    """The shapes records in one folder follow, those with the title's place
+    first, the commonest first; a shape held by one record of many is a
+    stray, not a naming (the gate names it)."""
+    counts = collections.Counter(filter(None, map(record_shape, names)))
+    kept = [p for p, n in counts.items() if n > 1 or len(counts) == 1]
+    kept.sort(key=lambda p: ("*" not in p, -counts[p], p))
+    if kept and "*" not in kept[0]:  # the first names new entries: a title
+        kept.insert(0, kept[0][:-len(".md")] + "-*.md")
+    return tuple(kept)
 
 
 def toml_value(value: Any) -> str:
@@ -483,7 +509,9 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
         return None
     for folder in _record_folders(ctx.files):
         records = [f for f in ctx.files if f.startswith(folder + "/")
-                   and _RECORD.fullmatch(f[len(folder) + 1:])]
+                   and "/" not in f[len(folder) + 1:]
+                   and record_shape(f[len(folder) + 1:]) is not None]
+        patterns = record_patterns([f[len(folder) + 1:] for f in records])
         if not records:
             continue
         votes = {"madr": 0, "nygard": 0}
@@ -505,5 +533,6 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
         shown = {"madr": "MADR", "nygard": "adr-tools"}[kind]
         count = f"{len(records)} {shown} records found in {folder}"
         return Choice({"journal_dir": folder, "journal_format": kind,
-                       "journal_pattern": RECORD_PATTERN}, count)
+                       "journal_pattern": patterns[0] if len(patterns) == 1
+                       else list(patterns)}, count)
     return None

@@ -236,6 +236,26 @@ def test_a_symlinked_note_is_judged_with_its_target(repo: Path, icm) -> None:
         0, "api/AGENTS.md: ok\napi/CLAUDE.md: ok\n", "")
 
 
+def test_a_symlinked_note_is_one_note_to_size_and_count(repo: Path, icm) -> None:
+    """``CLAUDE.md -> AGENTS.md`` (upbrr, sim_atlas: a fresh trial): bootmap
+    listed each text twice and named the link, which sorts last, as the
+    file to trim; init counted the links as notes of their own."""
+    write(repo, {"AGENTS.md": "# H\n", "api/AGENTS.md": "# api\n\n" + "word " * 90,
+                 "web/AGENTS.md": "# web\n\nThin.\n", "api/app.py": "1\n"})
+    for folder in ("api", "web"):
+        (repo / folder / "CLAUDE.md").symlink_to("AGENTS.md")
+    commit(repo, {}, D1)
+    assert icm("init", "--root", str(repo))[1].splitlines()[1] == (
+        'note_name = ["AGENTS.md", "CLAUDE.md"]: 2 nested AGENTS.md, 2 CLAUDE.md '
+        "(2 symlinks) found")
+    code, out, _err = icm("bootmap", "--budget", "10", "--root", str(repo))
+    assert code == 1
+    assert out.splitlines()[:3] == ["background notes, by size:",
+                                    "     92 words  api/AGENTS.md",
+                                    "      3 words  web/AGENTS.md"]
+    assert "largest file: api/AGENTS.md (" in out
+
+
 # -- the index rule ------------------------------------------------------------
 
 HANDBOOK = "# H\n\nThe API's note: `api/AGENTS.md`.\n"

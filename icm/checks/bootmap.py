@@ -32,6 +32,7 @@ from icm.context import Context, Unreadable, compile_globs
 from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model.imports import STUB_MAX_WORDS, BootFile, follow, stub_imports
 from icm.model.imports import size as _size
+from icm.model.notes import mirrors
 from icm.registry import BootmapOptions
 from icm.tokens import token_counter
 
@@ -82,7 +83,8 @@ def default_boot(ctx: Context,
     def size(path: str) -> int:
         return _size(ctx, path) + sum(_size(ctx, p) for p in stubs.get(path, ()))
 
-    for group in (list(ctx.notes()), queue_items(ctx)):
+    linked = mirrors(ctx, ctx.notes())  # a link is its target: never the pick
+    for group in ([n for n in ctx.notes() if n not in linked], queue_items(ctx)):
         if group:
             picks.append(max(group, key=lambda p: (size(p), p)))
     return picks
@@ -128,7 +130,11 @@ def run(ctx: Context, options: BootmapOptions) -> Report:
     sized = []
     findings: List[Finding] = []
     stubs: Dict[str, Tuple[str, ...]] = {}
+    linked = mirrors(ctx, ctx.notes())
     for note in ctx.notes():
+        if note in linked:
+            stubs[note] = ()
+            continue  # one text, listed once: under its target's name
         try:
             words = word_count(ctx, note)
         except Unreadable as exc:

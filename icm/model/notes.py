@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable
 
@@ -77,6 +77,15 @@ def link_target(ctx: Context, note: str) -> str:
     except Unreadable:
         return note
     return os.path.relpath(real, os.path.realpath(ctx.root)).replace(os.sep, "/")
+
+
+def mirrors(ctx: Context, notes: Iterable[str]) -> Set[str]:
+    """The notes that are symlinks to another of ``notes`` (bunli's and
+    upbrr's ``CLAUDE.md -> AGENTS.md``): one text, so one entry wherever
+    notes are listed, sized or picked."""
+    every = set(notes)
+    return {n for n in every if link_target(ctx, n) != n
+            and link_target(ctx, n) in every}
 
 
 def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:

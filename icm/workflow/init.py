@@ -452,15 +452,18 @@ def _detect_sites(ctx: Context) -> Optional[Choice]:
 
 def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
     from icm.model.imports import stub_imports  # its reading of a stub
+    from icm.model.notes import link_target
 
     default = Config.note_name[0]
     counts = {name: 0 for name in (*LOCATION_LOADED, default)}
-    stubs = dict(counts)
+    stubs, links = dict(counts), dict(counts)
     for path in ctx.files:
         folder, _, name = path.rpartition("/")
         if folder and name in counts:
             counts[name] += 1
-            if name != default and stub_imports(ctx, path):
+            if name != default and link_target(ctx, path) != path:
+                links[name] += 1  # a symlink: its target's words, not its own
+            elif name != default and stub_imports(ctx, path):
                 stubs[name] += 1
     names = [name for name, n in counts.items() if n]
     if not names or names == [default]:
@@ -469,9 +472,13 @@ def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
     # handbook is: no folder's note.
     root = [name for name in names if name in LOCATION_LOADED
             and name != handbook and name in ctx.file_set]
-    parts = [f"{counts[name]} {'nested ' if i == 0 else ''}{name}"
-             + (f" ({stubs[name]} import stub{'s' if stubs[name] > 1 else ''})"
-                if stubs[name] else "") for i, name in enumerate(names)]
+    def kinds(name: str) -> str:
+        said = [f"{n} {what}{'s' if n > 1 else ''}" for n, what in (
+            (stubs[name], "import stub"), (links[name], "symlink")) if n]
+        return f" ({', '.join(said)})" if said else ""
+
+    parts = [f"{counts[name]} {'nested ' if i == 0 else ''}{name}{kinds(name)}"
+             for i, name in enumerate(names)]
     found = f"{', '.join(parts)} found"
     if root:
         found += (f"; the root {' and '.join(root)} "

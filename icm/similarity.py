@@ -478,6 +478,46 @@ def _mirrored(va: Sequence[str], vb: Sequence[str], pa: _Place, pb: _Place
         (parts_b - parts_a) & (pa.subjects - pb.subjects))
 
 
+# A note's word about itself: every generated note says it, each of its own
+# ("Note: This file was automatically generated", "No unit tests in this
+# module", a "**Version**: ... | **Status**: ..." header). Two of them are
+# no rule held twice (test2's ecchronos: 14 of its 15 false copies).
+_SELF = re.compile(r"\bthis\s+(?:file|module|directory|dir|folder|package|crate|"
+                   r"namespace|document|note|subsystem|component|page|"
+                   r"subdirectory|submodule)\b", re.IGNORECASE)
+_FIELD = re.compile(r"\*\*([^*\n]{1,40}?)(?::\*\*|\*\*\s*:)")
+_META = frozenset({"version", "status", "updated", "last updated", "generated",
+                   "commit", "branch", "category", "date", "author", "owner",
+                   "maintainer", "created", "revision"})
+_ITEM = re.compile(r"\s*(?:[-+]\s+|\d+[.)]\s+)?")
+_LABELS = frozenset({"note", "nb", "important"})
+_DESCRIBING = frozenset({"this", "these", "no", "there", "here", "it"})
+
+
+def self_said(text: str) -> bool:
+    """Whether a statement is its note's word about itself: a header of
+    ``**Field**:`` entries (two or more, one a field like Version or
+    Status) or a statement whose subject is "this file", "this module"
+    and the like. An instruction about it is a rule the notes share ("Keep
+    the docs of this module aligned"), so only a description counts: its
+    first word is "This", "No", "There" or a verb's third person
+    ("Handles ... for this namespace")."""
+    fields = _FIELD.findall(text[:2000])
+    if len(fields) >= 2 and _ITEM.sub("", text, 1).startswith("**") and any(
+            f.strip().lower() in _META for f in fields):
+        return True
+    if _SELF.search(text[:2000]) is None:
+        return False
+    words = re.findall(r"[a-z]+", text[:200].lower())
+    while words and words[0] in _LABELS:
+        words = words[1:]
+    if not words:
+        return False
+    first = words[0]
+    return first in _DESCRIBING or (first.endswith("s") and len(first) > 3
+                                    and not first.endswith(("ss", "us")))
+
+
 def own_subjects(a: Statement, b: Statement) -> bool:
     """Whether two statements, however worded, each name their own folder or
     heading in words the other lacks (every package's own alias, its own

@@ -7,8 +7,12 @@ and compares them across files with ``icm.similarity``. A statement at or
 above ``dupes_similarity`` to one in another file is a copy: a warning
 (``dupes_copies = "error"`` makes it fail). A copy that differs in a number,
 a path, a code span or a negation (``must``/``must not``,
-``always``/``never``) has diverged, an error; a copy that differs *only* in
-those is diverged whatever its similarity. The home is the handbook, then
+``always``/``never``) has diverged, a warning naming the difference
+(``dupes_diverged = "error"`` makes it fail: no kind of it was right 9
+times in 10 on held-out notes); a copy that differs *only* in those is
+diverged whatever its similarity. Statements each note makes of itself
+(``similarity.self_said``: "This file was generated ...", a ``**Version**:``
+header) are no copies. The home is the handbook, then
 the shallower note, then the path sorting first; journal entries come last
 and are never compared with each other (a newer entry may correct an older
 one). ``<!-- icm: allow-duplicate -->`` on either statement, or
@@ -30,7 +34,7 @@ from __future__ import annotations
 import functools
 import sys
 from itertools import chain
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
@@ -62,7 +66,9 @@ RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
                            Severity.WARNING),
-    "diverged-rule": Rule("two homes of one rule disagree on a value",
+    "diverged-rule": Rule("two homes of one rule disagree on a value (a "
+                          "warning naming the difference; dupes_diverged = "
+                          "\"error\" makes it an error)", Severity.WARNING,
                           fix="decide which is true, keep it in one home and "
                           "link to it"),
     "restated-rule": Rule("a rule reworded in a second home (info, with "
@@ -146,12 +152,16 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
             skeletons.append((skel, words))
     store.save()
 
+    selves = frozenset(id(s) for s in stmts if similarity.self_said(s.text))
+
     def accept(a: similarity.Statement, b: similarity.Statement) -> bool:
         return (a.path != b.path and not (kinds[a.path] == 2 == kinds[b.path])
-                and not (a.allowed or b.allowed))
+                and not (a.allowed or b.allowed)
+                and not (id(a) in selves and id(b) in selves))
 
     index = similarity.Index(stmts, cfg.dupes_min_words, skeletons=skeletons)
     copies = Severity.ERROR if cfg.dupes_copies == "error" else Severity.WARNING
+    diverged = Severity.ERROR if cfg.dupes_diverged == "error" else Severity.WARNING
     matches = index.pairs(cfg.dupes_similarity, accept)
     kept = _current(matches, kinds)
     groups = _templates(kept, kinds)
@@ -161,12 +171,13 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
         if home is not None and groups.get(m.a.path) == home and not m.diverged:
             grouped.setdefault(home, []).append(m)
             continue
-        found.append(_finding(m, copies, _confident(m, cfg.dupes_min_words)))
+        found.append(_finding(m, copies, diverged if _confident(
+            m, cfg.dupes_min_words) else Severity.WARNING))
     for home, members in grouped.items():
         found.append(_group_finding(home, members, groups, kept, copies))
     if cfg.dupes_restated == "info":
         found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
-                           cfg.similarity == "semantic")
+                           cfg.similarity == "semantic", selves)
     if changed_since is not None:  # every note is still compared: a pair's
         found = about(found, ctx.changed(changed_since))  # either side counts
     return Report.of(NAME, found, ok=not found,
@@ -316,7 +327,8 @@ def _group_finding(home: str, members: Sequence[similarity.Match],
 def _restated(stmts: Sequence[similarity.Statement],
               skeletons: Sequence[Tuple[Tuple[str, ...], int]],
               kinds: Dict[str, int], matches: Sequence[similarity.Match],
-              min_words: int, semantic: bool) -> List[Finding]:
+              min_words: int, semantic: bool, selves: FrozenSet[int] = frozenset()
+              ) -> List[Finding]:
     """Rules reworded in a second note: each statement's best match in
     another note (handbook and notes; a journal entry records a rule, it is
     no home), unless the pair is already a copy or each statement is about
@@ -331,7 +343,8 @@ def _restated(stmts: Sequence[similarity.Statement],
 
     def accept(i: int, j: int) -> bool:
         a, b = texts[i], texts[j]
-        return a.path != b.path and (id(a), id(b)) not in paired
+        return a.path != b.path and (id(a), id(b)) not in paired and not (
+            id(a) in selves and id(b) in selves)
 
     embed = similarity.semantic_model() if semantic else None
     ranker = similarity.Ranker([s.text for s in texts], embed,
@@ -356,16 +369,15 @@ def _restated(stmts: Sequence[similarity.Statement],
 
 
 def _confident(m: similarity.Match, min_words: int) -> bool:
-    """Whether a diverged pair is of the kind measured at precision 0.9 or
-    more on the tuning part (``docs/benchmarks.md``): two statements of
-    ``min_words`` or more. A short pair (a version in three words) was
-    never seen there: its disagreement is a warning."""
+    """Whether a diverged pair may be an error (``dupes_diverged =
+    "error"``): two statements of ``min_words`` or more. A short pair (a
+    version in three words) is a warning whatever the setting."""
     return min(similarity.word_count(m.a.text),
                similarity.word_count(m.b.text)) >= min_words
 
 
-def _finding(m: similarity.Match, copies: Severity, confident: bool = True
-             ) -> Finding:
+def _finding(m: similarity.Match, copies: Severity,
+             diverged: Severity = Severity.WARNING) -> Finding:
     copy, home = f"{m.b.path}:{m.line_b}", f"{m.a.path}:{m.line_a}"
     extra: Dict[str, Any] = {
         "locations": [
@@ -380,7 +392,7 @@ def _finding(m: similarity.Match, copies: Severity, confident: bool = True
                                 for d in m.differences]
         return RULES("diverged-rule", m.b.path, f"diverged rule: {copy} and "
                      f"{home} disagree: {what}", line=m.line_b, located=True,
-                     extra=extra, severity=None if confident else Severity.WARNING)
+                     extra=extra, severity=diverged)
     return RULES("duplicate-rule", m.b.path, f"duplicate rule: {copy} repeats "
                  f"{home} ({FIX})", line=m.line_b, located=True, severity=copies,
                  extra=extra, fix=f"delete the copy and link to {m.a.path}")

@@ -478,6 +478,33 @@ def _mirrored(va: Sequence[str], vb: Sequence[str], pa: _Place, pb: _Place
         (parts_b - parts_a) & (pa.subjects - pb.subjects))
 
 
+_PLACEHOLDER = re.compile(r"\s*<[^<>\s]{1,40}>")
+TARGET_WORDS = 3  # words of a command in a code span for it to be a target
+
+
+def targets(stmt: Statement) -> FrozenSet[str]:
+    """What a statement names, as each note means it: its paths and
+    path-like code spans resolved from its note's folder (``prisma/x`` in
+    ``packages/shared/`` is ``packages/shared/prisma/x``), and commands of
+    ``TARGET_WORDS`` words or more, placeholders (``<file>``) cut, as run
+    in the note's folder (every SDK's own `make lint` is its own).
+    Two notes naming one target under a shared label ("Postgres schema")
+    state one fact however few their words (restated rules)."""
+    toks = tokens(stmt.text)
+    folder = posixpath.dirname(stmt.path)
+    found = set()
+    for value, kind in zip(toks.values, toks.kinds):
+        if kind not in (PATH, CODE):
+            continue
+        value = _PLACEHOLDER.sub("", value).strip()
+        if any(c.isspace() for c in value):
+            if len(value.split()) >= TARGET_WORDS:  # run where its note is
+                found.add(f"{folder}$ " + " ".join(value.split()))
+        elif _pathlike(value) and "*" not in value and "{" not in value:
+            found.add(resolve(value, folder).rstrip("/"))
+    return frozenset(found)
+
+
 # A note's word about itself: every generated note says it, each of its own
 # ("Note: This file was automatically generated", "No unit tests in this
 # module", a "**Version**: ... | **Status**: ..." header). Two of them are

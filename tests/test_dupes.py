@@ -810,6 +810,28 @@ def test_restated_rules_skip_copies_own_subjects_and_the_journal(repo: Path,
                            "AGENTS.md:3 (keep one home, link to it)\n"), out
 
 
+def test_a_short_fact_naming_one_target_under_one_label_is_restated(
+        repo: Path, icm) -> None:
+    """Under dupes_min_words, and worded apart: "Postgres schema:" and one
+    file, written from the root and from its package (test: 6 of langfuse's
+    restated clusters were such list items). A command is its folder's: every
+    SDK's own ``make lint`` is no restatement, nor a bare path alone."""
+    write(repo, {
+        "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+        "AGENTS.md": "# H\n\n- Postgres schema: "
+                     "`packages/shared/prisma/schema.prisma`\n"
+                     "- Lint: `mise exec -- make lint`\n",
+        "packages/shared/AGENTS.md": "# Shared\n\n- Server exports: "
+                                     "`src/server/index.ts`\n"
+                                     "- The Postgres schema lives in "
+                                     "`prisma/schema.prisma`\n",
+        "sdk/go/AGENTS.md": "# Go\n\n- Lint: `mise exec -- make lint`\n"
+                            "- See `src/server/index.ts`\n"})
+    assert dupes(icm, repo) == (0, (
+        "restated rule: packages/shared/AGENTS.md:4 restates AGENTS.md:3 "
+        "(keep one home, link to it)\n"), "")
+
+
 def test_the_semantic_option_ranks_restated_candidates(repo: Path, icm,
                                                        monkeypatch) -> None:
     """With ``similarity = "semantic"`` the model's cosine lifts a pair the

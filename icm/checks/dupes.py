@@ -352,8 +352,11 @@ def _restated(stmts: Sequence[similarity.Statement],
     threshold, floor = ((RESTATED_SEMANTIC, RESTATED_FLOOR) if semantic
                         else (RESTATED_LEXICAL, 0.0))
     found = []
-    for i, j, score in ranker.neighbours(threshold, accept, floor):
-        home, copy = texts[i], texts[j]
+    pairs = [(texts[i], texts[j], score)
+             for i, j, score in ranker.neighbours(threshold, accept, floor)]
+    pairs += _same_targets(stmts, kinds, paired | {
+        (id(a), id(b)) for a, b, _s in pairs}, selves)
+    for home, copy, score in pairs:
         if similarity.own_subjects(home, copy) or similarity.parallel(home, copy):
             continue
         found.append(RULES(
@@ -365,6 +368,40 @@ def _restated(stmts: Sequence[similarity.Statement],
                     {"path": home.path, "line": home.line, "text": home.text}],
                 "similarity": round(score, 3)},
             fix=f"if both say one rule, keep it in {home.path} and link to it"))
+    return found
+
+
+def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
+                  paired: Set[Tuple[int, int]], selves: FrozenSet[int]
+                  ) -> List[Tuple[similarity.Statement, similarity.Statement,
+                                  float]]:
+    """Statements of two notes naming one target (``similarity.targets``)
+    under a label sharing a stemmed word, however short: "Postgres schema:
+    `prisma/schema.prisma`" in ``packages/shared/`` and "Postgres schema:
+    `packages/shared/prisma/schema.prisma`" in the handbook. Candidates
+    come from target postings of at most ``RANK_CAP`` statements: linear."""
+    postings: Dict[str, List[similarity.Statement]] = {}
+    for s in stmts:
+        if kinds[s.path] != 2 and not s.allowed:
+            for target in similarity.targets(s):
+                postings.setdefault(target, []).append(s)
+    found: List[Tuple[similarity.Statement, similarity.Statement, float]] = []
+    seen: Set[Tuple[int, int]] = set()
+    for held in postings.values():
+        if not 1 < len(held) <= similarity.RANK_CAP:
+            continue
+        for x, a in enumerate(held):
+            for b in held[x + 1:]:
+                key = (id(a), id(b))
+                if (a.path == b.path or key in seen or key in paired
+                        or (id(a) in selves and id(b) in selves)):
+                    continue
+                words_a = similarity.rank_words(a.text)
+                words_b = similarity.rank_words(b.text)
+                if words_a & words_b:  # a label in common, not a bare path
+                    seen.add(key)
+                    found.append((a, b, round(2 * len(words_a & words_b) / (
+                        len(words_a) + len(words_b)), 3)))
     return found
 
 

@@ -329,7 +329,11 @@ def _content(skel: Tuple[str, ...]) -> FrozenSet[str]:
 def _score(words_a: FrozenSet[str], bigrams_a: FrozenSet[int],
            words_b: FrozenSet[str], bigrams_b: FrozenSet[int]
            ) -> float:
-    """The larger of content-word Jaccard and bigram containment."""
+    """The larger of content-word Jaccard and bigram containment; 0.0 when
+    either holds no word but its material (a list of code spans says no
+    rule: test3's CRD list matched every statement naming three spans)."""
+    if not words_a - _MASKED or not words_b - _MASKED:
+        return 0.0
     union = len(words_a | words_b)
     jaccard = len(words_a & words_b) / union if union else 0.0
     shorter = min(len(bigrams_a), len(bigrams_b))
@@ -341,6 +345,8 @@ def similarity(a: str, b: str) -> float:
     """How alike two statements are, 0.0 to 1.0 (material and negation
     ignored: ``differences`` reports those)."""
     sa, sb = skeleton(a)[0], skeleton(b)[0]
+    if sa == sb and sa:
+        return 1.0  # equal skeletons: one statement, its values aside
     return _score(_content(sa), _bigrams(sa), _content(sb), _bigrams(sb))
 
 

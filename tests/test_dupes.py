@@ -699,6 +699,21 @@ def test_self_said_is_a_description_of_its_own_note(text: str, said: bool) -> No
     assert similarity.self_said(text) is said
 
 
+def test_a_list_of_code_spans_is_no_copy_of_a_rule_naming_spans(repo: Path,
+                                                                icm) -> None:
+    """A statement of nothing but code spans masks to nothing but masks: its
+    one bigram was contained in any statement naming three spans in a row
+    (similarity 1.0, test3's resource list against two rules)."""
+    write(repo, {**AGENTS_NOTES,
+                 "AGENTS.md": "# H\n\n`Alpha`, `Beta`, `Gamma`, `Delta`, "
+                              "`Epsilon`, `Zeta`\n",
+                 "web/AGENTS.md": "# Web\n\n1. Always use `ui-` components when "
+                                  "available (e.g., `ui-button`, `ui-tag`, "
+                                  "`ui-card`) rather than custom markup.\n"})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    assert similarity.similarity("`a`, `b`, `c`", "`a`, `b`, `d`") == 1.0
+
+
 def test_a_symlinked_note_is_one_file(repo: Path, icm) -> None:
     write(repo, {**AGENTS_NOTES, ".agents/AGENTS.md": HANDBOOK,
                  "src/context.md": "# src\n\nOther words entirely, about how "

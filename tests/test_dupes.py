@@ -835,7 +835,8 @@ def test_a_short_fact_naming_one_target_under_one_label_is_restated(
         "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
         "AGENTS.md": "# H\n\n- Postgres schema: "
                      "`packages/shared/prisma/schema.prisma`\n"
-                     "- Lint: `mise exec -- make lint`\n",
+                     "- Lint: `mise exec -- make lint`\n"
+                     "- Details: `packages/shared/src/server/index.ts`\n",
         "packages/shared/AGENTS.md": "# Shared\n\n- Server exports: "
                                      "`src/server/index.ts`\n"
                                      "- The Postgres schema lives in "

@@ -332,7 +332,7 @@ def _score(words_a: FrozenSet[str], bigrams_a: FrozenSet[int],
     """The larger of content-word Jaccard and bigram containment; 0.0 when
     either holds no word but its material (a list of code spans says no
     rule: test3's CRD list matched every statement naming three spans)."""
-    if not words_a - _MASKED or not words_b - _MASKED:
+    if words_a <= _MASKED or words_b <= _MASKED:
         return 0.0
     union = len(words_a | words_b)
     jaccard = len(words_a & words_b) / union if union else 0.0

@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import sys
 from itertools import chain
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
@@ -153,12 +153,12 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
             skeletons.append((skel, words))
     store.save()
 
-    selves = frozenset(id(s) for s in stmts if similarity.self_said(s.text))
+    selves = _Selves()
 
     def accept(a: similarity.Statement, b: similarity.Statement) -> bool:
         return (a.path != b.path and not (kinds[a.path] == 2 == kinds[b.path])
                 and not (a.allowed or b.allowed)
-                and not (id(a) in selves and id(b) in selves))
+                and not selves.both(a, b))
 
     index = similarity.Index(stmts, cfg.dupes_min_words, skeletons=skeletons)
     copies = Severity.ERROR if cfg.dupes_copies == "error" else Severity.WARNING
@@ -328,7 +328,8 @@ def _group_finding(home: str, members: Sequence[similarity.Match],
 def _restated(stmts: Sequence[similarity.Statement],
               skeletons: Sequence[Tuple[Tuple[str, ...], int]],
               kinds: Dict[str, int], matches: Sequence[similarity.Match],
-              min_words: int, semantic: bool, selves: FrozenSet[int] = frozenset()
+              min_words: int, semantic: bool,
+              selves: Optional["_Selves"] = None
               ) -> List[Finding]:
     """Rules reworded in a second note: each statement's best match in
     another note (handbook and notes; a journal entry records a rule, it is
@@ -336,6 +337,7 @@ def _restated(stmts: Sequence[similarity.Statement],
     its own subject (``similarity.own_subjects``, ``similarity.parallel``).
     Info: on the tuning part's hand-written notes two in five (lexical) or
     one in two (semantic) are one rule."""
+    selves = selves or _Selves()
     kept = [(s, skel) for s, (skel, words) in zip(stmts, skeletons)
             if words >= min_words and not s.allowed and kinds[s.path] != 2]
     texts = [s for s, _skel in kept]
@@ -345,7 +347,7 @@ def _restated(stmts: Sequence[similarity.Statement],
     def accept(i: int, j: int) -> bool:
         a, b = texts[i], texts[j]
         return a.path != b.path and (id(a), id(b)) not in paired and not (
-            id(a) in selves and id(b) in selves)
+            selves.both(a, b))
 
     embed = similarity.semantic_model() if semantic else None
     ranker = similarity.Ranker([s.text for s in texts], embed,
@@ -372,8 +374,26 @@ def _restated(stmts: Sequence[similarity.Statement],
     return found
 
 
+class _Selves:
+    """Which statements are their note's word about itself
+    (``similarity.self_said``), asked only of the candidate pairs: on
+    every statement it was a sixth of a warm run."""
+
+    def __init__(self) -> None:
+        self._said: Dict[int, bool] = {}
+
+    def both(self, a: similarity.Statement, b: similarity.Statement) -> bool:
+        return self._of(a) and self._of(b)
+
+    def _of(self, s: similarity.Statement) -> bool:
+        said = self._said.get(id(s))
+        if said is None:
+            said = self._said[id(s)] = similarity.self_said(s.text)
+        return said
+
+
 def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
-                  paired: Set[Tuple[int, int]], selves: FrozenSet[int]
+                  paired: Set[Tuple[int, int]], selves: "_Selves"
                   ) -> List[Tuple[similarity.Statement, similarity.Statement,
                                   float]]:
     """Statements of two notes naming one target (``similarity.targets``)
@@ -395,7 +415,7 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
             for b in held[x + 1:]:
                 key = (id(a), id(b))
                 if (a.path == b.path or key in seen or key in paired
-                        or (id(a) in selves and id(b) in selves)):
+                        or selves.both(a, b)):
                     continue
                 words_a = similarity.rank_words(a.text)
                 words_b = similarity.rank_words(b.text)

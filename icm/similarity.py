@@ -496,6 +496,8 @@ def targets(stmt: Statement) -> FrozenSet[str]:
     in the note's folder (every SDK's own `make lint` is its own).
     Two notes naming one target under a shared label ("Postgres schema")
     state one fact however few their words (restated rules)."""
+    if _MAYBE_MATERIAL.search(stmt.text) is None:
+        return frozenset()  # no path or code span (most prose): not tokenised
     toks = tokens(stmt.text)
     folder = posixpath.dirname(stmt.path)
     found = set()

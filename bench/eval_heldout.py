@@ -1,6 +1,6 @@
 """Held-out evaluation of the dupes check and the re-invention warning.
 
-    python bench/eval_heldout.py CHECKOUTS_DIR [--part tune|test|test2]
+    python bench/eval_heldout.py CHECKOUTS_DIR [--part tune|test|test2|test3]
         [--icm CMD] [--show] [--draft OWNER/NAME]
 
 CHECKOUTS_DIR holds one work tree per repository of ``bench/labels/split.json``,
@@ -461,6 +461,7 @@ class Tally:
     false_classes: Counter = field(default_factory=Counter)  # (code, class)
     template_findings: int = 0
     unlabelled: List[str] = field(default_factory=list)
+    wrong: List[str] = field(default_factory=list)  # every false pair (--show)
 
 
 def score(labels: RepoLabels, found: Sequence[Reported], tally: Tally,
@@ -505,6 +506,8 @@ def score(labels: RepoLabels, found: Sequence[Reported], tally: Tally,
                 if rel and cls == "unlabelled":
                     cls = "same rule, no disagreement"
                 tally.false_classes[(f.code, cls)] += 1
+                tally.wrong.append(f"{labels.repo}: {f.code} {f.severity} ({cls}) "
+                                   f"{a[0]}:{a[1]} ~ {b[0]}:{b[1]}")
                 if cls == "unlabelled":
                     tally.unlabelled.append(f"{labels.repo}: {f.code} "
                                             f"{a[0]}:{a[1]} ~ {b[0]}:{b[1]}")
@@ -877,18 +880,21 @@ def render(part: str, dupes: Dict[str, Tally], sizes: Sequence[Dict[str, Any]],
     if show:
         out += ["", "Unlabelled findings:"] + [f"- {u}" for key in dupes
                                                 for u in dupes[key].unlabelled]
+        out += ["", "False findings (icm):"] + [f"- {u}" for u in t.wrong]
     return "\n".join(out) + "\n"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("checkouts", type=Path)
-    ap.add_argument("--part", choices=("tune", "test", "test2"), default="tune")
+    ap.add_argument("--part", choices=("tune", "test", "test2", "test3"),
+                    default="tune")
     ap.add_argument("--icm", nargs="+", default=[sys.executable, "-m", "icm"],
                     help="the command that runs icm (default: this Python's)")
     ap.add_argument("--naive", type=float, default=NAIVE_THRESHOLD,
                     help="threshold of the word-overlap finder")
-    ap.add_argument("--show", action="store_true", help="list unlabelled findings")
+    ap.add_argument("--show", action="store_true",
+                    help="list unlabelled and false findings")
     ap.add_argument("--config", action="append", default=[], metavar="LINE",
                     help="an icm.toml line added to every workspace "
                     "(e.g. 'similarity = \"semantic\"'), to measure an option")

@@ -111,7 +111,7 @@ def in_process(root: Path, runs: int, restated: str = "off") -> None:
 
     from icm import config, context, similarity
     from icm.checks import dupes
-    from icm.registry import NoOptions
+    from icm.registry import DupesOptions
 
     cfg = config.load(root)
     if restated != "off":  # restated rules on, lexical or semantic
@@ -124,10 +124,10 @@ def in_process(root: Path, runs: int, restated: str = "off") -> None:
     for _ in range(runs):
         cache.unlink(missing_ok=True)
         start = time.process_time()
-        report = dupes.run(ctx, NoOptions())
+        report = dupes.run(ctx, DupesOptions())
         cold.append(time.process_time() - start)
         start = time.process_time()
-        dupes.run(ctx, NoOptions())
+        dupes.run(ctx, DupesOptions())
         warm.append(time.process_time() - start)
         # the cold work in stages, for the breakdown
         t0 = time.process_time()

@@ -80,6 +80,7 @@ class Config:
     dupes_min_words: int = 6
     dupes_similarity: float = 0.75
     dupes_copies: str = "warning"
+    dupes_diverged: str = "warning"  # "error": diverged copies fail (unmeasured)
     dupes_ignore: Tuple[str, ...] = ()
     dupes_restated: str = "off"  # "info": report rules reworded in a second home
     positions_file: str = ""  # empty: no positions file is kept
@@ -141,6 +142,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_min_words": ("int", None),
     "dupes_similarity": ("fraction", None),
     "dupes_copies": ("enum", ("warning", "error")),
+    "dupes_diverged": ("enum", ("warning", "error")),
     "dupes_ignore": ("globs", None),
     "dupes_restated": ("enum", ("off", "info")),
     "positions_file": ("path", None),

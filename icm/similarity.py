@@ -329,7 +329,11 @@ def _content(skel: Tuple[str, ...]) -> FrozenSet[str]:
 def _score(words_a: FrozenSet[str], bigrams_a: FrozenSet[int],
            words_b: FrozenSet[str], bigrams_b: FrozenSet[int]
            ) -> float:
-    """The larger of content-word Jaccard and bigram containment."""
+    """The larger of content-word Jaccard and bigram containment; 0.0 when
+    either holds no word but its material (a list of code spans says no
+    rule: test3's CRD list matched every statement naming three spans)."""
+    if words_a <= _MASKED or words_b <= _MASKED:
+        return 0.0
     union = len(words_a | words_b)
     jaccard = len(words_a & words_b) / union if union else 0.0
     shorter = min(len(bigrams_a), len(bigrams_b))
@@ -341,6 +345,8 @@ def similarity(a: str, b: str) -> float:
     """How alike two statements are, 0.0 to 1.0 (material and negation
     ignored: ``differences`` reports those)."""
     sa, sb = skeleton(a)[0], skeleton(b)[0]
+    if sa == sb and sa:
+        return 1.0  # equal skeletons: one statement, its values aside
     return _score(_content(sa), _bigrams(sa), _content(sb), _bigrams(sb))
 
 
@@ -476,6 +482,75 @@ def _mirrored(va: Sequence[str], vb: Sequence[str], pa: _Place, pb: _Place
     parts_b = set(_PARTS.findall(" ".join(vb).lower()))
     return bool((parts_a - parts_b) & (pb.subjects - pa.subjects)) and bool(
         (parts_b - parts_a) & (pa.subjects - pb.subjects))
+
+
+_PLACEHOLDER = re.compile(r"\s*<[^<>\s]{1,40}>")
+TARGET_WORDS = 3  # words of a command in a code span for it to be a target
+
+
+def targets(stmt: Statement) -> FrozenSet[str]:
+    """What a statement names, as each note means it: its paths and
+    path-like code spans resolved from its note's folder (``prisma/x`` in
+    ``packages/shared/`` is ``packages/shared/prisma/x``), and commands of
+    ``TARGET_WORDS`` words or more, placeholders (``<file>``) cut, as run
+    in the note's folder (every SDK's own `make lint` is its own).
+    Two notes naming one target under a shared label ("Postgres schema")
+    state one fact however few their words (restated rules)."""
+    if _MAYBE_MATERIAL.search(stmt.text) is None:
+        return frozenset()  # no path or code span (most prose): not tokenised
+    toks = tokens(stmt.text)
+    folder = posixpath.dirname(stmt.path)
+    found = set()
+    for value, kind in zip(toks.values, toks.kinds):
+        if kind not in (PATH, CODE):
+            continue
+        value = _PLACEHOLDER.sub("", value).strip()
+        if any(c.isspace() for c in value):
+            if len(value.split()) >= TARGET_WORDS:  # run where its note is
+                found.add(f"{folder}$ " + " ".join(value.split()))
+        elif _pathlike(value) and "*" not in value and "{" not in value:
+            found.add(resolve(value, folder).rstrip("/"))
+    return frozenset(found)
+
+
+# A note's word about itself: every generated note says it, each of its own
+# ("Note: This file was automatically generated", "No unit tests in this
+# module", a "**Version**: ... | **Status**: ..." header). Two of them are
+# no rule held twice (test2's ecchronos: 14 of its 15 false copies).
+_SELF = re.compile(r"\bthis\s+(?:file|module|directory|dir|folder|package|crate|"
+                   r"namespace|document|note|subsystem|component|page|"
+                   r"subdirectory|submodule)\b", re.IGNORECASE)
+_FIELD = re.compile(r"\*\*([^*\n]{1,40}?)(?::\*\*|\*\*\s*:)")
+_META = frozenset({"version", "status", "updated", "last updated", "generated",
+                   "commit", "branch", "category", "date", "author", "owner",
+                   "maintainer", "created", "revision"})
+_ITEM = re.compile(r"\s*(?:[-+]\s+|\d+[.)]\s+)?")
+_LABELS = frozenset({"note", "nb", "important"})
+_DESCRIBING = frozenset({"this", "these", "no", "there", "here", "it"})
+
+
+def self_said(text: str) -> bool:
+    """Whether a statement is its note's word about itself: a header of
+    ``**Field**:`` entries (two or more, one a field like Version or
+    Status) or a statement whose subject is "this file", "this module"
+    and the like. An instruction about it is a rule the notes share ("Keep
+    the docs of this module aligned"), so only a description counts: its
+    first word is "This", "No", "There" or a verb's third person
+    ("Handles ... for this namespace")."""
+    fields = _FIELD.findall(text[:2000])
+    if len(fields) >= 2 and _ITEM.sub("", text, 1).startswith("**") and any(
+            f.strip().lower() in _META for f in fields):
+        return True
+    if _SELF.search(text[:2000]) is None:
+        return False
+    words = re.findall(r"[a-z]+", text[:200].lower())
+    while words and words[0] in _LABELS:
+        words = words[1:]
+    if not words:
+        return False
+    first = words[0]
+    return first in _DESCRIBING or (first.endswith("s") and len(first) > 3
+                                    and not first.endswith(("ss", "us")))
 
 
 def own_subjects(a: Statement, b: Statement) -> bool:

@@ -44,18 +44,28 @@ def dupes(icm, repo: Path, *args: str):
     return icm("check-dupes", "--root", str(repo), *args)
 
 
-def test_copy_and_diverged_copies(repo: Path, icm) -> None:
+def test_copy_and_diverged_copies_warn_and_fail_on_request(repo: Path,
+                                                           icm) -> None:
+    """Severity follows confidence: no kind of divergence was right 9 times
+    in 10 on held-out notes (docs/benchmarks.md, test3), so a diverged copy
+    is a warning naming the difference unless dupes_diverged asks."""
     write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC, "tests/context.md": (
         "# tests\n\n"
         "Every reader of a file stops at 64 KiB and reports the rest as skipped.\n\n"
         "- The parser must follow symlinks that leave the repository root.\n")})
-    assert dupes(icm, repo) == (1, (
+    lines = (
         "duplicate rule: src/context.md:5 repeats AGENTS.md:6 "
         "(keep one home, link to it)\n"
         "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
         "'64 KiB' vs '1 MiB'\n"
         "diverged rule: tests/context.md:5 and src/context.md:7 disagree: "
-        "'must' vs 'must not'\n"), "")
+        "'must' vs 'must not'\n")
+    assert dupes(icm, repo) == (0, lines, "")
+    write(repo, {"icm.toml": 'dupes_diverged = "error"\n'})
+    assert dupes(icm, repo) == (1, lines, "")
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    found = json.loads(out)["checks"][0]["findings"]
+    assert [f["severity"] for f in found] == ["warning", "error", "error"]
 
 
 def test_exact_copies_warn_by_default_and_fail_on_request(repo: Path, icm) -> None:
@@ -95,7 +105,7 @@ def test_only_a_number_path_code_or_negation_is_always_diverged(
     write(repo, {"icm.toml": "dupes_similarity = 1.0\ndupes_min_words = 4\n",
                  "a/context.md": f"# a\n\n{home}\n",
                  "b/context.md": f"# b\n\n{copy}\n"})
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
 
 
@@ -161,7 +171,7 @@ def test_crlf_and_bom_keep_lines(repo: Path, icm) -> None:
             "KiB and\r\nreports the rest as skipped.\r\n")
     write(repo, {"AGENTS.md": HANDBOOK,
                  "src/context.md": b"\xef\xbb\xbf" + text.encode()})
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         "diverged rule: src/context.md:5 and AGENTS.md:6 disagree: "
         "'64 KiB' vs '1 MiB'\n"), "")
 
@@ -174,7 +184,7 @@ def test_one_long_paragraph_reports_the_line_inside_it(repo: Path, icm) -> None:
         "Every reader of a file stops at 64 KiB and reports the rest as",
         "skipped."] + lines[10:])
     write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": f"# src\n\n{body}\n"})
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         "diverged rule: src/context.md:13 and AGENTS.md:6 disagree: "
         "'64 KiB' vs '1 MiB'\n"), "")
 
@@ -194,7 +204,7 @@ def test_journal_invariants_may_be_restated_not_contradicted(
     # restated in two entries and the handbook; Decision sections not read
     assert dupes(icm, repo) == (0, "dupes ok\n", "")
     write(repo, {"journal/2026-01-02_b.md": _entry(rule.format("2 MiB"))})
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         "diverged rule: journal/2026-01-02_b.md:10 and AGENTS.md:6 disagree: "
         "'2 MiB' vs '1 MiB'\n"), "")
     # a newer entry that states the handbook's version settles it
@@ -206,11 +216,11 @@ def test_json_has_both_locations_and_texts(repo: Path, icm) -> None:
     copy = "Every reader of a file stops at 64 KiB and reports the rest as skipped."
     write(repo, {"AGENTS.md": HANDBOOK, "tests/context.md": f"# t\n\n{copy}\n"})
     code, out, _ = dupes(icm, repo, "--format", "json")
-    assert code == 1
+    assert code == 0
     (check,) = json.loads(out)["checks"]
     assert check["data"] == {"files": 2, "statements": 3}
     assert check["findings"] == [{
-        "check": "dupes", "code": "diverged-rule", "severity": "error",
+        "check": "dupes", "code": "diverged-rule", "severity": "warning",
         "path": "tests/context.md", "line": 3, "col": None,
         "message": "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
                    "'64 KiB' vs '1 MiB'",
@@ -231,8 +241,8 @@ def test_github_format_escapes(repo: Path, icm) -> None:
         "# t\n\nEvery reader of a file stops at 100% and reports the rest as "
         "skipped.\n")})
     code, out, _ = dupes(icm, repo, "--format", "github")
-    assert (code, out) == (1, (
-        "::error file=a%2Cb/context.md,line=3,title=icm dupes/diverged-rule::"
+    assert (code, out) == (0, (
+        "::warning file=a%2Cb/context.md,line=3,title=icm dupes/diverged-rule::"
         "diverged rule: a,b/context.md:3 and AGENTS.md:6 disagree: '100%25' vs "
         "'1 MiB' (fix: decide which is true, keep it in one home and link to "
         "it)\n"))
@@ -293,7 +303,7 @@ def test_example_repo_rule_copied_and_edited_is_diverged(
     copy = (root / "tests/context.md").read_text()
     line = copy[:copy.index("It died on")].count("\n") + 1
     at = src[:src.index("It died on")].count("\n") + 1
-    assert dupes(icm, root) == (1, (
+    assert dupes(icm, root) == (0, (
         f"diverged rule: tests/context.md:{line} and src/context.md:{at} "
         "disagree: '6 GB' vs '600 MB'\n"), "")
 
@@ -346,7 +356,7 @@ def test_cached_run_answers_the_same_and_sees_edits(repo: Path, icm) -> None:
         "duplicate rule: tests/context.md:3 repeats AGENTS.md:6 "
         "(keep one home, link to it)\n"), "")
     write(repo, {"tests/context.md": f"# t\n\n{copy.format('2 MiB')}\n"})  # same size
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
         "'2 MiB' vs '1 MiB'\n"), "")
 
@@ -395,7 +405,7 @@ def test_a_negation_put_before_the_rule_is_diverged(
         repo: Path, icm, copy: str, what: str) -> None:
     write(repo, {"a/context.md": "# a\n\nCommit the cache file to the repository.\n",
                  "b/context.md": f"# b\n\n{copy}\n"})
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
 
 
@@ -432,7 +442,7 @@ def test_a_long_copy_past_the_budget_still_diverges(repo: Path, icm) -> None:
             + "report it.")
     write(repo, {"a/context.md": f"# a\n\n{body.format('64 KiB')}\n",
                  "b/context.md": f"# b\n\n{body.format('1 MiB')}\n"})
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         "diverged rule: b/context.md:3 and a/context.md:3 disagree: "
         "'1 MiB' vs '64 KiB'\n"), "")
 
@@ -631,17 +641,77 @@ TEMPLATE = """# {name}
 """
 
 
-def test_generated_notes_are_one_finding_and_a_drift_an_error(repo: Path,
+def test_generated_notes_are_one_finding_and_a_drift_its_own(repo: Path,
                                                                icm) -> None:
     notes = {f"mod/{n}/AGENTS.md": TEMPLATE.format(name="this module", timeout=30)
              for n in ("a", "b", "c", "d")}
     notes["mod/d/AGENTS.md"] = TEMPLATE.format(name="this module", timeout=90)
     write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n", **notes})
-    assert dupes(icm, repo) == (1, (
+    assert dupes(icm, repo) == (0, (
         "mod/a/AGENTS.md: template copies: 4 notes share 5 statements with "
         "mod/a/AGENTS.md; 1 differ: mod/d/AGENTS.md:7\n"
         "diverged rule: mod/d/AGENTS.md:7 and mod/a/AGENTS.md:7 disagree: "
         "'90' vs '30'\n"), "")
+
+
+SELF_SAID = """# {name}
+
+Note: This file was automatically generated by the notes tool, and has not
+yet been checked by hand.
+
+**Version**: v0.1.0 | **Status**: Active | **Last Updated**: March 2026
+
+This file provides guidance to coding agents when working in this module.
+
+- No unit tests in this module (interfaces and data classes only).
+- Handles internal processing and request orchestration for this namespace.
+"""
+
+
+def test_what_generated_notes_say_of_themselves_is_no_copy(repo: Path,
+                                                           icm) -> None:
+    """A provenance line, a ``**Version**:`` header and "this file"/"this
+    module" descriptions, each note saying them of itself, are not a rule
+    held twice (test2's ecchronos: 14 of its 15 false copies): neither
+    single copies nor statements of a template group. An instruction about
+    "this module" is the template's rule, held in every note."""
+    notes = {f"mod/{n}/AGENTS.md": SELF_SAID.format(name=n) for n in "abcd"}
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n", **notes})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    rules = TEMPLATE.format(name="this module", timeout=30).split("\n", 1)[1]
+    write(repo, {p: text + rules for p, text in notes.items()})
+    assert dupes(icm, repo) == (0, (
+        "mod/a/AGENTS.md: template copies: 4 notes share 5 statements with "
+        "mod/a/AGENTS.md; none differ\n"), "")
+
+
+@pytest.mark.parametrize("text,said", [
+    ("Note: This file was automatically generated by Claude.", True),
+    ("There are no unit tests in this module (interfaces only).", True),
+    ("**Generated:** 2026-01-12 **Commit:** f0e85dc **Branch:** main", True),
+    ("**Version**: 1.0 | **Status**: Production Ready", True),
+    ("Keep the docs of this module aligned with its code.", False),
+    ("- **Error wrapping**: Always use `fmt.Errorf` with `%w`.", False),
+    ("Pass the flag to this module when you run it.", False),
+    ("This project uses pnpm workspaces for every package.", False),
+])
+def test_self_said_is_a_description_of_its_own_note(text: str, said: bool) -> None:
+    assert similarity.self_said(text) is said
+
+
+def test_a_list_of_code_spans_is_no_copy_of_a_rule_naming_spans(repo: Path,
+                                                                icm) -> None:
+    """A statement of nothing but code spans masks to nothing but masks: its
+    one bigram was contained in any statement naming three spans in a row
+    (similarity 1.0, test3's resource list against two rules)."""
+    write(repo, {**AGENTS_NOTES,
+                 "AGENTS.md": "# H\n\n`Alpha`, `Beta`, `Gamma`, `Delta`, "
+                              "`Epsilon`, `Zeta`\n",
+                 "web/AGENTS.md": "# Web\n\n1. Always use `ui-` components when "
+                                  "available (e.g., `ui-button`, `ui-tag`, "
+                                  "`ui-card`) rather than custom markup.\n"})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    assert similarity.similarity("`a`, `b`, `c`", "`a`, `b`, `d`") == 1.0
 
 
 def test_a_symlinked_note_is_one_file(repo: Path, icm) -> None:
@@ -704,7 +774,7 @@ def test_a_changed_path_naming_one_side_only_still_diverges(repo: Path, icm) -> 
                  "skills/AGENTS.md": "# Skills\n\nWhen this step changes, make "
                  "the same change in `skills/setup/OLD.md` before you commit.\n"})
     code, out, _ = dupes(icm, repo)
-    assert code == 1 and out.startswith("diverged rule: src/hooks/AGENTS.md:3 and "
+    assert code == 0 and out.startswith("diverged rule: src/hooks/AGENTS.md:3 and "
                                         "skills/AGENTS.md:3 disagree"), out
 
 
@@ -753,6 +823,29 @@ def test_restated_rules_skip_copies_own_subjects_and_the_journal(repo: Path,
     code, out, _ = dupes(icm, repo)
     assert (code, out) == (0, "duplicate rule: src/AGENTS.md:3 repeats "
                            "AGENTS.md:3 (keep one home, link to it)\n"), out
+
+
+def test_a_short_fact_naming_one_target_under_one_label_is_restated(
+        repo: Path, icm) -> None:
+    """Under dupes_min_words, and worded apart: "Postgres schema:" and one
+    file, written from the root and from its package (test: 6 of langfuse's
+    restated clusters were such list items). A command is its folder's: every
+    SDK's own ``make lint`` is no restatement, nor a bare path alone."""
+    write(repo, {
+        "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+        "AGENTS.md": "# H\n\n- Postgres schema: "
+                     "`packages/shared/prisma/schema.prisma`\n"
+                     "- Lint: `mise exec -- make lint`\n"
+                     "- Details: `packages/shared/src/server/index.ts`\n",
+        "packages/shared/AGENTS.md": "# Shared\n\n- Server exports: "
+                                     "`src/server/index.ts`\n"
+                                     "- The Postgres schema lives in "
+                                     "`prisma/schema.prisma`\n",
+        "sdk/go/AGENTS.md": "# Go\n\n- Lint: `mise exec -- make lint`\n"
+                            "- See `src/server/index.ts`\n"})
+    assert dupes(icm, repo) == (0, (
+        "restated rule: packages/shared/AGENTS.md:4 restates AGENTS.md:3 "
+        "(keep one home, link to it)\n"), "")
 
 
 def test_the_semantic_option_ranks_restated_candidates(repo: Path, icm,

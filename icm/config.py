@@ -79,6 +79,7 @@ class Config:
     dupes_copies: str = "warning"
     dupes_ignore: Tuple[str, ...] = ()
     dupes_restated: str = "off"  # "info": report rules reworded in a second home
+    dupes_siblings: str = "off"  # pairs of notes never read together: "info", "warning"
     positions_file: str = ""  # empty: no positions file is kept
     reinvent_similarity: float = 0.25  # bench/eval_heldout.py (tuning part)
     similarity: str = "lexical"  # "semantic": the icm[semantic] extra's model
@@ -139,6 +140,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_copies": ("enum", ("warning", "error")),
     "dupes_ignore": ("globs", None),
     "dupes_restated": ("enum", ("off", "info")),
+    "dupes_siblings": ("enum", ("off", "info", "warning")),
     "positions_file": ("path", None),
     "reinvent_similarity": ("fraction", None),
     "similarity": ("enum", ("lexical", "semantic")),

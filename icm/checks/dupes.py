@@ -35,6 +35,7 @@ linking to it.
 from __future__ import annotations
 
 import functools
+import posixpath
 import sys
 from dataclasses import replace
 from itertools import chain
@@ -63,6 +64,7 @@ TEMPLATE_STATEMENTS = 3  # statements a note shares with a home to be its copy
 TEMPLATE_NOTES = 3  # notes (the home counted) that make a template group
 TEMPLATE_NAMED = 5  # differing copies a group finding names
 SECTION_STATEMENTS = 3  # consecutive copies, in order, that are one section
+NAMES_SCREENED = 16  # note file names a text is screened for before its paths
 # restated rules (dupes_restated = "info"): each statement's best reworded
 # match at these scores (similarity.Ranker.neighbours), from the tuning
 # part of bench/labels/split.json (docs/benchmarks.md)
@@ -422,7 +424,12 @@ def _together(ctx: Context, stmts: Sequence[similarity.Statement],
             said_in.setdefault(s.path, []).append(s.text)
     texts = {path: "\n".join(said) for path, said in said_in.items()}
     names = set(texts)
+    # a text naming no note's file name names no note: the path pass was
+    # a fifth of a warm run at 3,000 notes (one name, context.md, for all)
+    bases = {posixpath.basename(n) for n in names}
+    screened = len(bases) <= NAMES_SCREENED
     named = frozenset((path, other) for path, said in texts.items()
+                      if not screened or any(b in said for b in bases)
                       for other in named_notes(path, said.replace("@", " "), names)
                       if other != path)
     always = set(notes_mod.always_read(ctx))

@@ -68,13 +68,16 @@ MAX_COUNT = 10 ** 9
 # tokens``) move with every edit; a number inside a name (``queue/07_a.md``,
 # ``1a3e64c``, ``v2``) does not, and names the thing.
 _NUMBER = re.compile(r"(?<![\w./-])[0-9]+(?![\w/-]|\.[0-9])")
+# A line range after a path (``a/AGENTS.md:10-52``, a copied section) moves
+# with every edit as a line does.
+_RANGE = re.compile(r"(?<=[\w.]:)[0-9]+-[0-9]+(?![\w/-]|\.[0-9])")
 
 Key = Tuple[str, str, str, str]  # check, code, path, message with # for numbers
 
 
 def identity(message: str) -> str:
     """``message`` with its moving numbers written ``#``."""
-    return _NUMBER.sub("#", message)
+    return _NUMBER.sub("#", _RANGE.sub("#-#", message))
 
 
 def key(f: Finding) -> Key:

@@ -83,6 +83,7 @@ class Config:
     dupes_diverged: str = "warning"  # "error": diverged copies fail (unmeasured)
     dupes_ignore: Tuple[str, ...] = ()
     dupes_restated: str = "off"  # "info": report rules reworded in a second home
+    dupes_siblings: str = "off"  # pairs of notes never read together: "info", "warning"
     positions_file: str = ""  # empty: no positions file is kept
     reinvent_similarity: float = 0.25  # bench/eval_heldout.py (tuning part)
     similarity: str = "lexical"  # "semantic": the icm[semantic] extra's model
@@ -145,6 +146,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "dupes_diverged": ("enum", ("warning", "error")),
     "dupes_ignore": ("globs", None),
     "dupes_restated": ("enum", ("off", "info")),
+    "dupes_siblings": ("enum", ("off", "info", "warning")),
     "positions_file": ("path", None),
     "reinvent_similarity": ("fraction", None),
     "similarity": ("enum", ("lexical", "semantic")),

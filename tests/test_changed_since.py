@@ -17,6 +17,7 @@ RULE = "Every reader of a file stops at {} and reports the rest as skipped."
 GOOD = ("# Entry\n\n## Decision\nRows.\n\n## Rejected alternative\nColumns.\n\n"
         "## Invariant\nRows hold.\n\n## Verify command\n`true`\n")
 BASE = {
+    "icm.toml": 'dupes_siblings = "warning"\n',  # b and c: sibling notes
     "AGENTS.md": "# Handbook\n\n## Index of notes\n\n- [a](a/context.md)\n"
                  "- [b](b/context.md)\n- [c](c/context.md)\n",
     "a/context.md": "# a\n\nSee [b](../b/context.md#usage), [gone](../gone.md).\n",

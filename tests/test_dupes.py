@@ -49,16 +49,16 @@ def test_copy_and_diverged_copies_warn_and_fail_on_request(repo: Path,
     """Severity follows confidence: no kind of divergence was right 9 times
     in 10 on held-out notes (docs/benchmarks.md, test3), so a diverged copy
     is a warning naming the difference unless dupes_diverged asks."""
-    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC, "tests/context.md": (
+    write(repo, {"AGENTS.md": HANDBOOK, "src/context.md": SRC, "src/tests/context.md": (
         "# tests\n\n"
         "Every reader of a file stops at 64 KiB and reports the rest as skipped.\n\n"
         "- The parser must follow symlinks that leave the repository root.\n")})
     lines = (
         "duplicate rule: src/context.md:5 repeats AGENTS.md:6 "
         "(keep one home, link to it)\n"
-        "diverged rule: tests/context.md:3 and AGENTS.md:6 disagree: "
+        "diverged rule: src/tests/context.md:3 and AGENTS.md:6 disagree: "
         "'64 KiB' vs '1 MiB'\n"
-        "diverged rule: tests/context.md:5 and src/context.md:7 disagree: "
+        "diverged rule: src/tests/context.md:5 and src/context.md:7 disagree: "
         "'must' vs 'must not'\n")
     assert dupes(icm, repo) == (0, lines, "")
     write(repo, {"icm.toml": 'dupes_diverged = "error"\n'})
@@ -104,19 +104,19 @@ def test_only_a_number_path_code_or_negation_is_always_diverged(
     # At a similarity of 1.0 nothing but equal skeletons can match.
     write(repo, {"icm.toml": "dupes_similarity = 1.0\ndupes_min_words = 4\n",
                  "a/context.md": f"# a\n\n{home}\n",
-                 "b/context.md": f"# b\n\n{copy}\n"})
+                 "a/b/context.md": f"# b\n\n{copy}\n"})
     assert dupes(icm, repo) == (0, (
-        f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
+        f"diverged rule: a/b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
 
 
 def test_rewording_alone_is_a_copy_not_a_divergence(repo: Path, icm) -> None:
     write(repo, {
         "a/context.md": "# a\n\nThe summary line goes to standard error, so a pipe "
                         "into an importer never sees it.\n",
-        "b/context.md": "# b\n\nSo a pipe into an importer never sees it, the "
+        "a/b/context.md": "# b\n\nSo a pipe into an importer never sees it, the "
                         "summary line goes to **standard error**.\n"})
     assert dupes(icm, repo) == (0, (
-        "duplicate rule: b/context.md:3 repeats a/context.md:3 "
+        "duplicate rule: a/b/context.md:3 repeats a/context.md:3 "
         "(keep one home, link to it)\n"), "")
 
 
@@ -152,11 +152,11 @@ def test_short_statements_headings_and_code_are_not_compared(
             "```sh\nmake check && pytest -q tests/test_dupes.py -k copies\n```\n\n"
             "    indented code block with more than six words in it\n\n"
             "| a table cell with more than six words in it | b |\n|---|---|\n")
-    write(repo, {"a/context.md": same, "b/context.md": same})
+    write(repo, {"a/context.md": same, "a/b/context.md": same})
     assert dupes(icm, repo) == (0, "dupes ok\n", "")
     write(repo, {"icm.toml": "dupes_min_words = 4\n"})
     assert dupes(icm, repo) == (0, (
-        "duplicate rule: b/context.md:4 repeats a/context.md:4 "
+        "duplicate rule: a/b/context.md:4 repeats a/context.md:4 "
         "(keep one home, link to it)\n"), "")
 
 
@@ -233,6 +233,7 @@ def test_json_has_both_locations_and_texts(repo: Path, icm) -> None:
                                                                   "1 MiB")}],
         "similarity": 0.857,
         "differences": [{"kind": "number", "copy": "64 KiB", "home": "1 MiB"}],
+        "read_together": True,
     }]
 
 
@@ -291,21 +292,21 @@ def test_example_repo_is_clean(tmp_path: Path, icm) -> None:
 
 def test_example_repo_rule_copied_and_edited_is_diverged(
         tmp_path: Path, icm) -> None:
-    """The seed's failure mode: a rule copied into a second note, then the
-    copies diverge at the next change."""
+    """The seed's failure mode: a rule copied into a second note read with
+    it (the handbook), then the copies diverge at the next change."""
     root = _example(tmp_path)
     src = (root / "src/context.md").read_text()
     start = src.index("`clean()` is a generator")
     rule = src[start:src.index("\n\n", start)]
     assert "600 MB" in rule
-    with open(root / "tests/context.md", "a") as fh:
+    with open(root / "AGENTS.md", "a") as fh:
         fh.write("\n" + rule.replace("600 MB", "6 GB") + "\n")
-    copy = (root / "tests/context.md").read_text()
-    line = copy[:copy.index("It died on")].count("\n") + 1
+    home = (root / "AGENTS.md").read_text()
+    line = home[:home.index("It died on")].count("\n") + 1
     at = src[:src.index("It died on")].count("\n") + 1
     assert dupes(icm, root) == (0, (
-        f"diverged rule: tests/context.md:{line} and src/context.md:{at} "
-        "disagree: '6 GB' vs '600 MB'\n"), "")
+        f"diverged rule: src/context.md:{at} and AGENTS.md:{line} "
+        "disagree: '600 MB' vs '6 GB'\n"), "")
 
 
 # -- the similarity module, as the other features will call it -----------------
@@ -377,6 +378,7 @@ def test_a_rule_in_three_notes_is_two_findings_against_the_home(
         repo: Path, icm) -> None:
     rule = "Every reader of a file stops at 1 MiB and reports the rest as skipped."
     write(repo, {f"{d}/context.md": f"# {d}\n\n{rule}\n" for d in ("z", "m", "a")})
+    write(repo, {"icm.toml": 'dupes_siblings = "warning"\n'})  # siblings, shown
     assert dupes(icm, repo) == (0, (
         "duplicate rule: m/context.md:3 repeats a/context.md:3 "
         "(keep one home, link to it)\n"
@@ -404,9 +406,9 @@ def test_cached_run_never_loads_the_parser(repo: Path) -> None:
 def test_a_negation_put_before_the_rule_is_diverged(
         repo: Path, icm, copy: str, what: str) -> None:
     write(repo, {"a/context.md": "# a\n\nCommit the cache file to the repository.\n",
-                 "b/context.md": f"# b\n\n{copy}\n"})
+                 "a/b/context.md": f"# b\n\n{copy}\n"})
     assert dupes(icm, repo) == (0, (
-        f"diverged rule: b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
+        f"diverged rule: a/b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
 
 
 # -- cost: every stage linear or capped (issue 22, item 9) ---------------------
@@ -441,9 +443,9 @@ def test_a_long_copy_past_the_budget_still_diverges(repo: Path, icm) -> None:
     body = ("Readers " + "a b c " * 300 + "stop at {} and " + "b c a " * 300
             + "report it.")
     write(repo, {"a/context.md": f"# a\n\n{body.format('64 KiB')}\n",
-                 "b/context.md": f"# b\n\n{body.format('1 MiB')}\n"})
+                 "a/b/context.md": f"# b\n\n{body.format('1 MiB')}\n"})
     assert dupes(icm, repo) == (0, (
-        "diverged rule: b/context.md:3 and a/context.md:3 disagree: "
+        "diverged rule: a/b/context.md:3 and a/context.md:3 disagree: "
         "'1 MiB' vs '64 KiB'\n"), "")
 
 
@@ -647,10 +649,19 @@ def test_generated_notes_are_one_finding_and_a_drift_its_own(repo: Path,
              for n in ("a", "b", "c", "d")}
     notes["mod/d/AGENTS.md"] = TEMPLATE.format(name="this module", timeout=90)
     write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n", **notes})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")  # siblings: each read alone
+    write(repo, {"icm.toml": 'note_name = "AGENTS.md"\ndupes_siblings = "warning"\n'})
     assert dupes(icm, repo) == (0, (
         "mod/a/AGENTS.md: template copies: 4 notes share 5 statements with "
         "mod/a/AGENTS.md; 1 differ: mod/d/AGENTS.md:7\n"
         "diverged rule: mod/d/AGENTS.md:7 and mod/a/AGENTS.md:7 disagree: "
+        "'90' vs '30'\n"), "")
+    write(repo, {"icm.toml": AGENTS_NOTES["icm.toml"], "mod/AGENTS.md":
+                 TEMPLATE.format(name="this module", timeout=30)})
+    assert dupes(icm, repo) == (0, (  # a parent's template: read with each copy
+        "mod/AGENTS.md: template copies: 5 notes share 5 statements with "
+        "mod/AGENTS.md; 1 differ: mod/d/AGENTS.md:7\n"
+        "diverged rule: mod/d/AGENTS.md:7 and mod/AGENTS.md:7 disagree: "
         "'90' vs '30'\n"), "")
 
 
@@ -680,6 +691,8 @@ def test_what_generated_notes_say_of_themselves_is_no_copy(repo: Path,
     assert dupes(icm, repo) == (0, "dupes ok\n", "")
     rules = TEMPLATE.format(name="this module", timeout=30).split("\n", 1)[1]
     write(repo, {p: text + rules for p, text in notes.items()})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")  # siblings: each read alone
+    write(repo, {"icm.toml": 'note_name = "AGENTS.md"\ndupes_siblings = "warning"\n'})
     assert dupes(icm, repo) == (0, (
         "mod/a/AGENTS.md: template copies: 4 notes share 5 statements with "
         "mod/a/AGENTS.md; none differ\n"), "")
@@ -773,6 +786,7 @@ def test_a_changed_path_naming_one_side_only_still_diverges(repo: Path, icm) -> 
                  "the same change in `skills/setup/SKILL.md` before you commit.\n",
                  "skills/AGENTS.md": "# Skills\n\nWhen this step changes, make "
                  "the same change in `skills/setup/OLD.md` before you commit.\n"})
+    write(repo, {"icm.toml": 'note_name = "AGENTS.md"\ndupes_siblings = "warning"\n'})
     code, out, _ = dupes(icm, repo)
     assert code == 0 and out.startswith("diverged rule: src/hooks/AGENTS.md:3 and "
                                         "skills/AGENTS.md:3 disagree"), out

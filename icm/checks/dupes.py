@@ -15,15 +15,22 @@ diverged whatever its similarity. Statements each note makes of itself
 header) are no copies. The home is the handbook, then
 the shallower note, then the path sorting first; journal entries come last
 and are never compared with each other (a newer entry may correct an older
-one). ``<!-- icm: allow-duplicate -->`` on either statement, or
-``dupes_ignore`` globs of paths, acknowledge a deliberate copy.
+one). Only files read together are compared (``model.notes.read_together``:
+the handbook, an ancestor folder's note, a note of the same folder, one
+naming the other); sibling folders' notes are never loaded at once, and
+``dupes_siblings`` shows their pairs as info or warnings. Three or more
+consecutive statements copied in order are one finding naming both ranges.
+``<!-- icm: allow-duplicate -->`` on either statement, or ``dupes_ignore``
+globs of paths, acknowledge a deliberate copy.
 
 Bad (one line each)::
 
     duplicate rule: src/context.md:12 repeats AGENTS.md:30 (keep one home,
         link to it)
-    diverged rule: tests/context.md:8 and src/context.md:12 disagree:
+    diverged rule: src/tests/context.md:8 and src/context.md:12 disagree:
         '64 KiB' vs '1 MiB'
+    duplicate rule: b/AGENTS.md:8-50 and AGENTS.md:10-52 hold the same 12
+        rules (keep one home, link to it)
 
 Good: the rule stated once, in ``AGENTS.md``, and ``src/context.md``
 linking to it.
@@ -32,16 +39,20 @@ linking to it.
 from __future__ import annotations
 
 import functools
+import posixpath
 import sys
+from dataclasses import replace
 from itertools import chain
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
 from icm.context import Context, Unreadable, compile_globs, decode
 from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model import journal
+from icm.model import notes as notes_mod
 from icm.model.changes import about
+from icm.model.links import named_notes
 from icm.registry import DupesOptions
 
 NAME = "dupes"
@@ -56,6 +67,8 @@ CACHE_FILE = "dupes-cache.json"
 TEMPLATE_STATEMENTS = 3  # statements a note shares with a home to be its copy
 TEMPLATE_NOTES = 3  # notes (the home counted) that make a template group
 TEMPLATE_NAMED = 5  # differing copies a group finding names
+SECTION_STATEMENTS = 3  # consecutive copies, in order, that are one section
+NAMES_SCREENED = 16  # note file names a text is screened for before its paths
 # restated rules (dupes_restated = "info"): each statement's best reworded
 # match at these scores (similarity.Ranker.neighbours), from the tuning
 # parts of bench/labels/split.json (tune, then test and test2 once spent:
@@ -163,22 +176,31 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     index = similarity.Index(stmts, cfg.dupes_min_words, skeletons=skeletons)
     copies = Severity.ERROR if cfg.dupes_copies == "error" else Severity.WARNING
     diverged = Severity.ERROR if cfg.dupes_diverged == "error" else Severity.WARNING
-    matches = index.pairs(cfg.dupes_similarity, accept)
-    kept = _current(matches, kinds)
+    together = _together(ctx, stmts, kinds)
+    near, far = _matches(index, cfg.dupes_similarity, accept, together,
+                         cfg.dupes_siblings)
+    matches = near + far
+    kept = _kept(near, far, kinds)
     groups = _templates(kept, kinds)
+    sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
+    in_section = {id(m) for run in sections for m in run if not m.diverged}
     grouped: Dict[str, List[similarity.Match]] = {}
     for m in kept:
         home = groups.get(m.b.path)
         if home is not None and groups.get(m.a.path) == home and not m.diverged:
             grouped.setdefault(home, []).append(m)
             continue
+        if id(m) in in_section:
+            continue
         found.append(_finding(m, copies, diverged if _confident(
             m, cfg.dupes_min_words) else Severity.WARNING))
     for home, members in grouped.items():
         found.append(_group_finding(home, members, groups, kept, copies))
+    found += [_section_finding(run, copies) for run in sections]
     if cfg.dupes_restated == "info":
         found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
                            cfg.similarity == "semantic", selves)
+    found = _shown(found, together, cfg.dupes_siblings)
     if changed_since is not None:  # every note is still compared: a pair's
         found = about(found, ctx.changed(changed_since))  # either side counts
     return Report.of(NAME, found, ok=not found,
@@ -454,3 +476,159 @@ def _finding(m: similarity.Match, copies: Severity,
     return RULES("duplicate-rule", m.b.path, f"duplicate rule: {copy} repeats "
                  f"{home} ({FIX})", line=m.line_b, located=True, severity=copies,
                  extra=extra, fix=f"delete the copy and link to {m.a.path}")
+
+
+# -- notes read together, copied sections ---------------------------------------
+
+
+def _together(ctx: Context, stmts: Sequence[similarity.Statement],
+              kinds: Dict[str, int]) -> Callable[[str, str], bool]:
+    """``notes.read_together`` over this run's files. A note names another
+    in any statement (a path, a link, an ``@`` import), and what the files
+    every session reads import is read too: both from the cached statements,
+    no second read. A journal entry is read with every note (the rule for
+    its Invariant is ``_current``'s)."""
+    said_in: Dict[str, List[str]] = {}
+    for s in stmts:
+        if kinds[s.path] != 2:
+            said_in.setdefault(s.path, []).append(s.text)
+    texts = {path: "\n".join(said) for path, said in said_in.items()}
+    names = set(texts)
+    # a text naming no note's file name names no note: the path pass was
+    # a fifth of a warm run at 3,000 notes (one name, context.md, for all)
+    bases = {posixpath.basename(n) for n in names}
+    screened = len(bases) <= NAMES_SCREENED
+    named = frozenset((path, other) for path, said in texts.items()
+                      if not screened or any(b in said for b in bases)
+                      for other in named_notes(path, said.replace("@", " "), names)
+                      if other != path)
+    always = set(notes_mod.always_read(ctx))
+    for path in sorted(always & names):  # one hop, as a stub's imports
+        imported = " ".join(w[1:] for w in texts[path].split() if w[:1] == "@")
+        always |= named_notes(path, imported, names)
+
+    def together(a: str, b: str) -> bool:
+        return 2 in (kinds.get(a), kinds.get(b)) or notes_mod.read_together(
+            a, b, always, named)
+
+    return together
+
+
+def _matches(index: similarity.Index, threshold: float,
+             accept: Callable[[similarity.Statement, similarity.Statement], bool],
+             together: Callable[[str, str], bool], siblings: str
+             ) -> Tuple[List[similarity.Match], List[similarity.Match]]:
+    """The pairs of files read together, and (``dupes_siblings`` on) the
+    others, asked apart: equal statements pair with the first of their kind
+    the filter accepts, so in ``x/``, ``y/`` and ``y/z/`` one pass gave
+    ``y/z``'s copy to ``x`` and never to ``y``, the home read with it."""
+    near = index.pairs(threshold, lambda a, b: accept(a, b)
+                       and together(a.path, b.path))
+    if siblings == "off":
+        return near, []
+    return near, index.pairs(threshold, lambda a, b: accept(a, b)
+                             and not together(a.path, b.path))
+
+
+def _kept(near: Sequence[similarity.Match], far: Sequence[similarity.Match],
+          kinds: Dict[str, int]) -> List[similarity.Match]:
+    """``_current`` over the pairs read together, then over the others for
+    the copies left without a home: a copy's home is one read with it where
+    there is one."""
+    kept = _current(near, kinds)
+    homed = {id(m.b) for m in kept}
+    return kept + [m for m in _current(far, kinds) if id(m.b) not in homed]
+
+
+def _shown(found: Sequence[Finding], together: Callable[[str, str], bool],
+           siblings: str) -> List[Finding]:
+    """Each pair finding with ``read_together`` in its JSON; one whose files
+    are never read together (a group: none of its notes with its home) at
+    ``dupes_siblings``' severity, or left out when it is off."""
+    severity = {"info": Severity.INFO, "warning": Severity.WARNING}.get(siblings)
+    shown = []
+    for f in found:
+        held = [f.extra.get("locations", ())] + [
+            s["locations"] for s in f.extra.get("statements", ())]
+        pairs = [(locs[0]["path"], x["path"]) for locs in held if locs
+                 for x in locs[1:]]
+        if not pairs:
+            shown.append(f)
+            continue
+        near = any(together(a, b) for a, b in pairs)
+        extra = {**f.extra, "read_together": near}
+        if near:
+            shown.append(replace(f, extra=extra))
+        elif severity is not None:
+            shown.append(replace(f, extra=extra, severity=severity))
+    return shown
+
+
+def _sections(kept: Sequence[similarity.Match], groups: Dict[str, str],
+              stmts: Sequence[similarity.Statement],
+              skeletons: Sequence[Tuple[Tuple[str, ...], int]], min_words: int
+              ) -> List[List[similarity.Match]]:
+    """Copied sections: ``SECTION_STATEMENTS`` or more copies from one note
+    to another whose statements follow each other, in order, in both (a
+    statement too short to compare sits between them unread; a diverged
+    copy continues a section, and is still its own finding). Notes of one
+    template group are the group's."""
+    place: Dict[int, int] = {}  # id of a statement -> its place in its file
+    last, n = "", 0
+    for s, (_skel, words) in zip(stmts, skeletons):
+        if words >= min_words:
+            n = n + 1 if s.path == last else 0
+            last = s.path
+            place[id(s)] = n
+    pairs: Dict[Tuple[str, str], List[Tuple[int, int, similarity.Match]]] = {}
+    for m in kept:
+        group = groups.get(m.a.path)
+        if (group is not None and groups.get(m.b.path) == group) \
+                or id(m.a) not in place or id(m.b) not in place:
+            continue
+        pairs.setdefault((m.a.path, m.b.path), []).append(
+            (place[id(m.b)], place[id(m.a)], m))
+    found = []
+    for _key, held in sorted(pairs.items()):
+        held.sort(key=lambda h: (h[0], h[1]))
+        run = held[:1]
+        for cur in held[1:] + [(-2, -2, held[0][2])]:  # a sentinel ends the last
+            prev = run[-1]
+            if cur[0] == prev[0] + 1 and cur[1] == prev[1] + 1:
+                run.append(cur)
+                continue
+            if sum(not h[2].diverged for h in run) >= SECTION_STATEMENTS:
+                found.append([h[2] for h in run])
+            run = [cur]
+    return found
+
+
+def _end(s: similarity.Statement) -> int:
+    return s.line + s.text.count("\n")
+
+
+def _section_finding(run: Sequence[similarity.Match], copies: Severity
+                     ) -> Finding:
+    """One finding for a copied section: both line ranges and how many rules
+    they share; every pair in JSON (as a template group's), with the
+    diverged ones named (each is its own finding too)."""
+    first, final = run[0], run[-1]
+    home, copy = first.a.path, first.b.path
+    same = [m for m in run if not m.diverged]
+    where = (f"{copy}:{first.b.line}-{_end(final.b)} and "
+             f"{home}:{first.a.line}-{_end(final.a)}")
+    statements = [{"locations": [
+        {"path": copy, "line": m.line_b, "text": m.b.text},
+        {"path": home, "line": m.line_a, "text": m.a.text}]} for m in same]
+    return RULES("duplicate-rule", copy, f"duplicate rule: {where} hold the same "
+                 f"{len(same)} rules ({FIX})", line=first.b.line, located=True,
+                 severity=copies, extra={
+                     "section": {
+                         "copy": {"path": copy, "start": first.b.line,
+                                  "end": _end(final.b)},
+                         "home": {"path": home, "start": first.a.line,
+                                  "end": _end(final.a)}},
+                     "statements": statements,
+                     "differ": [f"{copy}:{m.line_b}" for m in run if m.diverged],
+                     "similarity": round(min(m.score for m in same), 3)},
+                 fix=f"delete the copied section and link to {home}")

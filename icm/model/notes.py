@@ -1,12 +1,24 @@
-"""Folder notes and the code each speaks for (staleness, handoffs)."""
+"""Folder notes, the code each speaks for (staleness, handoffs), and which
+notes an agent reads together (dupes)."""
 
 from __future__ import annotations
 
 import os
 import posixpath
-from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import (
+    AbstractSet,
+    Callable,
+    Container,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Optional,
+    Set,
+    Tuple,
+)
 
-from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable
+from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable, compile_globs
 
 # Files icm itself writes at the root: its configuration and its baseline
 # are icm's, not the folder's code (``init`` made a root note STALE at once).
@@ -112,3 +124,31 @@ def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
         speaking = tuple(n for n in sorted(group) if n not in mirrors)
         speakers[picked] = speaking or (picked,)
     return speakers
+
+
+def read_together(a: str, b: str, always: Container[str] = (),
+                  named: AbstractSet[Tuple[str, str]] = frozenset()) -> bool:
+    """Whether an agent reads files ``a`` and ``b`` in one session: either is
+    read in every session (``always``: ``always_read``), one's folder is the
+    other's or holds it (an agent working in a folder loads its notes and
+    its ancestors'), or one names the other (``named``: (note, note it
+    names) pairs, "root + `internal/AGENTS.md` rules still apply"). Notes of
+    two sibling folders are loaded by agents working in each, never
+    together: a difference between them is often deliberate."""
+    if a in always or b in always or (a, b) in named or (b, a) in named:
+        return True
+    top, low = sorted((posixpath.dirname(a), posixpath.dirname(b)), key=len)
+    return not top or low == top or low.startswith(top + "/")
+
+
+def always_read(ctx: Context) -> FrozenSet[str]:
+    """The files every session reads: the handbook and the configured
+    ``boot`` set (the default boot set's largest note is one session's, not
+    every one's). What they import is the caller's to add: dupes finds it in
+    the statements it has cached, so a warm run reads no file."""
+    cfg = ctx.config
+    listed = {cfg.handbook} if cfg.handbook in ctx.file_set else set()
+    pattern = compile_globs(cfg.boot)
+    if pattern is not None:
+        listed.update(f for f in ctx.files if pattern.match(f))
+    return frozenset(listed)

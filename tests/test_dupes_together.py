@@ -1,0 +1,171 @@
+"""check-dupes: which notes are read together (issue 24's fresh trial: 55 of
+59 dupes findings sat between sibling notes no agent loads at once), and a
+copied section as one finding."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from icm.baseline import identity
+from icm.model.notes import read_together
+from tests.conftest import write
+
+RULE = "Every reader of a file stops at 1 MiB and reports the rest as skipped."
+AGENTS = 'note_name = "AGENTS.md"\n'
+
+
+def dupes(icm, repo: Path, *args: str):
+    return icm("check-dupes", "--root", str(repo), *args)
+
+
+def note(title: str, *said: str) -> str:
+    return f"# {title}\n\n" + "\n\n".join(said) + "\n"
+
+
+@pytest.mark.parametrize("a,b,together", [
+    ("a/AGENTS.md", "b/AGENTS.md", False),
+    ("a/AGENTS.md", "ab/AGENTS.md", False),  # a prefix of a name is no folder
+    ("a/AGENTS.md", "a/b/AGENTS.md", True),
+    ("a/b/c/AGENTS.md", "a/AGENTS.md", True),
+    ("AGENTS.md", "x/y/AGENTS.md", True),  # the root's note is read everywhere
+    ("a/AGENTS.md", "a/CLAUDE.md", True),  # one folder's two notes
+    ("a/x/AGENTS.md", "a/y/AGENTS.md", False),
+])
+def test_a_note_is_read_with_its_folder_and_ancestors_notes(
+        a: str, b: str, together: bool) -> None:
+    assert read_together(a, b) is together
+    assert read_together(b, a) is together
+    assert read_together(a, b, always={b}) and read_together(a, b, always={a})
+    assert read_together(a, b, named=frozenset({(b, a)}))
+
+
+def test_a_sibling_copy_is_silent_by_default_and_shown_on_request(
+        repo: Path, icm) -> None:
+    tree = {"icm.toml": AGENTS, "AGENTS.md": "# H\n",
+            "a/AGENTS.md": note("a", RULE), "b/AGENTS.md": note("b", RULE),
+            "c/AGENTS.md": note("c", RULE.replace("1 MiB", "64 KiB"))}
+    write(repo, tree)
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    lines = ("duplicate rule: b/AGENTS.md:3 repeats a/AGENTS.md:3 "
+             "(keep one home, link to it)\n"
+             "diverged rule: c/AGENTS.md:3 and a/AGENTS.md:3 disagree: "
+             "'64 KiB' vs '1 MiB'\n")
+    for shown in ("info", "warning"):
+        write(repo, {"icm.toml": f'{AGENTS}dupes_siblings = "{shown}"\n'})
+        assert dupes(icm, repo) == (0, lines, "")  # a diverged error no more
+        code, out, _ = dupes(icm, repo, "--format", "json")
+        (check,) = json.loads(out)["checks"]
+        assert [(f["code"], f["severity"], f["read_together"])
+                for f in check["findings"]] == [
+            ("duplicate-rule", shown, False), ("diverged-rule", shown, False)]
+    write(repo, {"icm.toml": f'{AGENTS}dupes_siblings = "error"\n'})
+    code, out, err = dupes(icm, repo)
+    assert (code, out) == (2, "") and "dupes_siblings" in err
+
+
+@pytest.mark.parametrize("home,copy", [
+    ("AGENTS.md", "a/AGENTS.md"),  # the handbook
+    ("a/AGENTS.md", "a/b/AGENTS.md"),  # an ancestor's note
+    ("a/AGENTS.md", "a/CLAUDE.md"),  # one folder's two notes, both worded
+    ("docs/rules.md", "z/AGENTS.md"),  # in the boot set
+    ("x/AGENTS.md", "z/AGENTS.md"),  # named by the copy, as a code span
+])
+def test_notes_read_together_are_still_compared(repo: Path, icm, home: str,
+                                                copy: str) -> None:
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md", '
+                 '"docs/rules.md"]\nboot = ["docs/rules.md"]\n',
+                 "AGENTS.md": "# H\n", home: note("home", RULE),
+                 copy: note("copy", "`x/AGENTS.md` rules still apply.", RULE)})
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    (check,) = json.loads(out)["checks"]
+    assert [(f["message"], f["severity"], f["read_together"])
+            for f in check["findings"]] == [
+        (f"duplicate rule: {copy}:5 repeats {home}:3 (keep one home, link to it)",
+         "warning", True)]
+
+
+def test_a_home_read_with_the_copy_comes_before_a_sibling(repo: Path,
+                                                          icm) -> None:
+    write(repo, {"icm.toml": f'{AGENTS}dupes_siblings = "info"\n',
+                 "AGENTS.md": "# H\n", "x/AGENTS.md": note("x", RULE),
+                 "y/AGENTS.md": note("y", RULE), "y/z/AGENTS.md": note("z", RULE)})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: y/AGENTS.md:3 repeats x/AGENTS.md:3 "
+        "(keep one home, link to it)\n"
+        "duplicate rule: y/z/AGENTS.md:3 repeats y/AGENTS.md:3 "
+        "(keep one home, link to it)\n"), "")
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    assert [(f["path"], f["severity"]) for f in
+            json.loads(out)["checks"][0]["findings"]] == [
+        ("y/AGENTS.md", "info"), ("y/z/AGENTS.md", "warning")]
+
+
+def test_a_restated_rule_between_siblings_is_left_out(repo: Path, icm) -> None:
+    tree = {"icm.toml": f'{AGENTS}dupes_restated = "info"\n', "AGENTS.md": "# H\n",
+            "api/AGENTS.md": "# Api\n\n- Run the whole test suite with coverage "
+                             "before you push a branch.\n",
+            "web/AGENTS.md": "# Web\n\n- Before pushing any branch, the complete "
+                             "suite must pass under coverage.\n"}
+    write(repo, tree)
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"icm.toml": tree["icm.toml"] + 'dupes_siblings = "info"\n'})
+    assert dupes(icm, repo) == (0, "restated rule: web/AGENTS.md:3 restates "
+                                "api/AGENTS.md:3 (keep one home, link to it)\n", "")
+
+
+# -- a copied section is one finding -------------------------------------------
+
+GUIDE = [
+    "Type hints go on every public function, and mypy runs in strict mode.",
+    "Docstrings use the imperative mood and fit on one line of 3 clauses.",
+    "Imports are sorted by ruff, standard library first, then third parties.",
+    "A test builds real temporary folders instead of mocking the file system.",
+    "Logging goes through the package logger; print is for the command line.",
+]
+
+
+def test_a_copied_section_is_one_finding_naming_both_ranges(repo: Path,
+                                                            icm) -> None:
+    copy = list(GUIDE)
+    copy[1] = copy[1].replace("3", "5")
+    write(repo, {"icm.toml": AGENTS, "AGENTS.md": note("H", "Intro words.", *GUIDE),
+                 "pkg/AGENTS.md": note("pkg", "## Guide", *copy, "Our own rule "
+                                       "about nothing the handbook says at all.")})
+    assert dupes(icm, repo) == (0, (  # a diverged copy warns
+        "duplicate rule: pkg/AGENTS.md:5-13 and AGENTS.md:5-13 hold the same 4 "
+        "rules (keep one home, link to it)\n"
+        "diverged rule: pkg/AGENTS.md:7 and AGENTS.md:7 disagree: '5' vs '3'\n"),
+        "")
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    section = json.loads(out)["checks"][0]["findings"][0]
+    assert section["section"] == {
+        "copy": {"path": "pkg/AGENTS.md", "start": 5, "end": 13},
+        "home": {"path": "AGENTS.md", "start": 5, "end": 13}}
+    assert [[(x["path"], x["line"]) for x in s["locations"]]
+            for s in section["statements"]] == [
+        [("pkg/AGENTS.md", n), ("AGENTS.md", n)] for n in (5, 9, 11, 13)]
+    assert section["differ"] == ["pkg/AGENTS.md:7"]
+    assert section["read_together"] is True
+
+
+def test_copies_out_of_order_or_too_few_stay_one_a_line(repo: Path,
+                                                       icm) -> None:
+    write(repo, {"icm.toml": AGENTS, "AGENTS.md": note("H", *GUIDE),
+                 "a/AGENTS.md": note("a", GUIDE[0], GUIDE[2], GUIDE[1]),
+                 "b/AGENTS.md": note("b", GUIDE[0], "A rule of b's own, said "
+                                     "nowhere else in this tree.", GUIDE[1],
+                                     GUIDE[2])})
+    assert dupes(icm, repo) == (0, "".join(
+        f"duplicate rule: {copy} repeats {home} (keep one home, link to it)\n"
+        for copy, home in [
+            ("a/AGENTS.md:3", "AGENTS.md:3"), ("a/AGENTS.md:5", "AGENTS.md:7"),
+            ("a/AGENTS.md:7", "AGENTS.md:5"), ("b/AGENTS.md:3", "AGENTS.md:3"),
+            ("b/AGENTS.md:7", "AGENTS.md:5"), ("b/AGENTS.md:9", "AGENTS.md:7")]),
+        "")
+
+
+def test_a_section_keeps_its_baseline_key_when_lines_move() -> None:
+    said = "duplicate rule: b/AGENTS.md:{}-{} and a/AGENTS.md:10-52 hold the same"
+    assert identity(said.format(8, 50)) == identity(said.format(9, 51))
+    assert identity(said.format(8, 50)).count("#") == 4

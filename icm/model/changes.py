@@ -10,14 +10,10 @@ no file."""
 
 from __future__ import annotations
 
-import posixpath
 from typing import Any, Dict, FrozenSet, Iterable, List, Set, Tuple
 
 from icm.finding import Finding
-from icm.model.links import resolve
-
-# A parsed file's links as the corpus keeps them: (line, raw, href, kind).
-Links = Iterable[Tuple[int, str, str, str]]
+from icm.model.links import near, targets
 
 
 def about(findings: Iterable[Finding], changed: FrozenSet[str]) -> List[Finding]:
@@ -43,19 +39,8 @@ def linking_into(parsed: Dict[str, Tuple[Any, ...]], changed: FrozenSet[str]
     """The files of ``parsed`` (path: links first) with a link to a changed
     path or to a folder above one (a link to ``docs`` when ``docs/a.md``
     went), compared casefolded: a link in another letter case is judged by
-    what the change did to the file it nearly names."""
-    near: Set[str] = set()
-    for path in changed:
-        folded = path.casefold()
-        while folded and folded not in near:
-            near.add(folded)
-            folded = posixpath.dirname(folded)
-    found: Set[str] = set()
-    for source, parts in parsed.items():
-        links: Links = parts[0]
-        for _line, _raw, href, _kind in links:
-            target = resolve(source, href)
-            if target is not None and target.path.casefold() in near:
-                found.add(source)
-                break
-    return found
+    what the change did to the file it nearly names. The link index
+    (``links.extract_linking``) answers by the same two functions."""
+    wanted = near(changed)
+    return {source for source, parts in parsed.items()
+            if not wanted.isdisjoint(targets(source, parts[0]))}

@@ -41,7 +41,7 @@ from icm.context import (
     compile_globs,
 )
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.model.changes import about, linking_into
+from icm.model.changes import about
 from icm.model.links import (
     Corpus,
     Target,
@@ -51,12 +51,9 @@ from icm.model.links import (
     indexed_notes,
     named_notes,
     near_handbooks,
-    needs_into,
     notes_to_index,
     parse_text,
     resolve,
-    save_into,
-    targets,
 )
 from icm.model.sites import Sites, github_page
 from icm.paths import unnameable
@@ -115,23 +112,12 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     md_files = ctx.markdown_files()
     chosen: Optional[FrozenSet[str]] = None  # --changed-since: the sources checked
     total: Optional[int] = None  # the links of every file, when not all are parsed
-    # each file's link targets, for the link index: gathered below on a whole
-    # run (every link is resolved there anyway)
-    found: Optional[Dict[str, List[str]]] = None
-    folds: Dict[str, str] = {}
     if options.changed_since is None:
         corpus = extract_all(ctx, md_files, jobs=options.jobs)
-        found = {} if needs_into(ctx, corpus) else None
     else:
         changed = ctx.changed(options.changed_since)
-        narrowed = extract_linking(ctx, md_files, changed, options.jobs)
-        if narrowed is not None:
-            corpus, chosen, total = narrowed
-        else:  # no index of this tree: the whole corpus, and a new index
-            corpus = extract_all(ctx, md_files, jobs=options.jobs)
-            save_into(ctx, corpus, {rel: targets(rel, parts[0]) for rel, parts
-                                    in corpus.parsed.items()})
-            chosen = frozenset(linking_into(corpus.parsed, changed) | changed)
+        corpus, chosen, total = extract_linking(ctx, md_files, changed,
+                                                options.jobs)
     tree = Tree(ctx)
     ignored = compile_globs(cfg.links_ignore)
     sites = Sites(cfg.site_content, ctx.file_set) if cfg.site_content else None
@@ -167,16 +153,10 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             broken.append(RULES(
                 "too-deep", rel, f"nested deeper than {MAX_NESTING} levels at "
                 f"line {deep}; links inside are not checked", line=deep, rank=-1))
-        into = found.setdefault(rel, []) if found is not None else None
         for rank, (line, raw, href, _kind) in enumerate(corpus.parsed[rel][0]):
             target = resolve(rel, href)
             if target is None:
                 continue
-            if into is not None:  # folded as ``targets`` does, each once
-                folded = folds.get(target.path)
-                if folded is None:
-                    folded = folds[target.path] = target.path.casefold()
-                into.append(folded)
             if ignored is not None and (ignored.match(target.path)
                                         or ignored.match(raw)):
                 continue
@@ -189,8 +169,6 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                                                           else "")
                 broken.append(RULES(code, rel, text, line=line, rank=rank,
                                     located=True))
-    if found is not None:
-        save_into(ctx, corpus, found)
     index = index_findings(ctx, corpus, tree)
     if chosen is not None and ctx.config.handbook not in chosen:
         index = about(index, changed)  # a new note, or the handbook changed

@@ -23,7 +23,6 @@ from typing import (
     FrozenSet,
     Iterable,
     List,
-    Mapping,
     Optional,
     Sequence,
     Tuple,
@@ -142,10 +141,9 @@ class Corpus:
 
     parsed: Dict[str, Parsed]
     errors: Dict[str, Unreadable]
-    # each parsed file's stamp and content digest, for ``save_into``
+    # each parsed file's stamp and content digest, for the link index
     stamps: Dict[str, cache_mod.Stamp] = field(default_factory=dict)
     digests: Dict[str, str] = field(default_factory=dict)
-    changed: bool = True  # the link cache changed (or was not kept)
 
 
 def _stamps(ctx: Context, paths: Sequence[str], real: bool = True
@@ -228,11 +226,10 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0,
         else:
             parsed[rel] = result
             store.put(rel, hashed, _columns(result), stamps[rel])
-    changed = store.dirty or len(store.used) != len(store.entries)
     if save:
         store.save()
     return Corpus(parsed, errors, stamps,
-                  {rel: hit[0] for rel, hit in store.used.items()}, changed)
+                  {rel: hit[0] for rel, hit in store.used.items()})
 
 
 # -- the reverse link index (--changed-since) ---------------------------------
@@ -241,12 +238,17 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0,
 # count and every path its links resolve to, folded (``targets``). A
 # --changed-since run finds the files linking into a change from it,
 # without loading the link cache or resolving every link (the whole
-# corpus's links were 3 s of a 200,000-file run's 8).
+# corpus's links were 3 s of a 200,000-file run's 8). Only such a run
+# writes it: a whole run would pay its writing (0.5 s at 200,000 files)
+# for an answer it never reads.
 INTO_FILE = "links-into.json"
 INTO_FORMAT = 1
-# Past this many files the index does not describe (a cold or stale one),
-# the narrowed run loads and parses as a whole run does, and writes it.
+# Past this many files the index does not describe (none, or a stale one),
+# the narrowed run parses as a whole run does and writes a new index.
 UNKNOWN_MAX = 256
+# Past this many (or when it described none), a narrowed run writes the
+# index again, with them in it.
+REFRESH_AT = 32
 # Past this many files to check, they come from the link cache, not a
 # parse each: a few parse faster than a large cache loads.
 FRESH_MAX = 128
@@ -276,8 +278,8 @@ def cached_into(values: List[Any]) -> bool:
 
 
 def targets(source: str, links: Iterable[Tuple[int, str, str, str]]) -> List[str]:
-    """The folded paths ``source``'s links resolve to (``changes.linking_into``
-    compares these), each once."""
+    """The folded paths ``source``'s links resolve to, each once, sorted:
+    what a link into a change is judged by (``near``)."""
     found = set()
     for _line, _raw, href, _kind in links:
         target = resolve(source, href)
@@ -286,34 +288,12 @@ def targets(source: str, links: Iterable[Tuple[int, str, str, str]]) -> List[str
     return sorted(found)
 
 
-def needs_into(ctx: Context, corpus: Corpus) -> bool:
-    """Whether a whole run writes the index: when the link cache changed,
-    or there is no index yet (a run that changed nothing writes nothing)."""
-    return ctx.cache_dir is not None and (
-        corpus.changed or not (ctx.cache_dir / INTO_FILE).is_file())
-
-
-def save_into(ctx: Context, corpus: Corpus, found: Mapping[str, Iterable[str]]
-              ) -> None:
-    """Write the index of a whole corpus (``found``: each parsed file's
-    ``targets``, in any order, repeats allowed)."""
-    if ctx.cache_dir is None:
-        return
-    size = sum(s[0] for s in corpus.stamps.values() if s)
-    store = cache_mod.Cache(ctx.cache_dir, into_key(), cached_into,
-                            cache_mod.limit(len(corpus.stamps), size), INTO_FILE,
-                            load=False)
-    for rel, parts in corpus.parsed.items():
-        stamp, hashed = corpus.stamps.get(rel, ()), corpus.digests.get(rel)
-        if len(stamp) == 5 and hashed:
-            store.put(rel, hashed, [len(parts[0]), sorted(set(found.get(rel, ())))],
-                      stamp)
-    store.save()
-
-
 def near(changed: Iterable[str]) -> FrozenSet[str]:
-    """Each changed path and every folder above it, folded: what a link
-    into the change names (``changes.linking_into``'s rule)."""
+    """Each changed path and every folder above it, folded: a file links
+    into a change when one of its ``targets`` is among them (a link to
+    ``docs`` when ``docs/a.md`` went; another letter case is judged by what
+    the change did to the file it nearly names), so it errs towards more
+    files."""
     found = set()
     for path in changed:
         folded = path.casefold()
@@ -324,15 +304,16 @@ def near(changed: Iterable[str]) -> FrozenSet[str]:
 
 
 def extract_linking(ctx: Context, paths: Sequence[str], changed: FrozenSet[str],
-                    jobs: int = 0) -> Optional[Tuple[Corpus, FrozenSet[str], int]]:
+                    jobs: int = 0) -> Tuple[Corpus, FrozenSet[str], int]:
     """For --changed-since: the files of ``paths`` to check (changed, or
     linking into a change), a corpus holding them and the handbook, and
-    the link count of all ``paths``; None when the index does not describe
-    the tree (past ``UNKNOWN_MAX`` files): the caller goes the whole way.
+    the link count of all ``paths``.
 
     An index entry is believed by its stamp alone, as the link cache's
     (racy rule included); a file it does not describe (changed since it
-    was written, or new) is parsed to see where it links."""
+    was written, or new) is parsed to see where it links. Past
+    ``UNKNOWN_MAX`` of those, every file is (the link cache's way) and
+    the index is written new."""
     stamps, _ = _stamps(ctx, paths, real=False)
     size = sum(s[0] for s in stamps.values() if s)
     wanted = near(changed)
@@ -347,17 +328,29 @@ def extract_linking(ctx: Context, paths: Sequence[str], changed: FrozenSet[str],
             if hit is None:
                 unknown.append(rel)
                 if len(unknown) > UNKNOWN_MAX:
-                    return None
+                    break
             else:
                 total += hit[0]
                 if rel not in chosen and not wanted.isdisjoint(hit[1]):
                     chosen.add(rel)
-    seen = extract_all(ctx, unknown, jobs, save=False,
+    if len(unknown) > UNKNOWN_MAX:  # the whole corpus, and a new index
+        store = cache_mod.Cache(ctx.cache_dir, into_key(), cached_into,
+                                cache_mod.limit(len(paths), size), INTO_FILE,
+                                load=False)
+        unknown = list(paths)
+        total = 0
+    seen = extract_all(ctx, unknown, jobs, save=len(unknown) == len(paths),
                        cached=len(unknown) > FRESH_MAX)
-    total += sum(len(parts[0]) for parts in seen.parsed.values())
     for rel, parts in seen.parsed.items():
-        if rel not in chosen and not wanted.isdisjoint(targets(rel, parts[0])):
+        found = targets(rel, parts[0])
+        total += len(parts[0])
+        if rel not in chosen and not wanted.isdisjoint(found):
             chosen.add(rel)
+        stamp, hashed = seen.stamps.get(rel, ()), seen.digests.get(rel)
+        if len(stamp) == 5 and hashed:
+            store.put(rel, hashed, [len(parts[0]), found], stamp)
+    if len(unknown) > REFRESH_AT or (unknown and len(unknown) == len(paths)):
+        store.save()  # every file is in it: believed, or just parsed
     handbook = ctx.config.handbook
     rest = sorted(rel for rel in chosen | ({handbook} & set(paths))
                   if rel not in seen.parsed and rel not in seen.errors)

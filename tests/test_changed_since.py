@@ -247,3 +247,23 @@ def test_a_narrowed_run_reads_the_files_it_checks(based: Path, icm,
         "many/n7.md:3:1: links/missing-file broken link: many/n7.md -> "
         "../nowhere.md\n"), "")
     assert len(parsed) == 2 and loaded == [links.INTO_FILE]
+
+
+def test_a_file_changed_since_the_index_was_written_is_read_again(
+        based: Path, icm) -> None:
+    """The index says old.md links nowhere near b; a commit then makes it
+    link to b (not in the change against HEAD), and b goes in the work
+    tree: old.md's new broken link is found, as a run without the index
+    finds it."""
+    assert _run(icm, based, "links", "--changed-since", "HEAD")[0] == 0
+    index = based / ".git" / "icm" / links.INTO_FILE
+    later = time.time() + 60
+    os.utime(index, (later, later))
+    commit(based, {"old.md": "# Old\n\n[b](b/context.md)\n"},
+           "2026-01-04T00:00:00+00:00")
+    (based / "b/context.md").unlink()
+    want = _run(icm, based, "links", "--changed-since", "HEAD")
+    assert "old.md:3:1: links/missing-file broken link: old.md -> " \
+        "b/context.md\n" in want[1]
+    index.unlink()
+    assert _run(icm, based, "links", "--changed-since", "HEAD") == want

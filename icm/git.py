@@ -866,19 +866,24 @@ def commits_of(root: Path, revs: Sequence[str]) -> List[Optional[str]]:
     """The commit each of ``revs`` names (``REV^{commit}``, as ``commit_of``),
     None where it names none: one ``cat-file --batch-check`` whatever their
     number. The names go in on stdin, one a line (data: nothing there is an
-    option), so one holding a newline names nothing and is not asked."""
-    asked = [rev for rev in revs if rev and "\n" not in rev]
-    if not asked:
-        return [None] * len(revs)
-    _, out, _ = run(command("cat-file", "--batch-check=%(objectname) %(objecttype)"),
-                    root, check=False,
-                    stdin="".join(f"{rev}^{{commit}}\n" for rev in asked).encode(
-                        "utf-8", "surrogateescape"))
+    option), so one holding a newline names nothing and is not asked. git
+    stops at a name it cannot even look up (``@{upstream}`` with none): that
+    one names nothing, and the names after it are asked again."""
+    pending = [rev for rev in revs if rev and "\n" not in rev]
     found: Dict[str, Optional[str]] = {}
-    lines = out.decode("utf-8", "surrogateescape").split("\n")
-    for rev, line in zip(asked, lines):
-        oid, _, kind = line.rpartition(" ")  # "<name> missing" names none
-        found[rev] = oid if kind == "commit" and _HASH.fullmatch(oid) else None
+    while pending:
+        code, out, _ = run(command("cat-file",
+                                   "--batch-check=%(objectname) %(objecttype)"),
+                           root, check=False,
+                           stdin="".join(f"{rev}^{{commit}}\n" for rev in pending
+                                         ).encode("utf-8", "surrogateescape"))
+        lines = out.decode("utf-8", "surrogateescape").split("\n")[:-1]
+        for rev, line in zip(pending, lines):
+            oid, _, kind = line.rpartition(" ")  # "<name> missing" names none
+            found[rev] = oid if kind == "commit" and _HASH.fullmatch(oid) else None
+        if code == 0 or len(lines) >= len(pending):
+            break
+        pending = pending[len(lines) + 1:]  # past the name git stopped at
     return [found.get(rev) for rev in revs]
 
 

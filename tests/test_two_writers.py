@@ -756,9 +756,12 @@ def test_the_base_guess_is_one_git_process_per_fact(tmp_path: Path, repo: Path,
         ["cat-file"], "queue ok (against origin/main)")
 
 
-def test_the_guess_on_a_detached_head_and_an_unborn_one(repo: Path, icm) -> None:
+def test_the_guess_on_a_detached_head_and_an_unborn_one(repo: Path, icm,
+                                                        monkeypatch) -> None:
     """No branch checked out: local main is still the base (it is not the
-    current branch); no commit at all: no base, and no error."""
+    current branch), also past an ``ICM_BASE`` git cannot even look up
+    there (``@{upstream}``: it stopped the batch of names); no commit at
+    all: no base, and no error."""
     assert icm("check-queue", "--root", str(repo)) == (
         0, "queue ok (no base branch to compare with)\n", "")
     _start(repo)
@@ -767,6 +770,11 @@ def test_the_guess_on_a_detached_head_and_an_unborn_one(repo: Path, icm) -> None
     git(repo, "checkout", "-q", "main")
     commit(repo, {"queue/07_b.md": "# B\n"}, D2, "b")
     git(repo, "checkout", "-q", "--detach", "feat")
-    assert icm("check-queue", "--root", str(repo)) == (1, (
-        "queue/07_a.md: number 07 is also queue/07_b.md on main (renumber: "
-        "icm renumber 07)\nqueue: 1 problem (against main)\n"), "")
+    want = (1, ("queue/07_a.md: number 07 is also queue/07_b.md on main (renumber: "
+                "icm renumber 07)\nqueue: 1 problem (against main)\n"), "")
+    assert icm("check-queue", "--root", str(repo)) == want
+    git(repo, "update-ref", "refs/remotes/origin/main", "main")
+    monkeypatch.setenv("ICM_BASE", "@{upstream}")
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    assert icm("check-queue", "--root", str(repo)) == (
+        1, want[1].replace("main", "origin/main"), "")

@@ -230,7 +230,7 @@ class Against:
     base_files: Dict[str, str]  # the same at the merge base ({} if none)
     head_files: Dict[str, str]  # the same at HEAD
     blobs: Dict[str, bytes]  # blob id -> first 64 KiB, for ``ref``'s files
-    user: str  # this writer's git user.name ("" if unset)
+    user: str  # this writer's git user.name ("" if unset, or unread: no claim)
 
 
 def read_against(ctx: "Context", ref: Optional[str], trees: bool = True

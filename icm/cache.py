@@ -263,7 +263,7 @@ class Cache:
     ``check``. A cache larger than ``max_bytes`` is not read."""
 
     def __init__(self, folder: Optional[Path], key: str, check: Check,
-                 max_bytes: int, name: str = FILE_NAME) -> None:
+                 max_bytes: int, name: str = FILE_NAME, load: bool = True) -> None:
         self.path = folder / name if folder is not None else None
         self.key = f"{__version__}|{key}"
         self.max_bytes = max_bytes
@@ -273,7 +273,7 @@ class Cache:
         self.written_ns = 0
         if not _SAFE_OPEN:  # pragma: no cover - Windows: no cache at all
             self.path = None
-        if self.path is None:
+        if self.path is None or not load:  # not load: to be written whole
             return
         try:
             head, _, body = self._read().partition(b"\n")

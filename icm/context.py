@@ -90,14 +90,16 @@ class Context:
         _asked_git()
         return git.commit_positions(self.root, list(commits)) if self.in_git else {}
 
-    def against(self, ref: Optional[str]) -> Optional["Against"]:
+    def against(self, ref: Optional[str], trees: bool = True
+                ) -> Optional["Against"]:
         """The queue and journal folders of ``ref`` (default: the ref this
         branch merges into, where known) and of the merge base, read from
-        git's trees; None outside git or when no ref is known."""
+        git's trees; None outside git or when no ref is known. Not
+        ``trees``: the ref's name alone (nothing here to compare)."""
         _asked_git()
-        key = f"against:{ref}"
+        key = f"against:{ref}:{trees}"
         if key not in self._memo:
-            self._memo[key] = read_against(self, ref)
+            self._memo[key] = read_against(self, ref, trees)
         result: Optional[Against] = self._memo[key]
         return result
 
@@ -228,31 +230,38 @@ class Against:
     base_files: Dict[str, str]  # the same at the merge base ({} if none)
     head_files: Dict[str, str]  # the same at HEAD
     blobs: Dict[str, bytes]  # blob id -> first 64 KiB, for ``ref``'s files
-    user: str  # this writer's git user.name ("" if unset)
+    user: str  # this writer's git user.name ("" if unset, or unread: no claim)
 
 
-def read_against(ctx: "Context", ref: Optional[str]) -> Optional[Against]:
+def read_against(ctx: "Context", ref: Optional[str], trees: bool = True
+                 ) -> Optional[Against]:
     if not ctx.in_git:
         if ref is not None:
             raise UsageError(f"--against {ref}: {ctx.root} is not a git repository")
         return None
-    head = git.head_commit(ctx.root)
-    if ref is None:
-        ref = git.default_base(ctx.root, dict(os.environ))
-        if ref is None or head is None:
+    head, name, commit = git.base_facts(ctx.root, dict(os.environ), ref)
+    if name is None or commit is None:  # no guess (or no HEAD), or a bad name
+        if ref is None:
             return None
-    elif git.commit_of(ctx.root, ref) is None:
         raise UsageError(f"--against {ref}: names no commit")
+    # Each tree, the merge base and the user's name only when an answer can
+    # hang on it: the guess and this were twelve git processes in a row.
+    # No item here, or none and no entry on the ref: nothing can collide.
     folders = [ctx.config.queue_dir, ctx.config.journal_dir]
-    ref_files = git.tree_entries(ctx.root, ref, folders)
-    mb = git.merge_base(ctx.root, ref, head) if head else None
-    base_files = git.tree_entries(ctx.root, mb, folders) if mb else {}
+    ref_files = git.tree_entries(ctx.root, commit, folders) if trees else {}
+    if not ref_files:
+        return Against(name, {}, {}, {}, {}, "")
+    mb = commit if commit == head else (
+        git.merge_base(ctx.root, commit, head) if head else None)
+    base_files = ref_files if mb == commit else (
+        git.tree_entries(ctx.root, mb, folders) if mb else {})
     head_files = base_files if head == mb else (  # no own commits: one tree
         git.tree_entries(ctx.root, head, folders) if head else {})
     changed = [oid for path, oid in ref_files.items() if base_files.get(path) != oid]
-    return Against(ref, ref_files, base_files, head_files,
-                   git.read_blobs(ctx.root, changed),
-                   git.config_value(ctx.root, "user.name") or "")
+    blobs = git.read_blobs(ctx.root, changed)
+    claimed = any(b"Claimed-by:" in blob for blob in blobs.values())
+    return Against(name, ref_files, base_files, head_files, blobs,
+                   (git.config_value(ctx.root, "user.name") or "") if claimed else "")
 
 
 def branch_base(ctx: Context, option: Optional[str]) -> Optional[str]:

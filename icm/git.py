@@ -25,6 +25,7 @@ from typing import (
     Generator,
     Iterator,
     List,
+    NamedTuple,
     NewType,
     Optional,
     Sequence,
@@ -209,7 +210,8 @@ def _explain(stderr: str, cwd: Path) -> str:
 
 # (Object-only commands never read the work tree either.)
 _NO_CONVERSION = frozenset({"rev-parse", "ls-files", "log", "config", "symbolic-ref",
-                            "merge-base", "rev-list", "ls-tree", "cat-file"})
+                            "merge-base", "rev-list", "ls-tree", "cat-file",
+                            "for-each-ref"})
 
 
 # A git command line built by ``command``: ``run`` takes no other, so no text
@@ -855,36 +857,131 @@ def origin_default(root: Path) -> Optional[str]:
 
 
 def default_base(root: Path, env: Dict[str, str]) -> Optional[str]:
-    """The ref this branch will merge into, where it is known: ``ICM_BASE``,
-    then ``GITHUB_BASE_REF`` as ``origin/<it>``, then the upstream of the
-    current branch, then ``local_main``, then ``origin/HEAD``; None when
-    none names a commit."""
-    candidates = [env.get("ICM_BASE", "")]
+    """The ref this branch will merge into, where it is known (``base_facts``
+    without a ref: its name); None when none names a commit."""
+    return base_facts(root, env)[1]
+
+
+def commits_of(root: Path, revs: Sequence[str]) -> List[Optional[str]]:
+    """The commit each of ``revs`` names (``REV^{commit}``, as ``commit_of``),
+    None where it names none: one ``cat-file --batch-check`` whatever their
+    number. The names go in on stdin, one a line (data: nothing there is an
+    option), so one holding a newline names nothing and is not asked. git
+    stops at a name it cannot even look up (``@{upstream}`` with none): that
+    one names nothing, and the names after it are asked again."""
+    pending = [rev for rev in revs if rev and "\n" not in rev]
+    found: Dict[str, Optional[str]] = {}
+    while pending:
+        code, out, _ = run(command("cat-file",
+                                   "--batch-check=%(objectname) %(objecttype)"),
+                           root, check=False,
+                           stdin="".join(f"{rev}^{{commit}}\n" for rev in pending
+                                         ).encode("utf-8", "surrogateescape"))
+        lines = out.decode("utf-8", "surrogateescape").split("\n")[:-1]
+        for rev, line in zip(pending, lines):
+            oid, _, kind = line.rpartition(" ")  # "<name> missing" names none
+            found[rev] = oid if kind == "commit" and _HASH.fullmatch(oid) else None
+        if code == 0 or len(lines) >= len(pending):
+            break
+        pending = pending[len(lines) + 1:]  # past the name git stopped at
+    return [found.get(rev) for rev in revs]
+
+
+# One ``for-each-ref`` line per local branch and ``origin/HEAD``: the names
+# and commits the base guess needs (which branch is checked out, its
+# upstream, where ``origin/HEAD`` points), never their history.
+_REF_FORMAT = ("%(refname)%00%(HEAD)%00%(objecttype)%00%(objectname)%00"
+               "%(*objecttype)%00%(*objectname)%00%(symref:short)%00"
+               "%(upstream)%00%(upstream:short)")
+
+
+def base_facts(root: Path, env: Dict[str, str], ref: Optional[str] = None
+               ) -> Tuple[Optional[str], Optional[str], Optional[str]]:
+    """(HEAD's commit, the base's name, the base's commit), each None when
+    unknown. With ``ref``, that name and the commit it names. Without, the
+    ref this branch will merge into, where it is known: ``ICM_BASE``, then
+    ``GITHUB_BASE_REF`` as ``origin/<it>``, then the current branch's
+    upstream, then local ``main`` (else ``master``) when it is not the
+    branch checked out and holds a commit touching the root that
+    ``origin/HEAD`` lacks (merges made here and not pushed yet: a stale
+    ``origin/HEAD`` said ``queue ok`` beside a 07 on local main), then
+    ``origin/HEAD``'s target; none without a commit on HEAD.
+
+    One git process per fact, not per guess (there were eleven): the
+    environment's names and HEAD in one ``cat-file``, asked first and alone
+    (CI names its base); the local branches and ``origin/HEAD`` in one
+    ``for-each-ref``, with their commits; a remote upstream's commit, a
+    detached HEAD's, and the count of local main's own commits only when
+    the guess reaches them."""
+    if ref is not None:
+        asked = commits_of(root, ["HEAD", ref])
+        return asked[0], ref, asked[1]
+    named = [env.get("ICM_BASE", "")]
     if env.get("GITHUB_BASE_REF"):
-        candidates.append(f"origin/{env['GITHUB_BASE_REF']}")
-    origin = origin_default(root) or ""
-    candidates += [upstream(root) or "", local_main(root, origin) or "", origin]
-    for ref in candidates:
-        if ref and commit_of(root, ref):
-            return ref
-    return None
-
-
-def local_main(root: Path, origin: str) -> Optional[str]:
-    """Local ``main`` (else ``master``) when it is not the branch checked out
-    and holds a commit touching the root that ``origin`` (``origin/HEAD``'s
-    target; "" if none) lacks: merges made here and not pushed yet. A
-    stale ``origin/HEAD`` said ``queue ok`` beside a 07 on local main."""
-    current = branch_name(root)
-    for name in ("main", "master"):
-        if commit_of(root, f"refs/heads/{name}") is None:
+        named.append(f"origin/{env['GITHUB_BASE_REF']}")
+    head: Optional[str] = None
+    if any(named):
+        head, *found = commits_of(root, ["HEAD", *named])
+        for name, commit in zip(named, found):
+            if head and name and commit:
+                return head, name, commit
+        if head is None:
+            return None, None, None
+    refs = _local_refs(root)
+    head = head or refs.head or commits_of(root, ["HEAD"])[0]
+    if head is None:
+        return None, None, None
+    if refs.upstream:
+        commit = refs.commits.get(refs.upstream) or commits_of(
+            root, [refs.upstream])[0]
+        if commit:
+            return head, refs.upstream_short, commit
+    origin = refs.commits.get("refs/remotes/origin/HEAD") if refs.origin else None
+    for local in ("main", "master"):
+        commit = refs.commits.get(f"refs/heads/{local}")
+        if commit is None:
             continue
-        if name == current:
-            return None
-        if not origin or count_commits(root, origin, f"refs/heads/{name}"):
-            return name
-        return None
-    return None
+        if local != refs.current and (
+                origin is None or count_commits(root, origin, commit)):
+            return head, local, commit
+        break
+    return (head, refs.origin, origin) if origin else (head, None, None)
+
+
+class _Refs(NamedTuple):
+    head: Optional[str]  # the checked-out branch's commit (None: detached)
+    current: str  # that branch's short name ("" when detached)
+    upstream: str  # its upstream's full name ("" when none)
+    upstream_short: str
+    origin: str  # ``origin/HEAD``'s target, short ("" when unset)
+    commits: Dict[str, str]  # full ref name -> commit, for those listed
+
+
+def _local_refs(root: Path) -> _Refs:
+    """``_REF_FORMAT`` of every local branch and of ``origin/HEAD``, in one
+    ``for-each-ref``: its patterns are icm's own, its output linear in the
+    local branches. A ref to a tag counts as the tag's commit."""
+    _, out, _ = run(command("for-each-ref", f"--format={_REF_FORMAT}",
+                            revs=["refs/heads/", "refs/remotes/origin/HEAD"]),
+                    root, check=False)
+    head: Optional[str] = None
+    current = upstream = upstream_short = origin = ""
+    commits: Dict[str, str] = {}
+    for line in out.decode("utf-8", "surrogateescape").split("\n"):
+        fields = line.split("\0")
+        if len(fields) != 9:
+            continue
+        name, mark, kind, oid, peeled_kind, peeled, target, up, up_short = fields
+        commit = oid if kind == "commit" else peeled if peeled_kind == "commit" \
+            else ""
+        if commit and _HASH.fullmatch(commit):
+            commits[name] = commit
+        if name == "refs/remotes/origin/HEAD":
+            origin = target
+        elif mark == "*":
+            head = commits.get(name)
+            current, upstream, upstream_short = name[len("refs/heads/"):], up, up_short
+    return _Refs(head, current, upstream, upstream_short, origin, commits)
 
 
 def merge_base(root: Path, a: str, b: str) -> Optional[str]:

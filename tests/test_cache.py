@@ -55,6 +55,7 @@ CHECKS = ("check-links", "check-dupes")
 # profile's examples (the "deep" profile still goes deep).
 FEWER = settings(max_examples=max(10, settings.default.max_examples // 3))
 NAMES = (cache.FILE_NAME, dupes.CACHE_FILE)
+WRITTEN = (*NAMES, links.INTO_FILE)  # the link index (--changed-since)
 Answers = List[Tuple[int, str, str]]
 
 
@@ -83,8 +84,11 @@ def built(repo: Path, icm) -> Tuple[Path, Answers, Dict[str, bytes]]:
     clean = _answers(icm, repo)
     assert [a[0] for a in clean] == [1, 0], clean  # dupes: diverged warns
     assert _answers(icm, repo) == clean
+    # the link index: only a narrowed run writes it (nothing changed here)
+    assert icm("check-links", "--changed-since", "HEAD", "--root",
+               str(repo))[0] == 0
     folder = repo / ".git" / "icm"
-    return repo, clean, {name: (folder / name).read_bytes() for name in NAMES}
+    return repo, clean, {name: (folder / name).read_bytes() for name in WRITTEN}
 
 
 def _doc(data: bytes) -> Any:
@@ -252,10 +256,11 @@ def _signature(at: Tuple[Any, ...]) -> Tuple[Any, ...]:
 
 
 KEYS = {cache.FILE_NAME: (links.cache_key, links.cached_parse),
-        dupes.CACHE_FILE: (dupes.cache_key, dupes.cached_statements)}
+        dupes.CACHE_FILE: (dupes.cache_key, dupes.cached_statements),
+        links.INTO_FILE: (links.into_key, links.cached_into)}
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", WRITTEN)
 def test_every_wrong_shape_in_every_place_is_refused(built, name: str) -> None:
     """Each place of the layout, each way ``_wrong`` breaks it: the cache is
     refused whole (the property test above samples these; this one visits
@@ -266,7 +271,7 @@ def test_every_wrong_shape_in_every_place_is_refused(built, name: str) -> None:
     places: Dict[Tuple[Any, ...], Tuple[Any, ...]] = {}
     for at in _nodes(_doc(caches[name])):
         places.setdefault(_signature(at), at)
-    assert len(places) > 12
+    assert len(places) > (10 if name == links.INTO_FILE else 12)  # its layout
     (folder / name).write_bytes(caches[name])
     assert cache.Cache(folder, key(), check, 1 << 30, name).entries
     for sig, at in places.items():
@@ -275,6 +280,8 @@ def test_every_wrong_shape_in_every_place_is_refused(built, name: str) -> None:
                     or (name == cache.FILE_NAME and sig[-2:] == (1, 4)
                         and way == 5)
                     or (name == dupes.CACHE_FILE and sig[-3:] == (1, 6, "*")
+                        and way == 5)
+                    or (name == links.INTO_FILE and sig[-2:] == (1, 1)
                         and way == 5)):
                 continue  # a stamp of -1 or a path with a NUL only misses;
                 # anchors may repeat, and a statement's headings are a path
@@ -469,7 +476,7 @@ def test_an_interrupted_write_leaves_the_old_cache_and_no_temporary(
     monkeypatch.setattr(cache.os, "replace", interrupted)
     code, out, err = icm("check-links", "--root", str(repo))
     assert (code, out, err) == (130, "", "icm: interrupted\n")
-    assert sorted(p.name for p in folder.iterdir()) == sorted(NAMES)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(WRITTEN)
     assert (folder / cache.FILE_NAME).read_bytes() == caches[cache.FILE_NAME]
 
 
@@ -541,4 +548,4 @@ def test_the_marshal_file_it_replaced_is_removed(built, icm) -> None:
         (folder / name.replace(".json", ".marshal")).write_bytes(MARSHAL_LIST_OF_2_29)
         (folder / name).write_bytes(b"")  # a miss: each cache is written again
     assert _answers(icm, repo) == clean
-    assert sorted(p.name for p in folder.iterdir()) == sorted(NAMES)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(WRITTEN)

@@ -484,10 +484,13 @@ def _calls(repo: Path, x: str):
         "tree_entries": (lambda r: g.tree_entries(repo, r, ["src"]), "plain"),
         "default_base": (lambda r: g.commit_of(repo, g.default_base(
             repo, {"ICM_BASE": r}) or "none"), "plain"),
+        "base_facts": (lambda r: (g.base_facts(repo, {}, r)[::2], g.base_facts(
+            repo, {"ICM_BASE": r})[::2]), "plain"),
         # origin/HEAD's target, named like an option: main is ahead of it
         # (checked out on ``plain``, so main is not the current branch).
-        "local_main": (lambda r: _on_branch(repo, "plain", lambda: g.local_main(
-            repo, r)), "main"),
+        "base_facts origin": (lambda r: _on_branch(repo, "plain", lambda: _origin_at(
+            repo, r, lambda: g.base_facts(repo, {})[1])), "main"),
+        "commits_of": (lambda r: g.commits_of(repo, [r, "HEAD", r]), "plain"),
         # A revision that looks like an option is refused before git runs.
         "changed_since": (lambda r: g.changed_since(repo, r),
                           ("refused", f"--since {x}: not a revision")),
@@ -531,6 +534,15 @@ def _on_branch(repo: Path, branch: str, call):
         return call()
     finally:
         git(repo, "symbolic-ref", "HEAD", before)
+
+
+def _origin_at(repo: Path, branch: str, call):
+    """``call()`` with ``origin/HEAD`` pointing at ``branch``, then none."""
+    git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", f"refs/heads/{branch}")
+    try:
+        return call()
+    finally:
+        git(repo, "symbolic-ref", "--delete", "refs/remotes/origin/HEAD")
 
 
 def _moved(repo: Path, x: str) -> List[str]:

@@ -10,6 +10,7 @@ import sys
 import time
 from functools import partial
 from pathlib import Path
+from typing import List, Tuple
 
 import pytest
 
@@ -697,3 +698,83 @@ def test_master_when_there_is_no_main(repo: Path, icm) -> None:
     git(repo, "branch", "-m", "master", "trunk")
     assert icm("check-queue", "--root", str(repo)) == (
         0, "queue ok (no base branch to compare with)\n", "")
+
+
+# -- the base guess: one git process per fact ---------------------------------
+
+
+def _queue_processes(root: Path, monkeypatch) -> Tuple[List[str], str]:
+    """The git subcommands check-queue starts (the context built first, on
+    its own) and its last line: the guess was eleven processes in a row,
+    waited on one after another, in every ``icm check``."""
+    from icm import config, context
+    from icm.checks import queue
+    from icm.registry import QueueOptions
+
+    ctx = context.build(root, config.load(root))
+    started: List[List[str]] = []
+    real = subprocess.Popen
+
+    class Recorded(real):  # type: ignore[misc, valid-type]
+        def __init__(self, args, *rest, **kwargs):
+            started.append(list(args))
+            super().__init__(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    try:
+        report = queue.run(ctx, QueueOptions())
+    finally:
+        monkeypatch.undo()
+    return ([argv[argv.index("--literal-pathspecs") + 1] for argv in started],
+            report.tail[-1])
+
+
+def test_the_base_guess_is_one_git_process_per_fact(tmp_path: Path, repo: Path,
+                                                    monkeypatch) -> None:
+    clone = _clone_on_feat(tmp_path, repo, track=True)
+    # Items here, a branch ahead of its upstream: the refs, the upstream's
+    # commit, the two trees and the merge base; the base's tree is the ref's.
+    assert _queue_processes(clone, monkeypatch) == (
+        ["for-each-ref", "cat-file", "ls-tree", "merge-base", "ls-tree"],
+        "queue ok (against origin/main)")
+    # A claim on the ref: then the user's name.
+    commit(repo, {"queue/06_old.md": "# Old\n\nClaimed-by: Ada on main, "
+                  "2026-11-02\n"}, D2, "claim")
+    git(clone, "fetch", "-q")
+    assert _queue_processes(clone, monkeypatch) == (
+        ["for-each-ref", "cat-file", "ls-tree", "merge-base", "ls-tree",
+         "ls-tree", "cat-file", "config"],
+        "queue ok (against origin/main)")
+    # No item here: the ref's name is all the last line needs.
+    git(clone, "rm", "-q", "-r", "queue")
+    git(clone, "commit", "-q", "-m", "no queue")
+    assert _queue_processes(clone, monkeypatch) == (
+        ["for-each-ref", "cat-file"], "queue ok (against origin/main)")
+    # CI names its base: one process, whatever else the clone has.
+    monkeypatch.setenv("ICM_BASE", "origin/main")
+    assert _queue_processes(clone, monkeypatch) == (
+        ["cat-file"], "queue ok (against origin/main)")
+
+
+def test_the_guess_on_a_detached_head_and_an_unborn_one(repo: Path, icm,
+                                                        monkeypatch) -> None:
+    """No branch checked out: local main is still the base (it is not the
+    current branch), also past an ``ICM_BASE`` git cannot even look up
+    there (``@{upstream}``: it stopped the batch of names); no commit at
+    all: no base, and no error."""
+    assert icm("check-queue", "--root", str(repo)) == (
+        0, "queue ok (no base branch to compare with)\n", "")
+    _start(repo)
+    git(repo, "checkout", "-q", "-b", "feat")
+    commit(repo, {"queue/07_a.md": "# A\n"}, D2, "a")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"queue/07_b.md": "# B\n"}, D2, "b")
+    git(repo, "checkout", "-q", "--detach", "feat")
+    want = (1, ("queue/07_a.md: number 07 is also queue/07_b.md on main (renumber: "
+                "icm renumber 07)\nqueue: 1 problem (against main)\n"), "")
+    assert icm("check-queue", "--root", str(repo)) == want
+    git(repo, "update-ref", "refs/remotes/origin/main", "main")
+    monkeypatch.setenv("ICM_BASE", "@{upstream}")
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    assert icm("check-queue", "--root", str(repo)) == (
+        1, want[1].replace("main", "origin/main"), "")

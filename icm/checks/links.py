@@ -31,7 +31,6 @@ from typing import (
     FrozenSet,
     List,
     Optional,
-    Set,
     Tuple,
 )
 
@@ -42,12 +41,13 @@ from icm.context import (
     compile_globs,
 )
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.model.changes import about, linking_into
+from icm.model.changes import about
 from icm.model.links import (
     Corpus,
     Target,
     Tree,
     extract_all,
+    extract_linking,
     indexed_notes,
     named_notes,
     near_handbooks,
@@ -110,15 +110,18 @@ KIND_LABELS = {
 def run(ctx: Context, options: LinksOptions) -> Report:
     cfg = ctx.config
     md_files = ctx.markdown_files()
-    corpus = extract_all(ctx, md_files, jobs=options.jobs)
+    chosen: Optional[FrozenSet[str]] = None  # --changed-since: the sources checked
+    total: Optional[int] = None  # the links of every file, when not all are parsed
+    if options.changed_since is None:
+        corpus = extract_all(ctx, md_files, jobs=options.jobs)
+    else:
+        changed = ctx.changed(options.changed_since)
+        corpus, chosen, total = extract_linking(ctx, md_files, changed,
+                                                options.jobs)
     tree = Tree(ctx)
     ignored = compile_globs(cfg.links_ignore)
     sites = Sites(cfg.site_content, ctx.file_set) if cfg.site_content else None
     anchors: Dict[str, FrozenSet[str]] = {}
-    chosen: Optional[Set[str]] = None  # --changed-since: the sources checked
-    if options.changed_since is not None:
-        changed = ctx.changed(options.changed_since)
-        chosen = linking_into(corpus.parsed, changed) | changed
 
     def anchors_of(rel: str) -> Optional[FrozenSet[str]]:
         """Anchors of a link target, folded once, only for files linked to."""
@@ -171,7 +174,8 @@ def run(ctx: Context, options: LinksOptions) -> Report:
         index = about(index, changed)  # a new note, or the handbook changed
     findings = tuple(sorted(broken)) + tuple(sorted(index))
     counts.update(f.code for f in findings)
-    links_total = sum(len(p[0]) for p in corpus.parsed.values())
+    links_total = sum(len(p[0]) for p in corpus.parsed.values()) if total is None \
+        else total
     nothing: Tuple[Finding, ...] = ()
     if not (findings or links_total or ctx.notes()) \
             and cfg.handbook not in ctx.file_set:

@@ -88,7 +88,10 @@ def run(ctx: Context, options: QueueOptions) -> Report:
         findings.append(RULES(
             "duplicate-number", paths[0], f"{ctx.config.queue_dir}: number {label} "
             f"is used {times}: {', '.join(paths)}", located=True))
-    view = ctx.against(options.against)
+    # Every finding against the ref is about an item here: with none, the
+    # ref's name is all the last line needs (no tree, no merge base).
+    view = ctx.against(options.against,
+                       trees=any(number(p) >= 0 for p in items(ctx)))
     findings += _against(ctx, view)
     missing = ctx.missing_folder("queue_dir")  # as the journal's: a typo shows
     if missing:

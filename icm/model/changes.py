@@ -3,21 +3,14 @@
 A check given REF reports only findings about the paths that differ
 between REF and the work tree (``Context.changed``: one ``git diff``).
 The links check also checks the files that link into a changed path: a
-deleted or renamed target breaks links in files the change never opened.
-The parsed corpus (the link cache, on a warm run) already holds every
-file's outgoing links, so finding those files resolves strings and reads
-no file."""
+deleted or renamed target breaks links in files the change never opened
+(``links.extract_linking`` finds them, through the link index)."""
 
 from __future__ import annotations
 
-import posixpath
-from typing import Any, Dict, FrozenSet, Iterable, List, Set, Tuple
+from typing import Any, FrozenSet, Iterable, List
 
 from icm.finding import Finding
-from icm.model.links import resolve
-
-# A parsed file's links as the corpus keeps them: (line, raw, href, kind).
-Links = Iterable[Tuple[int, str, str, str]]
 
 
 def about(findings: Iterable[Finding], changed: FrozenSet[str]) -> List[Finding]:
@@ -36,26 +29,3 @@ def _names(value: Any, changed: FrozenSet[str]) -> bool:
     if isinstance(value, (list, tuple)):
         return any(_names(v, changed) for v in value)
     return False
-
-
-def linking_into(parsed: Dict[str, Tuple[Any, ...]], changed: FrozenSet[str]
-                 ) -> Set[str]:
-    """The files of ``parsed`` (path: links first) with a link to a changed
-    path or to a folder above one (a link to ``docs`` when ``docs/a.md``
-    went), compared casefolded: a link in another letter case is judged by
-    what the change did to the file it nearly names."""
-    near: Set[str] = set()
-    for path in changed:
-        folded = path.casefold()
-        while folded and folded not in near:
-            near.add(folded)
-            folded = posixpath.dirname(folded)
-    found: Set[str] = set()
-    for source, parts in parsed.items():
-        links: Links = parts[0]
-        for _line, _raw, href, _kind in links:
-            target = resolve(source, href)
-            if target is not None and target.path.casefold() in near:
-                found.add(source)
-                break
-    return found

@@ -12,7 +12,7 @@ import posixpath
 import re
 import select
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 from pathlib import Path
@@ -141,15 +141,36 @@ class Corpus:
 
     parsed: Dict[str, Parsed]
     errors: Dict[str, Unreadable]
+    # each parsed file's stamp and content digest, for the link index
+    stamps: Dict[str, cache_mod.Stamp] = field(default_factory=dict)
+    digests: Dict[str, str] = field(default_factory=dict)
+
+
+def _stamps(ctx: Context, paths: Sequence[str], real: bool = True
+            ) -> Tuple[Dict[str, cache_mod.Stamp], Dict[str, str]]:
+    """Each path's stamp (``()`` when unreadable) and, with ``real``, its
+    real path (a parse opens it)."""
+    stamps: Dict[str, cache_mod.Stamp] = {}
+    reals: Dict[str, str] = {}
+    for rel in paths:
+        try:
+            stamps[rel] = cache_mod.stamp(ctx.stat(rel))
+            if real:
+                reals[rel] = ctx.real(rel)  # remembered: a second lstat at most
+        except Unreadable:
+            stamps[rel] = ()
+    return stamps, reals
 
 
 def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0,
-                save: bool = True) -> Corpus:
+                save: bool = True, cached: bool = True) -> Corpus:
     """Links and anchors of every file, holding one file's text at a time.
 
     ``save=False`` for a call on a few of the files: the cache keeps only
     what a run used, so saving would cut it to those few, and the next
     run parsed every file again (check-agents did, on every ``icm check``).
+    ``cached=False``: parse them all, the cache not even loaded (a few
+    files parse in less time than a large cache takes to load).
 
     A file is looked up in the cache by its stamp (and must still be
     readable: a user dropped from a group changes no stamp), then by content
@@ -160,20 +181,13 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0,
     parsed: Dict[str, Parsed] = {}
     errors: Dict[str, Unreadable] = {}
     misses: List[str] = []
-    stamps: Dict[str, cache_mod.Stamp] = {}
-    reals: Dict[str, str] = {}
-    for rel in paths:
-        try:
-            stamps[rel] = cache_mod.stamp(ctx.stat(rel))
-            reals[rel] = ctx.real(rel)  # remembered: a second lstat at most
-        except Unreadable:
-            stamps[rel] = ()
+    stamps, reals = _stamps(ctx, paths)
     size = sum(s[0] for s in stamps.values() if s)
     # Loading and looking up make tens of thousands of lists and tuples and
     # no cycle: collections walked them all, a third of a warm run's lookups.
     with cache_mod.paused_gc():
-        store = cache_mod.Cache(ctx.cache_dir, cache_key(), cached_parse,
-                                cache_mod.limit(len(paths), size))
+        store = cache_mod.Cache(ctx.cache_dir if cached else None, cache_key(),
+                                cached_parse, cache_mod.limit(len(paths), size))
         for rel in paths:
             stamp = stamps[rel]
             hit = store.get_by_stamp(rel, stamp)
@@ -214,7 +228,135 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0,
             store.put(rel, hashed, _columns(result), stamps[rel])
     if save:
         store.save()
-    return Corpus(parsed, errors)
+    return Corpus(parsed, errors, stamps,
+                  {rel: hit[0] for rel, hit in store.used.items()})
+
+
+# -- the reverse link index (--changed-since) ---------------------------------
+
+# Beside the link cache, in the same untrusted form: per file, its link
+# count and every path its links resolve to, folded (``targets``). A
+# --changed-since run finds the files linking into a change from it,
+# without loading the link cache or resolving every link (the whole
+# corpus's links were 3 s of a 200,000-file run's 8). Only such a run
+# writes it: a whole run would pay its writing (0.5 s at 200,000 files)
+# for an answer it never reads.
+INTO_FILE = "links-into.json"
+INTO_FORMAT = 1
+# Past this many files the index does not describe (none, or a stale one),
+# the narrowed run parses as a whole run does and writes a new index.
+UNKNOWN_MAX = 256
+# Past this many (or when it described none), a narrowed run writes the
+# index again, with them in it.
+REFRESH_AT = 32
+# Past this many files to check, they come from the link cache, not a
+# parse each: a few parse faster than a large cache loads.
+FRESH_MAX = 128
+
+
+def into_key() -> str:
+    return f"{cache_key()} into {INTO_FORMAT}"
+
+
+def cached_into(values: List[Any]) -> bool:
+    """Whether every index entry's value is ``[link count, [folded paths]]``
+    (paths: strings without a NUL, whose only surrogates stand for bytes
+    that are not UTF-8, as ``%FF`` decodes: no other text names a file)."""
+    for value in values:
+        if not (type(value) is list and len(value) == 2 and type(value[0]) is int
+                and value[0] >= 0 and type(value[1]) is list):
+            return False
+    paths = list(cache_mod.column(values, 1))
+    if not cache_mod.each(str, paths):
+        return False
+    joined = "".join(paths)
+    try:
+        joined.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return False
+    return "\0" not in joined
+
+
+def targets(source: str, links: Iterable[Tuple[int, str, str, str]]) -> List[str]:
+    """The folded paths ``source``'s links resolve to, each once, sorted:
+    what a link into a change is judged by (``near``)."""
+    found = set()
+    for _line, _raw, href, _kind in links:
+        target = resolve(source, href)
+        if target is not None:
+            found.add(target.path.casefold())
+    return sorted(found)
+
+
+def near(changed: Iterable[str]) -> FrozenSet[str]:
+    """Each changed path and every folder above it, folded: a file links
+    into a change when one of its ``targets`` is among them (a link to
+    ``docs`` when ``docs/a.md`` went; another letter case is judged by what
+    the change did to the file it nearly names), so it errs towards more
+    files."""
+    found = set()
+    for path in changed:
+        folded = path.casefold()
+        while folded and folded not in found:
+            found.add(folded)
+            folded = posixpath.dirname(folded)
+    return frozenset(found)
+
+
+def extract_linking(ctx: Context, paths: Sequence[str], changed: FrozenSet[str],
+                    jobs: int = 0) -> Tuple[Corpus, FrozenSet[str], int]:
+    """For --changed-since: the files of ``paths`` to check (changed, or
+    linking into a change), a corpus holding them and the handbook, and
+    the link count of all ``paths``.
+
+    An index entry is believed by its stamp alone, as the link cache's
+    (racy rule included); a file it does not describe (changed since it
+    was written, or new) is parsed to see where it links. Past
+    ``UNKNOWN_MAX`` of those, every file is (the link cache's way) and
+    the index is written new."""
+    stamps, _ = _stamps(ctx, paths, real=False)
+    size = sum(s[0] for s in stamps.values() if s)
+    wanted = near(changed)
+    chosen = set(changed.intersection(paths))
+    unknown: List[str] = []
+    total = 0
+    with cache_mod.paused_gc():
+        store = cache_mod.Cache(ctx.cache_dir, into_key(), cached_into,
+                                cache_mod.limit(len(paths), size), INTO_FILE)
+        for rel in paths:
+            hit = store.get_by_stamp(rel, stamps[rel])
+            if hit is None:
+                unknown.append(rel)
+                if len(unknown) > UNKNOWN_MAX:
+                    break
+            else:
+                total += hit[0]
+                if rel not in chosen and not wanted.isdisjoint(hit[1]):
+                    chosen.add(rel)
+    if len(unknown) > UNKNOWN_MAX:  # the whole corpus, and a new index
+        store = cache_mod.Cache(ctx.cache_dir, into_key(), cached_into,
+                                cache_mod.limit(len(paths), size), INTO_FILE,
+                                load=False)
+        unknown = list(paths)
+        total = 0
+    seen = extract_all(ctx, unknown, jobs, save=len(unknown) == len(paths),
+                       cached=len(unknown) > FRESH_MAX)
+    for rel, parts in seen.parsed.items():
+        found = targets(rel, parts[0])
+        total += len(parts[0])
+        if rel not in chosen and not wanted.isdisjoint(found):
+            chosen.add(rel)
+        stamp, hashed = seen.stamps.get(rel, ()), seen.digests.get(rel)
+        if len(stamp) == 5 and hashed:
+            store.put(rel, hashed, [len(parts[0]), found], stamp)
+    if len(unknown) > REFRESH_AT or (unknown and len(unknown) == len(paths)):
+        store.save()  # every file is in it: believed, or just parsed
+    handbook = ctx.config.handbook
+    rest = sorted(rel for rel in chosen | ({handbook} & set(paths))
+                  if rel not in seen.parsed and rel not in seen.errors)
+    more = extract_all(ctx, rest, jobs, save=False, cached=len(rest) > FRESH_MAX)
+    return (Corpus({**seen.parsed, **more.parsed}, {**seen.errors, **more.errors}),
+            frozenset(chosen), total)
 
 
 def _parse_parallel(work: List[Job],

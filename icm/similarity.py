@@ -397,8 +397,16 @@ def _pathlike(value: str) -> bool:
 def same_path(p: str, folder_p: str, q: str, folder_q: str) -> bool:
     """Whether two paths, each written in a note of its folder, can name one
     target. ``./x`` and ``../x`` are read from their folder only; a bare
-    ``src/x`` may be from the folder or from the root (notes write both)."""
-    return bool(_readings(p, folder_p) & _readings(q, folder_q))
+    ``src/x`` may be from the folder or from the root (notes write both); a
+    file's name alone (``Input.tsx``) names it wherever it sits
+    (``src/components/Input.tsx``)."""
+    if _readings(p, folder_p) & _readings(q, folder_q):
+        return True
+    for name, other in ((p, q), (q, p)):
+        if _pathlike(name) and _pathlike(other) and "/" not in name and \
+                not _explicit(other) and other.rsplit("/", 1)[-1] == name:
+            return True
+    return False
 
 
 def _readings(path: str, folder: str) -> FrozenSet[str]:

@@ -566,6 +566,9 @@ LICENSE = ("Every {} source file starts with the two-line license header from "
     ("Generated clients come from `fern/apis/**` and nobody edits them by hand.",
      "Generated clients come from `../fern/apis/**` and nobody edits them by "
      "hand."),  # one path, written from the root and from docs/
+    ("Form inputs reuse `src/components/KeyInput.tsx` and never roll their own.",
+     "Form inputs reuse `KeyInput.tsx` and never roll their own."),  # one file,
+    # by its name and by its path (a fresh trial's local-mcp-gateway, round 3)
 ])
 def test_a_copy_in_other_words_is_no_disagreement(repo: Path, icm, home: str,
                                                   copy: str) -> None:
@@ -776,6 +779,7 @@ def test_resolving_never_makes_two_targets_one(folder: str, here: str,
     r = written(posixpath.join(folder, "g.md"), there)
     if p.startswith(("./", "../")) and r.startswith(("./", "../")):
         assert not similarity.same_path(p, here, r, there)
+    assert not similarity.same_path("g.md", here, q, there)  # another name
 
 
 def test_a_changed_path_naming_one_side_only_still_diverges(repo: Path, icm) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from html import unescape
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -487,6 +488,9 @@ _KEEP_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Nd", "Mn", "Mc", "Pc"}
 _ASCII_DROP = re.compile(r"[^a-z0-9_ \-]")
 
 
+# memoised: a docs tree repeats its section names (PowerShell-Docs: 68,000
+# headings, 11,000 texts)
+@lru_cache(maxsize=16384)
 def slug(text: str) -> str:
     """One heading's anchor as github-slugger makes it (before deduplication):
     lower-case, drop everything but letters, marks, digits, connector

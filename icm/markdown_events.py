@@ -288,6 +288,12 @@ _INDENTED_OPENER = re.compile(  # (the lookahead fails fast on most lines)
     rb"\n(?=[ \t>]*?(?: {4}|\t))([ \t>]*?(?: {4}|\t)[ \t]*)"
     rb"(?:(?:[*+-]|\d{1,9}[.)]|#{1,6})(?=[ \t\r\n])|\*\*\*|---|___|```|~~~|[<>|])")
 _ITEM_MARKER = re.compile(rb"( *)(?:[*+-]|\d{1,9}[.)])( *)(\r?\n|\Z)?")
+# Such a line opening a list item with text (no rule, no pipe): the
+# reference's list rule reads it as a lazy line too where it is four
+# columns or more past the enclosing item's marker (``list_block``'s
+# "paragraph continuation" case, CommonMark's rule).
+_LAZY_ITEM = re.compile(rb"(?:[*+-]|\d{1,9}[.)])[ \t]+[^ \t\r\n][^|\n]*(?:\n|\Z)")
+_RULE = re.compile(rb"([*_-])(?:[ \t]*\1){2,}[ \t]*\r?(?:\n|\Z)")
 # A tab after a list marker (the columns it makes decide the item's text).
 _PREFIX_TAB = re.compile(r"(?m)^[ \t>*+\-0-9.)]*\t[ \t]*")
 _MARKER_SPACE = re.compile(r"(?:[*+-]|\d{1,9}[.)])([ \t]+)")
@@ -750,6 +756,7 @@ class _Lazy:
         self.data = data
         self.lines: List[int] = []  # offsets of the lines, in order
         self.cols: List[int] = []  # each one's indent (-1: under a quote marker)
+        self.items_ok: List[bool] = []  # each one opens an item both read lazily
         if b"\n " in data or b"\n\t" in data:
             for m in _INDENTED_OPENER.finditer(data):
                 lead = m.group(1)
@@ -759,6 +766,9 @@ class _Lazy:
                 self.lines.append(at + 1)
                 self.cols.append(-1 if b">" in lead else
                                  len(lead.decode("ascii").expandtabs(4)))
+                item = b"\t" not in lead and _LAZY_ITEM.match(data, m.end(1)) \
+                    is not None and _RULE.match(data, m.end(1)) is None
+                self.items_ok.append(item)
         self.breaks: Set[int] = set()  # where a line break's range ends
         self.spans: List[Tuple[int, int]] = []  # inline ranges over lines
         self.items: List[Tuple[int, int]] = []
@@ -777,7 +787,7 @@ class _Lazy:
             reach.append(max(end, reach[-1]) if reach else end)
         items = sorted(self.items)
         item_starts = [s for s, _ in items]
-        for line, col in zip(self.lines, self.cols):
+        for line, col, item in zip(self.lines, self.cols, self.items_ok):
             if line not in self.breaks:
                 i = bisect.bisect_left(starts, line) - 1
                 if i < 0 or reach[i] <= line:
@@ -788,7 +798,21 @@ class _Lazy:
             while i >= 0 and items[i][1] <= line:
                 i -= 1
             if i >= 0 and col < _content_column(self.data, items[i][0]):
+                if item and col - _marker_column(self.data, items[i][0]) >= 4:
+                    continue  # a lazy line to both
                 raise _Decline("a lazy line indented as code opens a block")
+
+
+def _marker_column(data: bytes, start: int) -> int:
+    """The column of the marker of the list item whose range starts at
+    ``start`` (its indentation is in the range); a large one where its
+    line holds anything but spaces before the marker."""
+    begin = data.rfind(b"\n", 0, start) + 1
+    prefix = data[begin:start]
+    m = _ITEM_MARKER.match(data, start)
+    if m is None or prefix.strip(b" "):
+        return 1 << 30
+    return len(prefix) + len(m.group(1))
 
 
 def _content_column(data: bytes, start: int) -> int:

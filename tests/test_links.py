@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from icm import markdown
 from icm.model.links import resolve
@@ -429,6 +431,53 @@ def test_default_jobs_are_the_cores_this_process_may_use(
     assert context.usable_cores() == 3
     monkeypatch.delattr(os, "sched_getaffinity")
     assert context.usable_cores() == 64
+
+
+def test_broken_links_into_one_folder_list_it_once(repo: Path, icm,
+                                                  monkeypatch) -> None:
+    """The disk is asked once a target and a folder is listed once a run:
+    a tree's broken links name the same folders again and again."""
+    write(repo, {".gitignore": "build/\n", **{f"build/out{i}.md": "# Out\n"
+                                              for i in range(10)},
+                 "doc.md": "".join(f"[x](build/out{i % 10}.md) [y](gone{i % 3}.md) "
+                                   for i in range(30)) + "\n"})
+    listed = []
+    real_listdir = os.listdir
+
+    def listdir(path):  # counts, and answers as the disk does
+        listed.append(os.path.basename(path))
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    code, out, _ = run(icm, repo)
+    assert (code, out.splitlines()[-1]) == (1, "links: 30 problems (missing file 30)")
+    assert listed.count("build") == 1
+
+
+def _resolve_unmemoised(source: str, href: str):
+    """``resolve`` before its memo (issue 27): the oracle."""
+    from urllib.parse import unquote
+
+    from icm.model.links import Target, _normalise, is_external
+
+    if not href or is_external(href):
+        return None
+    path, _, fragment = href.partition("#")
+    has_fragment = "#" in href
+    path = path.split("?", 1)[0]
+    path = unquote(path, errors="surrogateescape")
+    if not path:
+        return Target(source, unquote(fragment) if has_fragment else None)
+    norm, problem = _normalise(os.path.dirname(source), path)
+    return Target(norm, unquote(fragment) if has_fragment else None, problem)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["a.md", "a/b.md", "a/b/c.md", "x y/é.md"]),
+       st.text(alphabet="a/.#?%2Fé: x", max_size=12))
+def test_resolve_is_the_unmemoised_rule(source: str, href: str) -> None:
+    for _ in range(2):  # the second answer comes from the memo
+        assert resolve(source, href) == _resolve_unmemoised(source, href)
 
 
 def test_resolve() -> None:

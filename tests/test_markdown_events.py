@@ -128,6 +128,10 @@ PARTED = [
     "[x]:>\n# [x]\t", "#;\t) <t>\n- ",  # headings
     "[![[]()]()]()",  # a link in an image in a link
     "[x]( \\\x1f)", "[x]:\n\\\x02",  # a backslash before a control character
+    "```\n```\t\n<a href=\"h.md\">", "~~~\n~~~ \t\n> <a href=\"h.md\">",
+    "    x\n~~~\n~~~      \t \n> <a href=\"h.md\">\n",  # a fence, then a tab
+    " -      x\n    >      c\n\t\t>    [a](b.md)\n",  # a quote's lines, a tab
+    "+      x\n\t>     y\n                > [c](d.md)\n",  # before a marker
 ]
 
 # A hard line break (a backslash ending a line) beside a link: both parsers

@@ -133,6 +133,13 @@ def link_destination(src: str, pos: int) -> Optional[str]:
     return str(res.str) if res.ok else None
 
 
+def valid_link(url: str) -> bool:
+    """markdown-it's ``validateLink``: no script, file or non-image data
+    URL. Without a colon no scheme can match: most destinations skip the
+    lowering and two regexes."""
+    return ":" not in url or _MD.validateLink(url)
+
+
 def label_end(src: str, image: bool) -> int:
     """Where the label of ``src``, one whole inline link or image, ends."""
     return _label_end(StateInline(src, _MD, {}, []), 0, image)
@@ -151,7 +158,7 @@ def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
         dest = _PLAIN_DEST.match(src, label.end())
         if dest is not None and not ("&" in dest.group(1) and ";" in dest.group(1)):
             value = dest.group(1)
-            return value, value if _MD.validateLink(value) else ""
+            return value, value if valid_link(value) else ""
     state = StateInline(src, _MD, {}, [])
     end = _label_end(state, 0, image)
     if end < 0:
@@ -160,7 +167,7 @@ def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
     while pos < len(src) and src[pos] in " \t\n":
         pos += 1
     res = parseLinkDestination(src, pos, len(src))
-    href = res.str if res.ok and _MD.validateLink(res.str) else ""
+    href = res.str if res.ok and valid_link(res.str) else ""
     return _raw_destination(state, 0, image), href
 
 

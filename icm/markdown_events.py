@@ -157,7 +157,15 @@ def _screen(text: str) -> str:
         return "a fence line ending in a tab"
     if "\t" in text and ">" in text and _TAB_QUOTE.search(text):
         return "a quote's lines led by a tab"
+    if "\n " in text and ">" in text and _QUOTE_DEEPER.search("\n" + text):
+        return "a quote marker more indented than the one above"
     return ""
+
+
+# A quote's line, then one whose marker stands further in: a quote's next
+# line to the reference, code or text to pulldown-cmark where the first
+# stands in a list (fuzzing; ``_INDENTED_QUOTE`` holds the top level).
+_QUOTE_DEEPER = re.compile(r"\n( *)>[^\n]*\n\1 [ \t]*>")
 
 
 # Two lines of a quote, either led by a tab before its marker: the parsers
@@ -460,14 +468,19 @@ class _Walk:
                 elif type(end) is dict and "Heading" in end:
                     assert head is not None
                     value = "".join(head)
-                    source = data[head_start:span["end"]]
-                    # a setext heading's lines before its underline
-                    last = source.rstrip(b"\r\n").rfind(b"\n")
-                    body = source[:last].rstrip(b"\r") if last > 0 else b""
-                    if body and (_SPACE_BREAK.search(body) or b"\r" in body):
-                        # a setext heading's line ending in whitespace (or
-                        # CR): the parsers keep it apart before the break
-                        raise _Decline("a heading line ending in whitespace")
+                    stop = span["end"]
+                    source = b""  # sliced only where it is read
+                    if data.find(b"\n", head_start, stop - 1) >= 0:
+                        source = data[head_start:stop]
+                        # a setext heading's lines before its underline
+                        last = source.rstrip(b"\r\n").rfind(b"\n")
+                        body = source[:last].rstrip(b"\r") if last > 0 else b""
+                        if body and (_SPACE_BREAK.search(body) or b"\r" in body):
+                            # a setext heading's line ending in whitespace (or
+                            # CR): the parsers keep it apart before the break
+                            raise _Decline("a heading line ending in whitespace")
+                    if tab and not source:
+                        source = data[head_start:stop]
                     if tab and value.endswith(("\t", " ")) and \
                             _PLAIN_ATX.match(source):
                         # pulldown-cmark keeps the whitespace that ends an ATX
@@ -502,13 +515,13 @@ class _Walk:
                     if sink is head and sink is not None:
                         sink.append(event["Code"])
                     if lz:
-                        lazy.inline(span)
+                        lazy.spans.append(span)
                 elif "InlineHtml" in event:
                     if not image:
                         self.html(event["InlineHtml"], span["start"],
                                   held if head is not None else anchors)
                     if lz:
-                        lazy.inline(span)
+                        lazy.spans.append(span)
                 elif "Html" in event and sink is not None:
                     sink.append(event["Html"])
                 continue
@@ -537,14 +550,14 @@ class _Walk:
                 if self.link(tag["Link"], span, False) and head is not None:
                     autolink = True
                 if lz:
-                    lazy.inline(span)
+                    lazy.spans.append(span)
             elif "Image" in tag:
                 if not image:
                     self.link(tag["Image"], span, True)
                 image += 1
                 sink = None
                 if lz:
-                    lazy.inline(span)
+                    lazy.spans.append(span)
             elif "Heading" in tag:
                 start = span["start"]
                 tab = data.find(b"\t", start, span["end"]) >= 0
@@ -555,7 +568,7 @@ class _Walk:
                 head_start = start
                 head_level = int(tag["Heading"]["level"][1])
                 if lz:
-                    lazy.inline(span)  # a setext heading's text
+                    lazy.spans.append(span)  # a setext heading's text
             elif "BlockQuote" in tag:
                 self.quoted(span["start"])
                 self.quotes.append(span["end"])
@@ -597,7 +610,7 @@ class _Walk:
         if kind in ("Autolink", "Email"):
             inner = self.source(start + 1, end - 1)
             href = inner if kind == "Autolink" else "mailto:" + inner
-            if not markdown._MD.validateLink(href):
+            if not markdown.valid_link(href):
                 raise _Decline("an autolink the reference does not make")
             self.links.append(Link(self.line(start), href, href, "autolink"))
             self.at.append(start)
@@ -656,7 +669,7 @@ class _Walk:
 
     def definition(self, start: int, end: int, dest: str) -> Link:
         """A definition, read as the reference reads it."""
-        if not markdown._MD.validateLink(dest):
+        if not markdown.valid_link(dest):
             raise _Decline("a definition the reference does not make")
         src = self.source(start, end)
         if "\n" in src and any(s <= start < e for s, e in self.quote_spans):
@@ -774,21 +787,17 @@ class _Lazy:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.breaks: List[int] = []  # where a line break's range ends
-        self.spans: List[Tuple[int, int]] = []  # inline ranges over lines
+        self.spans: List[Dict[str, int]] = []  # inline ranges (filtered later)
         self.items: List[Tuple[int, int]] = []
         self.quotes: List[Tuple[int, int]] = []
-
-    def inline(self, span: Dict[str, int]) -> None:
-        start, end = span["start"], span["end"]
-        if self.data.find(b"\n", start, end) >= 0:
-            self.spans.append((start, end))
 
     def lines(self) -> Iterator[Tuple[int, int, bool]]:
         """Each such line in order: its offset, its indent (-1 under a quote
         marker), and whether it opens a list item both parsers read lazily."""
         data = self.data
         found = set(self.breaks)
-        for start, end in self.spans:
+        for span in self.spans:
+            start, end = span["start"], span["end"]
             at = data.find(b"\n", start, end - 1)
             while at >= 0:
                 found.add(at + 1)

@@ -132,6 +132,8 @@ PARTED = [
     "    x\n~~~\n~~~      \t \n> <a href=\"h.md\">\n",  # a fence, then a tab
     " -      x\n    >      c\n\t\t>    [a](b.md)\n",  # a quote's lines, a tab
     "+      x\n\t>     y\n                > [c](d.md)\n",  # before a marker
+    " 1.    x\n         >   # h\n                >    # h # h\n",  # a marker
+    # further in than the quote's above
 ]
 
 # A hard line break (a backslash ending a line) beside a link: both parsers

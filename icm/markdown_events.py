@@ -135,7 +135,8 @@ def _screen(text: str) -> str:
     if nothing stands in the way. Every test here is linear."""
     if "\0" in text or ("\r" in text and _LONE_CR.search(text)):
         return "NUL or lone CR"
-    if ("\\ " in text or "\\\t" in text) and _escaped_space(text):
+    # (one regex pass: two substring tests were 80 ms of PowerShell-Docs)
+    if _BACKSLASH_SPACE.search(text) and _escaped_space(text):
         return "a backslash before whitespace in a destination"
     if "\\" in text and _escaped_control(text):
         return "a backslash before a control character in a destination"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 from html import unescape
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -133,13 +132,6 @@ def link_destination(src: str, pos: int) -> Optional[str]:
     return str(res.str) if res.ok else None
 
 
-def valid_link(url: str) -> bool:
-    """markdown-it's ``validateLink``: no script, file or non-image data
-    URL. Without a colon no scheme can match: most destinations skip the
-    lowering and two regexes."""
-    return ":" not in url or _MD.validateLink(url)
-
-
 def label_end(src: str, image: bool) -> int:
     """Where the label of ``src``, one whole inline link or image, ends."""
     return _label_end(StateInline(src, _MD, {}, []), 0, image)
@@ -158,7 +150,7 @@ def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
         dest = _PLAIN_DEST.match(src, label.end())
         if dest is not None and not ("&" in dest.group(1) and ";" in dest.group(1)):
             value = dest.group(1)
-            return value, value if valid_link(value) else ""
+            return value, value if _MD.validateLink(value) else ""
     state = StateInline(src, _MD, {}, [])
     end = _label_end(state, 0, image)
     if end < 0:
@@ -167,7 +159,7 @@ def inline_destination(src: str, image: bool) -> Optional[Tuple[str, str]]:
     while pos < len(src) and src[pos] in " \t\n":
         pos += 1
     res = parseLinkDestination(src, pos, len(src))
-    href = res.str if res.ok and valid_link(res.str) else ""
+    href = res.str if res.ok and _MD.validateLink(res.str) else ""
     return _raw_destination(state, 0, image), href
 
 
@@ -495,9 +487,6 @@ _KEEP_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Nl", "Nd", "Mn", "Mc", "Pc"}
 _ASCII_DROP = re.compile(r"[^a-z0-9_ \-]")
 
 
-# memoised: a docs tree repeats its section names (PowerShell-Docs: 68,000
-# headings, 11,000 texts)
-@lru_cache(maxsize=16384)
 def slug(text: str) -> str:
     """One heading's anchor as github-slugger makes it (before deduplication):
     lower-case, drop everything but letters, marks, digits, connector

@@ -612,7 +612,7 @@ class _Walk:
         if kind in ("Autolink", "Email"):
             inner = self.source(start + 1, end - 1)
             href = inner if kind == "Autolink" else "mailto:" + inner
-            if not markdown.valid_link(href):
+            if not markdown._MD.validateLink(href):
                 raise _Decline("an autolink the reference does not make")
             self.links.append(Link(self.line(start), href, href, "autolink"))
             self.at.append(start)
@@ -671,7 +671,7 @@ class _Walk:
 
     def definition(self, start: int, end: int, dest: str) -> Link:
         """A definition, read as the reference reads it."""
-        if not markdown.valid_link(dest):
+        if not markdown._MD.validateLink(dest):
             raise _Decline("a definition the reference does not make")
         src = self.source(start, end)
         if "\n" in src and any(s <= start < e for s, e in self.quote_spans):

@@ -6,8 +6,6 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from icm import markdown
 from icm.model.links import resolve
@@ -452,32 +450,6 @@ def test_broken_links_into_one_folder_list_it_once(repo: Path, icm,
     code, out, _ = run(icm, repo)
     assert (code, out.splitlines()[-1]) == (1, "links: 30 problems (missing file 30)")
     assert listed.count("build") == 1
-
-
-def _resolve_unmemoised(source: str, href: str):
-    """``resolve`` before its memo (issue 27): the oracle."""
-    from urllib.parse import unquote
-
-    from icm.model.links import Target, _normalise, is_external
-
-    if not href or is_external(href):
-        return None
-    path, _, fragment = href.partition("#")
-    has_fragment = "#" in href
-    path = path.split("?", 1)[0]
-    path = unquote(path, errors="surrogateescape")
-    if not path:
-        return Target(source, unquote(fragment) if has_fragment else None)
-    norm, problem = _normalise(os.path.dirname(source), path)
-    return Target(norm, unquote(fragment) if has_fragment else None, problem)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["a.md", "a/b.md", "a/b/c.md", "x y/é.md"]),
-       st.text(alphabet="a/.#?%2Fé: x", max_size=12))
-def test_resolve_is_the_unmemoised_rule(source: str, href: str) -> None:
-    for _ in range(2):  # the second answer comes from the memo
-        assert resolve(source, href) == _resolve_unmemoised(source, href)
 
 
 def test_resolve() -> None:

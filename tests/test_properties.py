@@ -179,11 +179,3 @@ def test_fenced_lines_agree_with_markdown_it(text: str) -> None:
         last = len(lines.split(closed)) - 1
         assert all(tok.map[1] <= last for tok in VANILLA.parse(closed)
                    if tok.type == "fence" and tok.map)
-
-
-@given(st.text(alphabet="aAdFjJ:/;ıİ \t.gifpngscriptvbdatile", max_size=24))
-@example("javascript:x")
-@example(" DATA:image/png;base64,x")
-@example("file:")
-def test_valid_link_is_markdown_its_validate_link(url: str) -> None:
-    assert markdown.valid_link(url) == markdown._MD.validateLink(url)

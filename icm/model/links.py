@@ -389,26 +389,15 @@ def resolve(source: str, href: str) -> Optional[Target]:
     empty destinations."""
     if not href or is_external(href):
         return None
-    target = _target(posixpath.dirname(source), href)
-    if target is not None:
-        return target
-    _, hashed, fragment = href.partition("#")
-    return Target(source, unquote(fragment) if hashed else None)
-
-
-@lru_cache(maxsize=65536)
-def _target(folder: str, href: str) -> Optional[Target]:
-    """``resolve`` of a destination with a path in it, written in ``folder``;
-    None without one (the source itself). Memoised: a tree's files in one
-    folder repeat their destinations (PowerShell-Docs: 33,000 links)."""
-    path, hashed, fragment = href.partition("#")
+    path, _, fragment = href.partition("#")
+    has_fragment = "#" in href
     path = path.split("?", 1)[0]
     # A byte that is not UTF-8 (%FF) names a file git lists the same way.
     path = unquote(path, errors="surrogateescape")
     if not path:
-        return None
-    norm, problem = _normalise(folder, path)
-    return Target(norm, unquote(fragment) if hashed else None, problem)
+        return Target(source, unquote(fragment) if has_fragment else None)
+    norm, problem = _normalise(posixpath.dirname(source), path)
+    return Target(norm, unquote(fragment) if has_fragment else None, problem)
 
 
 @lru_cache(maxsize=65536)
@@ -440,7 +429,7 @@ class Tree:
         self._folded: Optional[Dict[str, str]] = None
         # what the disk said, asked once a run: a tree's broken links name
         # the same targets in the same folders (PowerShell-Docs: 5,084
-        # lookups, each two resolutions and a folder listing)
+        # lookups, each two resolutions, a stat and maybe a listing)
         self._disk: Dict[str, str] = {}
         self._listed: Dict[str, FrozenSet[str]] = {}
 

@@ -240,6 +240,12 @@ CASES: List[Case] = [
         lambda n: "<!--" * (n // 4))),
     ("markdown parse", "'<div>' + '<a href=' * N", _markdown(
         lambda n: "<div>\n" + "<a href=" * (n // 8))),
+    ("markdown parse", "'```' + ' \\t' * N (a fence's whitespace)", _markdown(
+        lambda n: "```" + " \t" * (n // 2) + "x\n")),
+    ("markdown parse", "'>a\\n' + ' \\t' * N (a quote's next lead)", _markdown(
+        lambda n: ">a\n" + " \t" * (n // 2) + "x\n")),
+    ("markdown parse", "(' ' * 400 + '> a\\n') * N (quote markers)", _markdown(
+        lambda n: (" " * 400 + "> a\n") * (n // 404))),
     ("raw-HTML scan", "'<a href=' * N", _html(lambda n: "<a href=" * (n // 8))),
     ("raw-HTML scan", "'<!--' * N", _html(lambda n: "<!--" * (n // 4))),
     ("raw-HTML scan", "'<a id=\"x\" ' * N", _html(lambda n: '<a id="x" ' * (n // 10))),

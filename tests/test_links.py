@@ -431,6 +431,27 @@ def test_default_jobs_are_the_cores_this_process_may_use(
     assert context.usable_cores() == 64
 
 
+def test_broken_links_into_one_folder_list_it_once(repo: Path, icm,
+                                                  monkeypatch) -> None:
+    """The disk is asked once a target and a folder is listed once a run:
+    a tree's broken links name the same folders again and again."""
+    write(repo, {".gitignore": "build/\n", **{f"build/out{i}.md": "# Out\n"
+                                              for i in range(10)},
+                 "doc.md": "".join(f"[x](build/out{i % 10}.md) [y](gone{i % 3}.md) "
+                                   for i in range(30)) + "\n"})
+    listed = []
+    real_listdir = os.listdir
+
+    def listdir(path):  # counts, and answers as the disk does
+        listed.append(os.path.basename(path))
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    code, out, _ = run(icm, repo)
+    assert (code, out.splitlines()[-1]) == (1, "links: 30 problems (missing file 30)")
+    assert listed.count("build") == 1
+
+
 def test_resolve() -> None:
     assert resolve("a/b.md", "../c.md#x").path == "c.md"
     assert resolve("a/b.md", "/c.md").path == "c.md"

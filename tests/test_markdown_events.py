@@ -55,6 +55,11 @@ ANSWERED = [
     "## May 2, 2022\t[Public Meeting](x.md)\n",
     "## September 14\t\n", "## A \t\n", "# A&#9;\n", "# A\xa0b\n",
     "[Jim A]: Quick note: [x](y.md)\n",
+    # a lazy line indented as code that opens a list item four columns or
+    # more past the item's marker: lazy to both (kubernetes/community's
+    # meeting notes, six files declined for it)
+    "*    Welcome \n    *   CoC [a](b.md)\n    *   more [c](d.md)\n",
+    "1.    one \n    - two [x](y.md)\n", "- a\n  -    b\n      * c [x](y.md)\n",
     "> " * 44 + "[x](y)\n",
 ]
 
@@ -72,6 +77,15 @@ DECLINED = [
     ("<javascript:x>\n", "an autolink the reference does not make"),
     ("[x]: javascript:y\n", "a definition the reference does not make"),
     ("*    W\n        *   C\n    *   R [p](q)\n",
+     "a lazy line indented as code opens a block"),
+    # the same lazy line opening a heading, a rule, a table's row or an
+    # empty item, or after a tab: code or a block to the reference
+    ("*    W\n    # h [x](y.md)\n", "a lazy line indented as code opens a block"),
+    ("*    W\n    * * *\n", "a lazy line indented as code opens a block"),
+    ("*    W\n    * a | b [x](y.md)\n",
+     "a lazy line indented as code opens a block"),
+    ("*    W\n    -\n[x](y)\n", "a lazy line indented as code opens a block"),
+    ("  -   a\n\t\t+  b\n    + [a](b.md)\n",
      "a lazy line indented as code opens a block"),
     ("[y]:\n=\n", "a definition pulldown-cmark does not report"),
     ("# ~a~\n", "strikethrough the parsers read apart"),
@@ -114,6 +128,12 @@ PARTED = [
     "[x]:>\n# [x]\t", "#;\t) <t>\n- ",  # headings
     "[![[]()]()]()",  # a link in an image in a link
     "[x]( \\\x1f)", "[x]:\n\\\x02",  # a backslash before a control character
+    "```\n```\t\n<a href=\"h.md\">", "~~~\n~~~ \t\n> <a href=\"h.md\">",
+    "    x\n~~~\n~~~      \t \n> <a href=\"h.md\">\n",  # a fence, then a tab
+    " -      x\n    >      c\n\t\t>    [a](b.md)\n",  # a quote's lines, a tab
+    "+      x\n\t>     y\n                > [c](d.md)\n",  # before a marker
+    " 1.    x\n         >   # h\n                >    # h # h\n",  # a marker
+    # further in than the quote's above
 ]
 
 # A hard line break (a backslash ending a line) beside a link: both parsers
@@ -254,6 +274,7 @@ LINE_STARTS = [
     "     - ", "\t", "    ", "        ", "1. ", "10) ", "\t- ", "-    ",
     "[x]: ", "[x]:\n  ", "| ", "```\n", "~~~\n", "<div>\n", "---\n", "2. ",
     "|-|\n", "|---|---|\n", ":-\n", "<!-- ", "- <!--\n", "> - ", "- > ", "   ",
+    "*    ", "  -   ", "\t\t+  ",
 ]
 
 

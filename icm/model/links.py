@@ -569,6 +569,11 @@ class Tree:
                 dirs.add("/".join(parts[:i]))
         self.dirs: FrozenSet[str] = frozenset(dirs)
         self._folded: Optional[Dict[str, str]] = None
+        # what the disk said, asked once a run: a tree's broken links name
+        # the same targets in the same folders (PowerShell-Docs: 5,084
+        # lookups, each two resolutions, a stat and maybe a listing)
+        self._disk: Dict[str, str] = {}
+        self._listed: Dict[str, FrozenSet[str]] = {}
 
     def kind(self, path: str) -> str:
         """'file', 'dir', or '' when absent (with exact letter case)."""
@@ -582,10 +587,21 @@ class Tree:
         """Ignored or excluded files still exist; confirm case and that the
         path does not leave the root through a symlink (resolved first, so
         no folder outside the root is ever listed)."""
+        found = self._disk.get(path)
+        if found is None:
+            found = self._disk[path] = self._look(path)
+        return found
+
+    def _look(self, path: str) -> str:
         folder, name = posixpath.split(path)
         try:
             parent, real = self.ctx.real(folder), self.ctx.real(path)
-            if not os.path.lexists(real) or name not in os.listdir(parent):
+            if not os.path.lexists(real):
+                return ""
+            names = self._listed.get(parent)
+            if names is None:
+                names = self._listed[parent] = frozenset(os.listdir(parent))
+            if name not in names:
                 return ""
         except (Unreadable, OSError):
             return ""

@@ -321,7 +321,15 @@ class Cache:
     def save(self) -> None:
         """Write the entries used this run (dropping files that went away)
         to a new file, renamed over the old one: a reader sees the old
-        cache or the new, and an interrupted write leaves neither behind."""
+        cache or the new, and an interrupted write leaves neither behind.
+        A saved store is spent: its entries are let go (dupes builds its
+        index after saving, and every skeleton stayed held twice)."""
+        try:
+            self._save()
+        finally:
+            self.entries, self.used = {}, {}
+
+    def _save(self) -> None:
         if self.path is None:
             return
         if not self.dirty and len(self.used) == len(self.entries):

@@ -37,6 +37,7 @@ and CI's fresh home would miss every restored entry).
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import math
@@ -320,34 +321,31 @@ class Cache:
     def save(self) -> None:
         """Write the entries used this run (dropping files that went away)
         to a new file, renamed over the old one: a reader sees the old
-        cache or the new, and an interrupted write leaves neither behind."""
+        cache or the new, and an interrupted write leaves neither behind.
+        A saved store is spent: its entries are let go (dupes builds its
+        index after saving, and every skeleton stayed held twice)."""
+        try:
+            self._save()
+        finally:
+            self.entries, self.used = {}, {}
+
+    def _save(self) -> None:
         if self.path is None:
             return
         if not self.dirty and len(self.used) == len(self.entries):
             return
-        # A path git gave as bytes that are not UTF-8 holds surrogates: they
-        # are written as \\udcXX escapes, read back as the same characters
-        # (only paths may hold them: ``strings``).
-        try:
-            data = framed(json.dumps(
-                {"key": self.key, "entries": self.used}, ensure_ascii=False,
-                separators=(",", ":"), allow_nan=False).encode("utf-8",
-                                                             "backslashreplace"))
-        except (TypeError, ValueError):  # pragma: no cover - values are checked
-            return
-        if len(data) > self.max_bytes:
-            return  # the next run would refuse it unread
         try:
             folder = _open_folder(self.path.parent, create=True)
         except OSError:
             return  # a cache that cannot be written is only a slower next run
         try:
-            _write(folder, self.path.name, data)
+            _write(folder, self.path.name, _chunks(
+                {"key": self.key, "entries": self.used}, "entries"), self.max_bytes)
             # the marshal file this one replaced: CI's cache step restored
             # and saved it again on every run, megabytes never read
             os.unlink(self.path.stem + ".marshal", dir_fd=folder)
-        except OSError:
-            pass
+        except (OSError, TypeError, ValueError):  # values are checked; over
+            pass  # the limit, the next run would refuse it unread
         finally:
             os.close(folder)
 
@@ -364,13 +362,55 @@ def _head(body: bytes) -> bytes:
     return b"icm-cache %d %08x" % (FORMAT, zlib.crc32(body))
 
 
-def _write(folder: int, name: str, data: bytes) -> None:
+def _chunks(doc: Dict[str, Any], streamed: str, batch: int = 256
+            ) -> Iterator[bytes]:
+    """``doc`` as JSON, compact, the bytes one ``json.dumps`` gives, with
+    the dict under key ``streamed`` dumped ``batch`` entries at a time:
+    the whole document as text, then as bytes, then framed was three
+    copies of it at once (210 MiB for a 70 MB dupes cache). A path git
+    gave as bytes that are not UTF-8 holds surrogates: they are written as
+    \\udcXX escapes, read back as the same characters (only paths may
+    hold them: ``strings``)."""
+    dumps = functools.partial(json.dumps, ensure_ascii=False,
+                              separators=(",", ":"), allow_nan=False)
+    parts: List[str] = []
+    for n, (key, value) in enumerate(doc.items()):
+        lead = f"{',' if n else '{'}{dumps(key)}:"
+        if key != streamed:
+            parts.append(lead + dumps(value))
+            continue
+        parts.append(lead + "{")
+        for i, (name, entry) in enumerate(value.items()):
+            parts.append(f"{',' if i else ''}{dumps(name)}:{dumps(entry)}")
+            if len(parts) >= batch:
+                yield "".join(parts).encode("utf-8", "backslashreplace")
+                parts = []
+        parts.append("}")
+    parts.append("}")
+    yield "".join(parts).encode("utf-8", "backslashreplace")
+
+
+def _write(folder: int, name: str, chunks: Iterable[bytes], max_bytes: int
+           ) -> None:
+    """A framed file of ``chunks``, written as they come (the head's CRC
+    last, over a placeholder of its length), renamed over ``name``; a
+    ValueError, and nothing left, once it passes ``max_bytes``."""
     tmp = f".tmp-{os.getpid()}-{os.urandom(6).hex()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
                  dir_fd=folder)
     try:
         with open(fd, "wb") as fh:
-            fh.write(data)
+            size = len(_head(b"")) + 1
+            fh.write(b"\0" * size)
+            crc = 0
+            for chunk in chunks:
+                size += len(chunk)
+                if size > max_bytes:
+                    raise ValueError("over the limit")
+                crc = zlib.crc32(chunk, crc)
+                fh.write(chunk)
+            fh.seek(0)
+            fh.write(b"icm-cache %d %08x\n" % (FORMAT, crc))
         os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:  # an interrupt too: no half-written file is left
         try:
@@ -464,21 +504,14 @@ class Memo:
         if self.path is None:
             return
         try:
-            data = framed(json.dumps(
-                {"key": self.key, "took": max(0, took_ns), "inputs": inputs,
-                 "answer": answer}, ensure_ascii=False, separators=(",", ":"),
-                allow_nan=False).encode("utf-8", "backslashreplace"))
-        except (TypeError, ValueError):
-            return
-        if len(data) > self.max_bytes:
-            return
-        try:
             folder = _open_folder(self.path.parent, create=True)
         except OSError:
             return
         try:
-            _write(folder, self.path.name, data)
-        except OSError:
+            _write(folder, self.path.name, _chunks(
+                {"key": self.key, "took": max(0, took_ns), "inputs": inputs,
+                 "answer": answer}, "inputs"), self.max_bytes)
+        except (OSError, TypeError, ValueError):
             pass
         finally:
             os.close(folder)

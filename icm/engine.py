@@ -20,7 +20,7 @@ from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from icm import cache, registry
-from icm.context import Context, Unreadable, touching
+from icm.context import ON_DISK, TRACKED, Context, Unreadable, touching
 from icm.finding import Finding, Report, Severity
 from icm.registry import Spec
 
@@ -149,13 +149,23 @@ def listing(ctx: Context) -> str:
     hit = ctx._memo.get("listing")
     if hit is None:
         digest = cache.blake2b(digest_size=16)
-        digest.update("\0".join(ctx.files).encode("utf-8", "surrogateescape"))
-        tracked = ctx.tracked
-        digest.update(bytes(f in tracked for f in ctx.files))
-        off_disk = sorted(ctx.file_set.difference(ctx.files))
+        files = ctx.file_list
+        # "\0".join of every path, fed a slice at a time: the whole text and
+        # its bytes were 30 MiB at 500,000 files
+        for start in range(0, len(files.on_disk), LISTING_SLICE):
+            text = "\0".join(files.on_disk[start:start + LISTING_SLICE])
+            digest.update((f"\0{text}" if start else text).encode(
+                "utf-8", "surrogateescape"))
+        # a byte per path on disk: 1 when tracked (the flags, sparse dropped)
+        digest.update(files.flags.translate(_TRACKED_BYTE, bytes([TRACKED])))
+        off_disk = files.flagged(ON_DISK, 0)
         digest.update("\0".join(["", *off_disk]).encode("utf-8", "surrogateescape"))
         hit = ctx._memo["listing"] = digest.hexdigest()
     return str(hit)
+
+
+LISTING_SLICE = 4096
+_TRACKED_BYTE = bytes.maketrans(bytes([ON_DISK, ON_DISK | TRACKED]), b"\0\1")
 
 
 def to_plain(report: Report) -> Optional[Dict[str, Any]]:

@@ -28,6 +28,7 @@ from typing import (
     NamedTuple,
     NewType,
     Optional,
+    Protocol,
     Sequence,
     Tuple,
 )
@@ -305,21 +306,35 @@ def list_files(root: Path
     untracked: List[str] = []
     sparse: List[str] = []
     deleted = set()
-    for item in out.split(b"\0"):
-        if not item:
-            continue
-        tag, name = item[:1], item[2:].decode("utf-8", "surrogateescape")
-        if tag == b"?":
+    for item in _nul_split(out):
+        tag, name = item[:1], item[2:]
+        if tag == "?":
             untracked.append(name)
-        elif tag == b"R":  # in the index, gone from the work tree
+        elif tag == "R":  # in the index, gone from the work tree
             deleted.add(name)
-        elif tag == b"S":  # skip-worktree: in the index, not on disk
+        elif tag == "S":  # skip-worktree: in the index, not on disk
             sparse.append(name)
         else:
             tracked.append(name)
+    del out
     if deleted:
         tracked = [name for name in tracked if name not in deleted]
     return tracked, untracked, sparse, unopened(err)
+
+
+def _nul_split(out: bytes, chunk: int = 1 << 20) -> Iterator[str]:
+    """The non-empty NUL-terminated items of ``out``, decoded
+    (``surrogateescape``), ``chunk`` bytes at a time: splitting the whole
+    listing at once held a bytes object per path beside its text (32 MiB
+    at 500,000 files) until the last was decoded."""
+    start = 0
+    while start < len(out):
+        end = out.find(b"\0", start + chunk)
+        end = len(out) if end < 0 else end
+        for item in out[start:end].decode("utf-8", "surrogateescape").split("\0"):
+            if item:
+                yield item
+        start = end + 1
 
 
 _UNOPENED = re.compile(r"warning: could not open directory '(.*)': (.+)")
@@ -556,14 +571,15 @@ class HistoryPass:
             out.close()
             err.close()
 
-    def result(self, chunk: int = 1 << 20) -> Dict[bytes, Tuple[int, bytes, int]]:
+    def result(self, chunk: int = 1 << 20, seen: Optional[_Hits] = None) -> _Hits:
         """For every path under the root in the history, (committer time,
         commit, place) of the newest commit touching it: the place is the
         commit's rank in the log, newest 0 then -1, -2 (only commits that
         touch something count), so "newer" never trusts a clock; the time
         is ``UNDATED`` when that commit's date is missing or malformed. Paths are bytes
         relative to the root, exactly as git wrote them (``-z``: no
-        quoting)."""
+        quoting). ``seen``: where the hits go (its ``setdefault``; a dict
+        by default), as they are read."""
         try:
             for proc, _, err in self.runs:
                 if proc.wait() != 0:
@@ -572,7 +588,8 @@ class HistoryPass:
                     if "lazy fetching disabled" in text:
                         raise UsageError(PARTIAL_MISSING)
                     raise UsageError(_explain(text, self.root))
-            return _parse_history(_blocks([out for _, out, _ in self.runs], chunk))
+            return _parse_history(_blocks([out for _, out, _ in self.runs], chunk),
+                                  seen)
         finally:
             self.discard()  # a pass still running when the other failed ends
 
@@ -590,11 +607,24 @@ def _blocks(files: Sequence[IO[bytes]], chunk: int) -> Iterator[bytes]:
         yield b"\0"
 
 
-def _parse_history(blocks: Iterator[bytes]) -> Dict[bytes, Tuple[int, bytes, int]]:
+# (committer time, commit, place in the log): the newest commit of a path
+Hit = Tuple[int, bytes, int]
+
+
+class _Hits(Protocol):
+    """Where the history pass puts each path's newest hit: a dict, or a
+    store keeping only the paths it is asked about (``context.HitStore``)."""
+
+    def setdefault(self, path: bytes, hit: Hit, /) -> Hit: ...
+
+
+def _parse_history(blocks: Iterator[bytes], seen: Optional[_Hits] = None) -> _Hits:
     """The pass's output: ``\\0/SHA CT`` per commit, then a newline and its
     paths, each NUL-terminated. A header starts with ``/``, which no git
     path does, so no file name can pass for one."""
-    seen: Dict[bytes, Tuple[int, bytes, int]] = {}
+    if seen is None:
+        every: Dict[bytes, Hit] = {}
+        seen = every
     current: Optional[Tuple[int, bytes, int]] = None
     ct, sha = UNDATED, b""
     order = 0  # the log's order, newest 0, then -1, -2...: only commits with names
@@ -690,9 +720,10 @@ def path_changes(root: Path, mode: str, paths: Sequence[str],
     the history pass (``mode``; with ``base``, the commits HEAD adds to it,
     then the base's history: ``HistoryPass``'s order) that changes one of
     ``paths``, newest first, read as git writes them; with ``commits``, only
-    those. With more than ``PATHSPEC_MAX`` paths, a commit's other changes
-    come too (the caller keeps what it asked for). Stop reading when the
-    answer is known: closing the iterator ends git. A path holding a newline
+    those. With more than ``PATHSPEC_MAX`` paths git lists every change and
+    only those of ``paths`` are kept, as they are read (a first commit of
+    500,000 files was a list of 500,000 changes: 160 MiB). Stop reading when
+    the answer is known: closing the iterator ends git. A path holding a newline
     cannot go through stdin: it is asked for only past ``PATHSPEC_MAX``.
     ``base`` and ``commits`` are hashes (a revision on stdin may not look
     like an option): other text names nothing here."""
@@ -701,8 +732,10 @@ def path_changes(root: Path, mode: str, paths: Sequence[str],
     if not wanted or (commits and not named) or (
             base is not None and not _HASH.fullmatch(base)):
         return
-    if len(wanted) > PATHSPEC_MAX:  # every change, filtered by the caller
+    keep: Optional[FrozenSet[bytes]] = None
+    if len(wanted) > PATHSPEC_MAX:  # every change, filtered as it is read
         wanted = []  # under a subfolder, --relative keeps its changes only
+        keep = frozenset(p.encode("utf-8", "surrogateescape") for p in paths)
     spec = "--\n" + "".join(f"{p}\n" for p in wanted)
     if commits:
         logs = [(changes_command(mode, True), "".join(f"{c}\n" for c in named))]
@@ -713,11 +746,12 @@ def path_changes(root: Path, mode: str, paths: Sequence[str],
                 (changes_command(mode, False), f"{base}\n")]
     for args, revs in logs:
         yield from _changes(root, args, (revs + spec).encode("utf-8",
-                                                            "surrogateescape"), chunk)
+                                                            "surrogateescape"),
+                            chunk, keep)
 
 
-def _changes(root: Path, args: Argv, stdin: bytes, chunk: int
-             ) -> Changes:
+def _changes(root: Path, args: Argv, stdin: bytes, chunk: int,
+             keep: Optional[FrozenSet[bytes]] = None) -> Changes:
     exe = executable()
     if exe is None:
         raise UsageError("git is not installed or not on PATH")
@@ -733,7 +767,8 @@ def _changes(root: Path, args: Argv, stdin: bytes, chunk: int
         assert out is not None
         finished = False
         try:
-            yield from _parse_changes(iter(functools.partial(out.read, chunk), b""))
+            yield from _parse_changes(iter(functools.partial(out.read, chunk), b""),
+                                      keep)
             finished = True
         finally:
             if not finished:  # the caller has its answer
@@ -748,13 +783,13 @@ def _changes(root: Path, args: Argv, stdin: bytes, chunk: int
             raise UsageError(_explain(text, root))
 
 
-def _parse_changes(blocks: Iterator[bytes]
-                   ) -> Changes:
+def _parse_changes(blocks: Iterator[bytes],
+                   keep: Optional[FrozenSet[bytes]] = None) -> Changes:
     """``changes_command``'s output: ``\\0/SHA CT`` per commit, then for
     each change a ``:`` record (a newline before the first) and its path,
     each NUL-terminated. A header starts with ``/`` and a record with
     ``:``; a path comes only after a record, so no file name passes for
-    either."""
+    either. With ``keep``, only changes of those paths are kept."""
     sha, ct = "", UNDATED
     found: List[PathChange] = []
     record: Optional[List[bytes]] = None
@@ -764,8 +799,10 @@ def _parse_changes(blocks: Iterator[bytes]
         rest = tokens.pop()
         for token in tokens:
             if record is not None:
-                found.append((token.decode("utf-8", "surrogateescape"),
-                              record[2].decode("ascii"), record[3].decode("ascii")))
+                if keep is None or token in keep:
+                    found.append((token.decode("utf-8", "surrogateescape"),
+                                  record[2].decode("ascii"),
+                                  record[3].decode("ascii")))
                 record = None
             elif token.startswith(b"/"):
                 if sha:

@@ -446,7 +446,7 @@ def test_sparse_checkout_files_outside_the_cone(repo: Path, icm) -> None:
 # queue_refs, a configured folder, a commit named in a record), so its
 # function must be in GIT_CALLS below.
 OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "limit",
-                  "cap", "chunk", "check", "stdin", "filters", "partial"}
+                  "cap", "chunk", "check", "stdin", "filters", "partial", "seen"}
 # The mechanism itself, and a parser that runs nothing.
 NOT_A_CALL = {"command", "run", "unopened", "history_command",
               "own_commits_command", "changes_command"}  # argv builders

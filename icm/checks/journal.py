@@ -34,7 +34,7 @@ Verify command in a fenced ``sh`` block or a code span.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm.context import Context, Unreadable
 from icm.escape import inert
@@ -147,7 +147,7 @@ def _shown(text: str, limit: int = 60) -> str:
 
 
 def supersede_findings(links: Dict[str, Tuple[Tuple[str, int], ...]],
-                       present: Set[str], files: FrozenSet[str]) -> List[Finding]:
+                       present: Set[str], files: AbstractSet[str]) -> List[Finding]:
     """The supersede graph kept honest: a target that does not exist (the
     orphan, "the worst defect"), an entry naming itself, a cycle (errors,
     each cycle once), and an entry superseded by two different entries (a
@@ -268,7 +268,7 @@ def run(ctx: Context, options: JournalOptions) -> Report:
 
 def supersedes_findings(reverse: Dict[str, Tuple[Tuple[str, int], ...]],
                         links: Dict[str, Tuple[Tuple[str, int], ...]],
-                        present: Set[str], files: FrozenSet[str]) -> List[Finding]:
+                        present: Set[str], files: AbstractSet[str]) -> List[Finding]:
     """adr-tools' ``Supersedes`` lines: one naming no entry is an error; one
     naming an entry is that entry's ``Superseded-by`` edge where it has not
     said so itself (``links`` gains it, so forks and cycles count it)."""

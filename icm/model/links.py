@@ -17,6 +17,7 @@ from functools import lru_cache
 from itertools import chain
 from pathlib import Path
 from typing import (
+    AbstractSet,
     Any,
     Callable,
     Dict,
@@ -561,7 +562,7 @@ class Tree:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.files: FrozenSet[str] = ctx.file_set
+        self.files: AbstractSet[str] = ctx.file_set
         dirs = {""}
         for f in self.files:
             parts = f.split("/")[:-1]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Iterable, Optional, Tuple
 from urllib.parse import unquote
 
 from icm.context import MARKDOWN_SUFFIXES
@@ -40,7 +40,7 @@ def route(page: str) -> str:
 class Sites:
     """The routes of every configured site, computed once per run."""
 
-    def __init__(self, folders: Iterable[str], files: FrozenSet[str]) -> None:
+    def __init__(self, folders: Iterable[str], files: AbstractSet[str]) -> None:
         self.files = files
         self.pages: Dict[str, FrozenSet[str]] = {}
         for folder in sorted({f.strip("/") for f in folders}, key=len,

@@ -1,0 +1,149 @@
+"""Flat memory (issue 27): the file list is one sorted tuple with a flag per
+path, the history holds a hit per path of it, and the change logs keep only
+the paths they were asked about. Each structure is held to the sets and
+dicts it replaced."""
+
+import json
+import os
+from pathlib import Path
+from typing import List
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from icm import config, context
+from icm import git as icm_git
+from icm.context import FileList
+from tests.conftest import commit, git, write
+
+D1 = "2026-10-01T12:00:00+00:00"
+D5 = "2026-10-05T12:00:00+00:00"
+D9 = "2026-10-09T12:00:00+00:00"
+
+NAMES = st.text(st.sampled_from("ab/.é"), min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(tracked=st.lists(NAMES), untracked=st.lists(NAMES), sparse=st.lists(NAMES),
+       probes=st.lists(NAMES, max_size=8))
+def test_the_file_list_answers_as_the_three_sets_did(
+        tracked: List[str], untracked: List[str], sparse: List[str],
+        probes: List[str]) -> None:
+    """What ``context.build`` held before: ``files`` (sorted, on disk),
+    ``tracked`` (sparse included) and ``file_set`` (everything), as
+    frozensets. A path is in one list, or in the tracked and sparse lists
+    (an unmerged skip-worktree entry); tracked paths repeat (stages)."""
+    untracked = [p for p in untracked if p not in tracked and p not in sparse]
+    listed = FileList.of(tracked, untracked, sparse)
+    on_disk = sorted(set(tracked) | set(untracked))
+    every = frozenset(on_disk) | frozenset(sparse)
+    was_tracked = frozenset(tracked) | frozenset(sparse)
+    assert listed.paths == tuple(sorted(every))
+    assert listed.on_disk == tuple(on_disk)
+    for view, want in ((listed.everything, every), (listed.tracked, was_tracked)):
+        assert len(view) == len(want) and list(view) == sorted(want)
+        assert view == want and want == view
+        for probe in [*probes, *want]:
+            assert (probe in view) == (probe in want)
+        assert view | set(probes) == want | set(probes)
+        assert view - set(probes) == want - set(probes)
+        assert view.union(probes) == want.union(probes)
+        assert view.difference(probes) == want.difference(probes)
+        assert view.difference() == want
+    assert 3 not in listed.tracked and None not in listed.everything
+    assert frozenset(listed.flagged(context.TRACKED, 0)) == every - was_tracked
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=st.lists(st.binary(min_size=1, max_size=6).filter(
+    lambda b: b"\0" not in b), max_size=30), chunk=st.integers(1, 20))
+def test_the_listing_is_split_in_chunks_as_a_whole(items: List[bytes],
+                                                    chunk: int) -> None:
+    out = b"".join(item + b"\0" for item in items)
+    assert list(icm_git._nul_split(out, chunk)) == [
+        item.decode("utf-8", "surrogateescape") for item in items]
+
+
+def test_past_pathspec_max_only_the_asked_changes_are_kept(
+        repo: Path, monkeypatch) -> None:
+    """A commit of many files listed every change when the log took no
+    pathspec (a first commit of 500,000 files: 160 MiB); only the asked
+    paths' come back, the same as under the pathspec."""
+    commit(repo, {f"f{i}.py": "1" for i in range(30)}, D1)
+    commit(repo, {"f3.py": "2", "f4.py": "2", "f5.py": "2"}, D5)
+    asked = ["f3.py", "f7.py", "f29.py", "none.py"]
+    under = [(sha, sorted(c[0] for c in changes)) for sha, _, changes in
+             icm_git.path_changes(repo, "first-parent", asked)]
+    assert [paths for _, paths in under] == [["f3.py"], ["f29.py", "f3.py", "f7.py"]]
+    monkeypatch.setattr(icm_git, "PATHSPEC_MAX", 1)
+    past = [(sha, sorted(c[0] for c in changes)) for sha, _, changes in
+            icm_git.path_changes(repo, "first-parent", asked)]
+    assert past == under
+
+
+def test_the_history_holds_the_file_lists_paths_and_the_pending(repo: Path) -> None:
+    """The history pass's hits are kept for the paths of the file set and the
+    pending ones (a file deleted in the work tree), the same hits as the
+    pass's whole answer; a path neither (deleted in a commit, or excluded)
+    is not held: no check asks of one."""
+    commit(repo, {"a/context.md": "n", "a/x.py": "1", "a/gone.py": "g",
+                  "old.py": "o", "skip/y.py": "1", "é/ü.py": "1"}, D1)
+    commit(repo, {"a/x.py": "2", "skip/y.py": "2"}, D5)
+    git(repo, "rm", "-q", "old.py")
+    commit(repo, {"é/ü.py": "2"}, D9)
+    (repo / "a" / "gone.py").unlink()  # pending: deleted, not committed
+    write(repo, {"new.py": "untracked", "icm.toml": 'exclude = ["skip/"]\n'})
+    ctx = context.build(repo, config.load(repo))
+    history = ctx.history()
+    every = icm_git.HistoryPass(repo, "first-parent").result()
+    assert isinstance(every, dict)
+    asked = {*ctx.file_set, *history.pending}
+    assert "a/gone.py" in asked and "old.py" not in asked
+    for path, hit in every.items():
+        rel = path.decode("utf-8", "surrogateescape")
+        want = (hit[0], hit[1].decode("ascii"), hit[2]) if rel in asked else None
+        assert history.last(rel) == want, rel
+    assert history.last("new.py") is None and history.last("nowhere") is None
+    assert history.times.slots.itemsize * len(history.times.slots) <= 4 * len(asked)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=4)
+# paths git gave as bytes that are not UTF-8 hold surrogates
+KEYS = st.text(st.characters(blacklist_categories=("Cs",)) | st.sampled_from(
+    ["\udcff", "\udc80", "é", '"', "\\"]), max_size=6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(entries=st.dictionaries(KEYS, JSON, max_size=8), batch=st.integers(1, 5),
+       before=JSON, after=JSON)
+def test_a_cache_streamed_in_chunks_is_the_whole_document(
+        entries, batch: int, before, after) -> None:
+    """The cache and memo files are written a batch of entries at a time; the
+    bytes are those ``json.dumps`` of the whole document gave."""
+    from icm import cache
+
+    doc = {"key": before, "entries": entries, "answer": after}
+    whole = json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
+                       allow_nan=False).encode("utf-8", "backslashreplace")
+    assert b"".join(cache._chunks(doc, "entries", batch)) == whole
+
+
+def test_a_cache_over_its_limit_leaves_no_file(tmp_path: Path) -> None:
+    """Streamed, the size is known only as it is written: past the limit the
+    write stops and nothing is left, neither the file nor its temporary."""
+    from icm import cache
+
+    store = cache.Cache(tmp_path, "k", lambda values: True, 400)
+    store.put("a.md", "0" * cache.DIGEST_CHARS, ["x" * 300], (1, 2, 3, 4, 5))
+    store.save()
+    assert os.listdir(tmp_path) == [] and store.used == {}  # spent, let go
+    store = cache.Cache(tmp_path, "k", lambda values: True, 400)
+    store.put("b.md", "0" * cache.DIGEST_CHARS, ["y"], (1, 2, 3, 4, 5))
+    store.save()
+    assert os.listdir(tmp_path) == [cache.FILE_NAME]
+    again = cache.Cache(tmp_path, "k", lambda values: True, 400)
+    assert again.entries == {"b.md": ["0" * cache.DIGEST_CHARS, ["y"],
+                                      [1, 2, 3, 4, 5]]}

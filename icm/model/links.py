@@ -227,10 +227,10 @@ def extract_all(ctx: Context, paths: Sequence[str], jobs: int = 0,
         else:
             parsed[rel] = result
             store.put(rel, hashed, _columns(result), stamps[rel])
-    if save:
+    digests = {rel: hit[0] for rel, hit in store.used.items()}  # before the
+    if save:  # save, which lets a spent store's entries go
         store.save()
-    return Corpus(parsed, errors, stamps,
-                  {rel: hit[0] for rel, hit in store.used.items()})
+    return Corpus(parsed, errors, stamps, digests)
 
 
 # -- the reverse link index (--changed-since) ---------------------------------

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from icm.config import Config, validate
 from icm.context import NoteNames
+from icm.workflow.init import ADOPTED
 from tests.conftest import commit, git, write
 
 if sys.version_info >= (3, 11):
@@ -355,7 +356,8 @@ def test_init_adopts_nested_agents_md_and_the_first_commit_passes(repo: Path,
             'index = "off": AGENTS.md is loaded from the folder an agent works '
             "in, not from the handbook's index\n"
             "created journal/.gitkeep\ncreated queue/.gitkeep\n"
-            "created Makefile\nadded [tool.icm] to pyproject.toml\n")
+            "created Makefile\nadded [tool.icm] to pyproject.toml\n"
+            + ADOPTED + "\n")
     assert icm("init", "--root", str(repo)) == (0, said, "")
     written = (DEFAULTS_BLOCK + SET_BY_INIT
                + 'note_name = ["AGENTS.md"]\nindex = "off"\n')
@@ -397,7 +399,8 @@ def test_init_adopts_claude_md_stubs_in_every_folder(repo: Path, icm) -> None:
             'index = "off": AGENTS.md and CLAUDE.md are loaded from the folder '
             "an agent works in, not from the handbook's index\n"
             "created journal/.gitkeep\ncreated queue/.gitkeep\n"
-            "created Makefile\nadded [tool.icm] to pyproject.toml\n")
+            "created Makefile\nadded [tool.icm] to pyproject.toml\n"
+            + ADOPTED + "\n")
     assert icm("init", "--root", str(repo)) == (0, said, "")
     assert (repo / "pyproject.toml").read_text() == (
         PYPROJECT + DEFAULTS_BLOCK + SET_BY_INIT
@@ -509,7 +512,7 @@ def test_init_writes_icm_toml_where_a_note_speaks_for_pyproject(repo: Path,
         "made no Makefile (context.md speaks for the code here; add icm's "
         "include line with your next change to it)\n"
         "created icm.toml (not [tool.icm]: context.md speaks for pyproject.toml, "
-        "and icm.toml is not code)\n"), "")
+        "and icm.toml is not code)\n" + ADOPTED + "\n"), "")
     assert (repo / "icm.toml").read_text() == (
         "# icm's settings; every key is optional (icm's docs/configuration.md).\n"
         + SET_BY_INIT + 'handbook = "CLAUDE.md"\n')
@@ -568,7 +571,8 @@ def test_init_reads_decision_records_as_the_journal(
         "left alone AGENTS.md (exists)\n"
         f'journal_dir = "{folder}", journal_format = "{kind}", journal_pattern = '
         f'"NNNN-*.md": 2 {shown} records found in {folder}\n'
-        "created queue/.gitkeep\ncreated Makefile\ncreated icm.toml\n"), "")
+        "created queue/.gitkeep\ncreated Makefile\ncreated icm.toml\n"
+        + ADOPTED + "\n"), "")
     assert icm("check-journal", "--root", str(repo))[0] == 0
     assert (repo / "icm.toml").read_text() == (
         "# icm's settings; every key is optional (icm's docs/configuration.md).\n"

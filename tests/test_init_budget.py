@@ -49,7 +49,7 @@ def test_init_holds_an_adopted_boot_set_where_it_stands(repo: Path, icm) -> None
         "hundred), so it cannot grow past that (lower it as the handbook "
         "shrinks)\n"
         "created journal/.gitkeep\ncreated queue/.gitkeep\ncreated Makefile\n"
-        "added [tool.icm] to pyproject.toml\n"), "")
+        "added [tool.icm] to pyproject.toml\n" + init_mod.ADOPTED + "\n"), "")
     assert (repo / "pyproject.toml").read_text() == PYPROJECT + (
         "\n[tool.icm]\n"
         "# Every key is optional: one left out takes its default (icm's\n"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from icm.errors import UsageError
 from icm.workflow.files import fill, template
-from icm.workflow.init import INCLUDE_LINE
+from icm.workflow.init import ADOPTED, INCLUDE_LINE
 from tests.conftest import commit, git, write
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -403,7 +403,7 @@ def test_init_uses_a_lowercase_handbook_instead_of_adding_one(repo: Path,
     assert out.splitlines() == [
         "using agents.md as the handbook (not creating AGENTS.md)",
         "created journal/.gitkeep", "created queue/.gitkeep", "created Makefile",
-        "created icm.toml"]
+        "created icm.toml", ADOPTED]  # a/context.md: a tree with notes
     assert sorted(p.name for p in repo.glob("*.md")) == ["agents.md"]
     assert (repo / "icm.toml").read_text() == (
         "# icm's settings; every key is optional (icm's docs/configuration.md).\n"

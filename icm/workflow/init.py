@@ -335,6 +335,9 @@ def init(ctx: Context) -> List[str]:
     last = _pyproject(ctx, keys, _found_instead(ctx, makes_marker), speaks)
     if last is not None:
         steps.append(last)
+    if not cfg.source and ({"note_name", "journal_dir"} & set(chosen)
+                           or ctx.notes()):
+        steps.append((ADOPTED, None))  # a tree with notes has findings on day one
     with all_or_nothing(ctx) as changes:
         for _line, change in steps:
             if change is not None:
@@ -382,6 +385,11 @@ RECORD_FOLDER_NAMES = frozenset(("adr", "adrs", "decisions", "decision-records",
 # A record's name: a short prefix (``ADR-``), a number, maybe its title.
 _RECORD = re.compile(r"([A-Za-z]{1,10}[-_])?([0-9]{3,})([-_][^/]+)?\.md")
 RECORD_PATTERN = "NNNN-*.md"
+# init's last line on a tree it adopts (issue 24: "init offers it as the last
+# step"): every trial's first commit was refused until a baseline held the
+# findings nobody would fix that day
+ADOPTED = ("then: icm check; what you will not fix now, icm baseline holds "
+           "(new findings still fail, and the file only shrinks)")
 
 
 def record_shape(name: str) -> Optional[str]:

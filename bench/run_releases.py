@@ -28,18 +28,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
 
-from run_words import cpu
+from run_words import FastImport, imported, measure
 
-from icm import config, context, git
 from icm.checks import stale
-from icm.registry import StaleOptions
 
 NOTE = "# {d}\n\nWhy this folder keeps its rows\nas they came, and what reads them.\n"
 
@@ -52,23 +47,8 @@ def manifest(d: str, version: str, dep: str = "^1.0.0") -> str:
 def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
     rng = random.Random(seed)
     folders = [f"pkg{i // 50:02d}/mod{i:04d}" for i in range(notes)]
-    out: List[bytes] = []
-    mark, t = 0, 1_700_000_000
-
-    def commit(files: Dict[str, str], parent: int) -> int:
-        nonlocal mark, t
-        mark += 1
-        t += 600
-        out.append(b"commit refs/heads/main\nmark :%d\n" % mark)
-        out.append(b"committer b <b@b> %d +0000\ndata 6\nchange\n" % t)
-        if parent:
-            out.append(b"from :%d\n" % parent)
-        for path, text in files.items():
-            data = text.encode()
-            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(),
-                                                              len(data), data))
-        out.append(b"\n")
-        return mark
+    fast = FastImport()
+    commit = fast.commit
 
     head = commit({**{f"{d}/context.md": NOTE.format(d=d) for d in folders},
                    **{f"{d}/a.py": "0\n" for d in folders},
@@ -91,63 +71,14 @@ def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
     for n in range(stale.WALK if ending == "bound" else 1):
         head = commit({f"{d}/package.json": manifest(d, f"1.0.{n + 1}", deps[d])
                        for d in folders}, head)
-    return b"".join(out)
+    return b"".join(fast.out)
 
 
 def build(root: Path, notes: int, commits: int, ending: str) -> None:
-    env = git.environment()
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=root, check=True, env=env,
-                   input=stream(notes, commits, ending))
-    subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True, env=env)
+    imported(root, stream(notes, commits, ending))
 
 
-def measure(root: Path, runs: int) -> Tuple[float, float, int, str]:
-    """Median seconds of the check and of its release stages; those stages'
-    git processes; the first finding's message."""
-    spent: List[float] = []
-    started: List[int] = []
-    processes: List[int] = []
-    real = subprocess.Popen
-
-    class Counted(real):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            started.append(1)
-            super().__init__(*args, **kwargs)
-
-    def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            before, count = cpu(), len(started)
-            subprocess.Popen = Counted  # type: ignore[misc]
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                subprocess.Popen = real  # type: ignore[misc]
-                spent.append(cpu() - before)
-                processes.append(len(started) - count)
-        return wrapper
-
-    names = ("_pending_bumps", "_releases")
-    saved = {name: getattr(stale, name) for name in names}
-    for name in names:
-        setattr(stale, name, timed(saved[name]))
-    totals, stages = [], []
-    message = ""
-    try:
-        for _ in range(runs):
-            spent.clear()
-            processes.clear()
-            ctx = context.build(root, config.load(root))
-            before = cpu()
-            report = stale.run(ctx, StaleOptions())
-            totals.append(cpu() - before)
-            stages.append(sum(spent))
-            message = report.findings[0].message
-    finally:
-        for name in names:
-            setattr(stale, name, saved[name])
-    return statistics.median(totals), statistics.median(stages), sum(processes), \
-        message
+RELEASE_STAGES = ("_pending_bumps", "_releases")
 
 
 def main() -> None:
@@ -164,7 +95,7 @@ def main() -> None:
             with tempfile.TemporaryDirectory() as tmp:
                 root = Path(tmp).resolve() / "repo"
                 build(root, notes, args.commits, ending)
-                total, part, procs, message = measure(root, args.runs)
+                total, part, procs, message = measure(root, args.runs, RELEASE_STAGES)
             print(f"| {notes} | {args.commits} | {ending} | {total:.3f} s | "
                   f"{part:.3f} s | {100 * part / total:.0f} % | {procs} | "
                   f"{message} |", flush=True)

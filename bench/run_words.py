@@ -41,26 +41,34 @@ from icm.registry import StaleOptions
 NOTE = "# {d}\n\nWhy this folder keeps its rows\nas they came, and what reads them.\n"
 
 
+class FastImport:
+    """A ``git fast-import`` stream of commits on main, ten minutes apart
+    (``run_releases.py`` writes its history with it too)."""
+
+    def __init__(self) -> None:
+        self.out: List[bytes] = []
+        self.mark, self.t = 0, 1_700_000_000
+
+    def commit(self, files: Dict[str, str], parent: int) -> int:
+        self.mark += 1
+        self.t += 600
+        self.out.append(b"commit refs/heads/main\nmark :%d\n" % self.mark)
+        self.out.append(b"committer b <b@b> %d +0000\ndata 6\nchange\n" % self.t)
+        if parent:
+            self.out.append(b"from :%d\n" % parent)
+        for path, text in files.items():
+            data = text.encode()
+            self.out.append(b"M 100644 inline %s\ndata %d\n%s\n"
+                            % (path.encode(), len(data), data))
+        self.out.append(b"\n")
+        return self.mark
+
+
 def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
     rng = random.Random(seed)
     folders = [f"pkg{i // 50:02d}/mod{i:04d}" for i in range(notes)]
-    out: List[bytes] = []
-    mark, t = 0, 1_700_000_000
-
-    def commit(files: Dict[str, str], parent: int) -> int:
-        nonlocal mark, t
-        mark += 1
-        t += 600
-        out.append(b"commit refs/heads/main\nmark :%d\n" % mark)
-        out.append(b"committer b <b@b> %d +0000\ndata 6\nchange\n" % t)
-        if parent:
-            out.append(b"from :%d\n" % parent)
-        for path, text in files.items():
-            data = text.encode()
-            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(),
-                                                              len(data), data))
-        out.append(b"\n")
-        return mark
+    fast = FastImport()
+    commit = fast.commit
 
     head = commit({**{f"{d}/context.md": NOTE.format(d=d) for d in folders},
                    **{f"{d}/a.py": "0\n" for d in folders}}, 0)
@@ -76,15 +84,21 @@ def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
             wrapped = NOTE.replace("\nas", " as", 1) if n % 2 == 0 else NOTE
             head = commit({f"{d}/context.md": wrapped.format(d=d) + "\n" * (n % 3)
                            for d in folders}, head)
-    return b"".join(out)
+    return b"".join(fast.out)
 
 
-def build(root: Path, notes: int, commits: int, ending: str) -> None:
+def imported(root: Path, history: bytes) -> None:
+    """A repository at ``root`` holding ``history`` (a fast-import stream),
+    main checked out."""
     env = git.environment()
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
     subprocess.run(["git", "fast-import", "--quiet"], cwd=root, check=True, env=env,
-                   input=stream(notes, commits, ending))
+                   input=history)
     subprocess.run(["git", "checkout", "-q", "main"], cwd=root, check=True, env=env)
+
+
+def build(root: Path, notes: int, commits: int, ending: str) -> None:
+    imported(root, stream(notes, commits, ending))
 
 
 def cpu() -> float:
@@ -94,9 +108,15 @@ def cpu() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def measure(root: Path, runs: int) -> Tuple[float, float, int, str]:
-    """Median seconds of the check and of its word stages; the word stages'
-    git processes; the first finding's message."""
+WORD_STAGES = ("_wordless_pending", "_wordless_commits", "_walk_back")
+
+
+def measure(root: Path, runs: int, names: Tuple[str, ...] = WORD_STAGES
+            ) -> Tuple[float, float, int, str]:
+    """Median seconds of the check and of the stages ``names`` (functions of
+    ``icm.checks.stale``: the word stages by default); those stages' git
+    processes; the first finding's message. ``run_releases.py`` times the
+    release stages with it."""
     spent: List[float] = []
     started: List[int] = []
     real = subprocess.Popen
@@ -118,7 +138,6 @@ def measure(root: Path, runs: int) -> Tuple[float, float, int, str]:
                 processes.append(len(started) - count)
         return wrapper
 
-    names = ("_wordless_pending", "_wordless_commits", "_walk_back")
     saved = {name: getattr(stale, name) for name in names}
     for name in names:
         setattr(stale, name, timed(saved[name]))

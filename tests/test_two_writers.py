@@ -710,17 +710,10 @@ def _queue_processes(root: Path, monkeypatch) -> Tuple[List[str], str]:
     from icm import config, context
     from icm.checks import queue
     from icm.registry import QueueOptions
+    from tests.test_stale import _git_processes
 
     ctx = context.build(root, config.load(root))
-    started: List[List[str]] = []
-    real = subprocess.Popen
-
-    class Recorded(real):  # type: ignore[misc, valid-type]
-        def __init__(self, args, *rest, **kwargs):
-            started.append(list(args))
-            super().__init__(args, *rest, **kwargs)
-
-    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    started = _git_processes(monkeypatch)
     try:
         report = queue.run(ctx, QueueOptions())
     finally:

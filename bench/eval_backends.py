@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import unquote
 
+from timing import quiet
+
 from icm import extract
 
 Facts = Counter  # of (what, line, value)
@@ -179,7 +181,7 @@ def main() -> None:
                     differing.append(rel)
                     facts_off += sum(off.values())
             t = statistics.median(
-                _time(lambda parse=parse, files=files: [_quiet(parse, x)
+                _time(lambda parse=parse, files=files: [quiet(parse, x)
                                                         for _, x in files])
                 for _ in range(args.runs))
             print(f"| {tree.name} | {len(files)} | {name} | {t:.2f} s | "
@@ -188,14 +190,6 @@ def main() -> None:
             for line in raised[:5] + differing[:5]:
                 print(f"  {name}: {line}", flush=True)
 
-
-def _quiet(parse: Callable[[str], Any], text: str) -> Any:
-    try:
-        return parse(text)
-    except BaseException as exc:  # noqa: BLE001 - panics too
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return None
 
 
 def _time(work: Callable[[], object]) -> float:

@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from timing import quiet
+
 Parse = Callable[[str], Any]
 
 
@@ -135,16 +137,6 @@ def _with_reference(fast: Parse, reference: Parse) -> Parse:
     return parse
 
 
-def _quiet(parse: Parse, text: str) -> Any:
-    """``parse(text)``, or None where it raised (a Rust panic is a
-    BaseException): a candidate that fails on a file still gets timed."""
-    try:
-        return parse(text)
-    except BaseException as exc:  # noqa: BLE001 - panics too
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return None
-
 
 def cpu_of(work: Callable[[], object]) -> float:
     gc.collect()
@@ -198,7 +190,7 @@ def main() -> None:
                     lychee_cpu(args.lychee, tree))
             for name, _what, parse in found:
                 samples.setdefault((tree.name, name), []).append(
-                    cpu_of(lambda parse=parse, texts=texts: [_quiet(parse, t)
+                    cpu_of(lambda parse=parse, texts=texts: [quiet(parse, t)
                                                              for t in texts]))
     os.dup2(saved, 2)
     print(versions(args.lychee))

@@ -48,6 +48,13 @@ from typing import Dict, List, Optional, Tuple
 from timing import median_seconds, run_once
 
 
+def md_files(tree: Path) -> List[str]:
+    """The tree's tracked markdown files, the ones the tables count."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
+                            capture_output=True, text=True).stdout
+    return [name for name in listed.split("\0") if name.endswith(".md")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("trees", nargs="+", type=Path)
@@ -75,9 +82,8 @@ def main() -> None:
     floors = []
     for tree in args.trees:
         tree = tree.resolve()
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
-                                capture_output=True, text=True).stdout
-        md = sum(1 for name in listed.split("\0") if name.endswith(".md"))
+        markdown = md_files(tree)
+        md = len(markdown)
         cache = tree / ".git" / "icm"
         icm = [args.icm, "check-links", "--root", str(tree)]
         cold = median_seconds(args.runs, icm, cpu=args.cpu,
@@ -85,7 +91,7 @@ def main() -> None:
         warm = median_seconds(args.runs, icm, cpu=args.cpu)
         restored = None
         if args.restored:
-            names = [tree / n for n in listed.split("\0") if n.endswith(".md")]
+            names = [tree / n for n in markdown]
             restored = median_seconds(
                 args.runs, icm, cpu=args.cpu, before=lambda names=names: [
                     os.utime(n) for n in names if n.is_file() and not n.is_symlink()])
@@ -138,9 +144,7 @@ def parser_table(args: argparse.Namespace) -> None:
           "CPU / rumdl |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
     for tree in args.trees:
         tree = tree.resolve()
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=tree,
-                                capture_output=True, text=True).stdout
-        md = sum(1 for name in listed.split("\0") if name.endswith(".md"))
+        md = len(md_files(tree))
         cache = tree / ".git" / "icm"
         runs: Dict[str, List[Tuple[float, float]]] = {}
         lychee = [args.lychee, "--offline", "--include-fragments", "--no-progress",

@@ -25,14 +25,12 @@ the git processes those stages start (``Context.blobs`` reads 1,024 blobs a
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import sys
-import tempfile
 from pathlib import Path
 
-from run_words import FastImport, imported, measure
+from run_words import FastImport, imported, table
 
 from icm.checks import stale
 
@@ -82,23 +80,7 @@ RELEASE_STAGES = ("_pending_bumps", "_releases")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--notes", type=int, nargs="+", default=[100, 1000])
-    parser.add_argument("--commits", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    print("| notes | commits | ending | check-stale | release stages | share | "
-          "git processes (releases) | verdict |")
-    print("|---|---|---|---|---|---|---|---|")
-    for notes in args.notes:
-        for ending in ("bump", "bound", "real"):
-            with tempfile.TemporaryDirectory() as tmp:
-                root = Path(tmp).resolve() / "repo"
-                build(root, notes, args.commits, ending)
-                total, part, procs, message = measure(root, args.runs, RELEASE_STAGES)
-            print(f"| {notes} | {args.commits} | {ending} | {total:.3f} s | "
-                  f"{part:.3f} s | {100 * part / total:.0f} % | {procs} | "
-                  f"{message} |", flush=True)
+    table("release", ("bump", "bound", "real"), RELEASE_STAGES, build)
 
 
 if __name__ == "__main__":

@@ -161,24 +161,31 @@ def measure(root: Path, runs: int, names: Tuple[str, ...] = WORD_STAGES
         message
 
 
-def main() -> None:
+def table(stages: str, endings: Tuple[str, ...], names: Tuple[str, ...],
+          build: Callable[[Path, int, int, str], None]) -> None:
+    """The command line and the table of one stale-stage benchmark (this
+    one's word stages, ``run_releases.py``'s release stages)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--notes", type=int, nargs="+", default=[100, 1000])
     parser.add_argument("--commits", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    print("| notes | commits | ending | check-stale | word stages | share | "
-          "git processes (words) | verdict |")
+    print(f"| notes | commits | ending | check-stale | {stages} stages | share | "
+          f"git processes ({stages}s) | verdict |")
     print("|---|---|---|---|---|---|---|---|")
     for notes in args.notes:
-        for ending in ("worded", "wordless", "bound"):
+        for ending in endings:
             with tempfile.TemporaryDirectory() as tmp:
                 root = Path(tmp).resolve() / "repo"
                 build(root, notes, args.commits, ending)
-                total, words, procs, message = measure(root, args.runs)
+                total, part, procs, message = measure(root, args.runs, names)
             print(f"| {notes} | {args.commits} | {ending} | {total:.3f} s | "
-                  f"{words:.3f} s | {100 * words / total:.0f} % | {procs} | "
+                  f"{part:.3f} s | {100 * part / total:.0f} % | {procs} | "
                   f"{message} |", flush=True)
+
+
+def main() -> None:
+    table("word", ("worded", "wordless", "bound"), WORD_STAGES, build)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 
 def median_seconds(runs: int, cmd: Sequence[str], cwd: Optional[Path] = None,
@@ -78,3 +78,14 @@ def run_once(cmd: Sequence[str], cwd: Optional[Path] = None,
     if judged and code not in (0, 1):
         sys.exit(f"{' '.join(cmd)} exited {code}: a failed run is not a timing")
     return wall, (now.ru_utime - used.ru_utime) + (now.ru_stime - used.ru_stime)
+
+
+def quiet(parse: Callable[[str], Any], text: str) -> Any:
+    """``parse(text)``, or None where it raised (a Rust panic is a
+    BaseException): a candidate that fails on a file still gets timed."""
+    try:
+        return parse(text)
+    except BaseException as exc:  # noqa: BLE001 - panics too
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return None

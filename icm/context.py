@@ -189,6 +189,7 @@ class Context:
     # ``icm: parsing N/M markdown files`` on a terminal (the CLI's)
     progress: Optional[Callable[[int, int], None]] = None
     git_installed: bool = True  # with in_git False: git is there, the root is not
+    nested: FrozenSet[str] = frozenset()  # folders that are roots of their own
     _memo: Dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -351,29 +352,50 @@ class HitStore:
     ``extra`` paths: pending ones gone from it), as a slot per path and a
     list of the commits that are hits. A dict of every path git named held
     a bytes key per path (50 MiB at 500,000 files) and paths no check asks
-    about (deleted long ago)."""
+    about (deleted long ago). ``gone``: of the paths of neither list (in a
+    first-parent log, deleted since) keep the newest that is no prose per
+    folder, so a deletion is a change of its folder's code (``gone``)."""
 
-    def __init__(self, files: FileList, extra: Iterable[str] = ()) -> None:
+    def __init__(self, files: FileList, extra: Iterable[str] = (),
+                 gone: bool = False) -> None:
         self.files = files
         self.extra = {rel: len(files.paths) + i for i, rel in enumerate(
             sorted(rel for rel in set(extra) if files.index(rel) < 0))}
         self.slots = array("i", [-1]) * (len(files.paths) + len(self.extra))
         self.hits: List[git.Hit] = []
+        self.keep_gone = gone
+        self.gone: Dict[str, Tuple[str, int]] = {}  # folder -> (path, hit)
 
     def setdefault(self, path: bytes, hit: git.Hit, /) -> git.Hit:
         """Keep ``hit`` for ``path`` unless it has one (the log is read
-        newest first); a path of neither list is dropped."""
-        slot = self._slot(path.decode("utf-8", "surrogateescape"))
+        newest first); a path of neither list is dropped (or ``gone``)."""
+        rel = path.decode("utf-8", "surrogateescape")
+        slot = self._slot(rel)
         if slot >= 0 and self.slots[slot] < 0:
-            if not self.hits or self.hits[-1] is not hit:  # one per commit
-                self.hits.append(hit)
+            self._keep(hit)
             self.slots[slot] = len(self.hits) - 1
+        elif slot < 0 and self.keep_gone:
+            folder = rel.rpartition("/")[0]
+            if folder not in self.gone and \
+                    not rel.lower().endswith(MARKDOWN_SUFFIXES):
+                self._keep(hit)
+                self.gone[folder] = (rel, len(self.hits) - 1)
         return hit
+
+    def _keep(self, hit: git.Hit) -> None:
+        if not self.hits or self.hits[-1] is not hit:  # one per commit
+            self.hits.append(hit)
 
     def get(self, rel: str) -> Optional[git.Hit]:
         slot = self._slot(rel)
-        return self.hits[self.slots[slot]] if slot >= 0 and \
-            self.slots[slot] >= 0 else None
+        if slot < 0:
+            kept = self.gone.get(rel.rpartition("/")[0])
+            return self.hits[kept[1]] if kept and kept[0] == rel else None
+        return self.hits[self.slots[slot]] if self.slots[slot] >= 0 else None
+
+    def gone_paths(self) -> List[str]:
+        """The newest deleted path that is no prose of each folder."""
+        return [rel for rel, _ in self.gone.values()]
 
     def _slot(self, rel: str) -> int:
         i = self.files.index(rel)
@@ -472,7 +494,7 @@ def read_history(root: Path, mode: str, allow_partial: bool, base: Optional[str]
     except BaseException:
         pending.discard()
         raise
-    store = HitStore(files, changes)
+    store = HitStore(files, changes, gone=mode == "first-parent")
     pending.result(seen=store)
     return History(True, store, boundary, changes)
 
@@ -886,4 +908,5 @@ def build(root: Path, cfg: Config, now: Optional[datetime] = None,
         now=now or datetime.now(timezone.utc),
         progress=progress,
         git_installed=in_git or git.available(),
+        nested=frozenset(nested),
     )

@@ -84,10 +84,12 @@ def test_past_pathspec_max_only_the_asked_changes_are_kept(
 def test_the_history_holds_the_file_lists_paths_and_the_pending(repo: Path) -> None:
     """The history pass's hits are kept for the paths of the file set and the
     pending ones (a file deleted in the work tree), the same hits as the
-    pass's whole answer; a path neither (deleted in a commit, or excluded)
-    is not held: no check asks of one."""
+    pass's whole answer; of the paths of neither (deleted in a commit, or
+    excluded) only each folder's newest is held (``gone``: stale asks it)."""
     commit(repo, {"a/context.md": "n", "a/x.py": "1", "a/gone.py": "g",
-                  "old.py": "o", "skip/y.py": "1", "é/ü.py": "1"}, D1)
+                  "old.py": "o", "old2.py": "o", "skip/y.py": "1", "é/ü.py": "1"},
+           D1)
+    git(repo, "rm", "-q", "old2.py")  # older than old.py's deletion: not held
     commit(repo, {"a/x.py": "2", "skip/y.py": "2"}, D5)
     git(repo, "rm", "-q", "old.py")
     commit(repo, {"é/ü.py": "2"}, D9)
@@ -99,9 +101,12 @@ def test_the_history_holds_the_file_lists_paths_and_the_pending(repo: Path) -> N
     assert isinstance(every, dict)
     asked = {*ctx.file_set, *history.pending}
     assert "a/gone.py" in asked and "old.py" not in asked
+    gone = set(history.times.gone_paths())
+    assert gone == {"old.py", "skip/y.py"}
     for path, hit in every.items():
         rel = path.decode("utf-8", "surrogateescape")
-        want = (hit[0], hit[1].decode("ascii"), hit[2]) if rel in asked else None
+        want = (hit[0], hit[1].decode("ascii"), hit[2]) if rel in asked | gone \
+            else None
         assert history.last(rel) == want, rel
     assert history.last("new.py") is None and history.last("nowhere") is None
     assert history.times.slots.itemsize * len(history.times.slots) <= 4 * len(asked)

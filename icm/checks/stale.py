@@ -6,6 +6,9 @@ Code is every tracked file in the note's folder (``stale_scope =
 prose (``.md``, ``.markdown``, ``.mdx``) and that ``stale_ignore`` (plus
 ``stale_ignore_extend``) leaves in: by default lockfiles and test
 snapshots, which a tool writes, so a commit of only those moves no code. A
+deleted file is code too: in first-parent history each folder's newest
+deleted file that is no prose (``HitStore.gone``; a note whose files were
+removed was ok once the commit landed, STALE only while pending). A
 submodule pointer counts as code, since bumping it changes what the folder
 builds. A release bump moves no code either: a commit whose change to a
 manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
@@ -102,6 +105,7 @@ from icm.config import dotted_cost
 from icm.context import (
     UNDATED,
     Context,
+    GlobSet,
     History,
     Unreadable,
     branch_base,
@@ -225,6 +229,16 @@ def manifest_digest(path: str, data: Optional[bytes]) -> Optional[bytes]:
     except (ValueError, RecursionError):  # JSON, TOML, UTF-8 and int errors
         return None
     return hashlib.blake2b(shown, digest_size=16).digest()
+
+
+def _gone(ctx: Context, history: History, excluded: Optional[GlobSet]
+          ) -> Set[str]:
+    """Each folder's newest deleted code file (``HitStore.gone``), outside
+    ``exclude`` and nested roots: a deletion since the note changed its code
+    (a note whose files were removed stayed ok once the commit landed)."""
+    return {p for p in history.times.gone_paths()
+            if not (excluded is not None and excluded.match(p))
+            and not any(p.startswith(root + "/") for root in ctx.nested)}
 
 
 def _info(code: str, text: str) -> Report:
@@ -482,7 +496,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     if excluded is not None:
         pending = frozenset(p for p in pending if not excluded.match(p))
     skip = _not_code(ctx)
-    owned = sorted(code_by_note(ctx, ctx.tracked | pending).items())
+    owned = sorted(code_by_note(ctx, ctx.tracked | pending | _gone(ctx, history,
+                                                                  excluded)).items())
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])

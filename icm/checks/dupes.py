@@ -180,7 +180,7 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     near, far = _matches(index, cfg.dupes_similarity, accept, together,
                          cfg.dupes_siblings)
     matches = near + far
-    kept = _kept(near, far, kinds)
+    kept = [m for m in _kept(near, far, kinds) if not _described(m)]
     groups = _templates(kept, kinds)
     sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
@@ -446,6 +446,15 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
                     found.append((a, b, round(2 * len(words_a & words_b) / (
                         len(words_a) + len(words_b)), 3)))
     return found
+
+
+def _described(m: similarity.Match) -> bool:
+    """Whether a copy is a description of code (``similarity.describes``)
+    on either side, the note detailing what the other summarises: no rule
+    has two homes. A diverged one stays: a file's two descriptions that
+    disagree on a value are one of them wrong."""
+    return not m.diverged and (similarity.describes(m.a.text)
+                               or similarity.describes(m.b.text))
 
 
 def _confident(m: similarity.Match, min_words: int) -> bool:

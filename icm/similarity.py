@@ -547,7 +547,7 @@ def self_said(text: str) -> bool:
     module aligned"), so only a description counts: its first word is
     "This", "No", "There" or a verb's third person ("Handles ... for this
     namespace")."""
-    if len(text) <= EMPTY_CHARS and _EMPTY_FIELD.fullmatch(text):
+    if empty_field(text):
         return True
     fields = _FIELD.findall(text[:2000])
     if len(fields) >= 2 and _ITEM.sub("", text, 1).startswith("**") and any(
@@ -600,6 +600,12 @@ declare name return throw validate extend implement override mock see refer
 consult prefer copy move rename replace change modify configure enable disable
 leave let no don't do never always
 """.split())
+
+
+def empty_field(text: str) -> bool:
+    """Whether a statement is one ``**Field**:`` whose value says its slot
+    is empty (see above): it says nothing another statement could hold."""
+    return len(text) <= EMPTY_CHARS and _EMPTY_FIELD.fullmatch(text) is not None
 
 
 def describes(text: str) -> bool:

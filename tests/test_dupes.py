@@ -802,6 +802,10 @@ def test_empty_fields_of_generated_notes_are_no_copies(repo: Path, icm) -> None:
                  "doc/a/AGENTS.md": note.format(n="a"),
                  "doc/b/AGENTS.md": note.format(n="b")})
     assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+                 "AGENTS.md": "# H\n\nEvery specific public function is exported "
+                              "from the one `api.py` module of the tree.\n"})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")  # no restatement either
     said = "- **Classes**: `Parser` reads every note of the tree once.\n"
     write(repo, {"doc/AGENTS.md": note.format(n="doc") + said,
                  "doc/a/AGENTS.md": note.format(n="a") + said})

@@ -540,11 +540,15 @@ _DESCRIBING = frozenset({"this", "these", "no", "there", "here", "it"})
 def self_said(text: str) -> bool:
     """Whether a statement is its note's word about itself: a header of
     ``**Field**:`` entries (two or more, one a field like Version or
-    Status) or a statement whose subject is "this file", "this module"
-    and the like. An instruction about it is a rule the notes share ("Keep
-    the docs of this module aligned"), so only a description counts: its
-    first word is "This", "No", "There" or a verb's third person
-    ("Handles ... for this namespace")."""
+    Status), one field whose value says its slot is empty ("**Classes**:
+    No specific classes exported", "**Exports**: none"), or a statement
+    whose subject is "this file", "this module" and the like. An
+    instruction about it is a rule the notes share ("Keep the docs of this
+    module aligned"), so only a description counts: its first word is
+    "This", "No", "There" or a verb's third person ("Handles ... for this
+    namespace")."""
+    if empty_field(text):
+        return True
     fields = _FIELD.findall(text[:2000])
     if len(fields) >= 2 and _ITEM.sub("", text, 1).startswith("**") and any(
             f.strip().lower() in _META for f in fields):
@@ -559,6 +563,67 @@ def self_said(text: str) -> bool:
     first = words[0]
     return first in _DESCRIBING or (first.endswith("s") and len(first) > 3
                                     and not first.endswith(("ss", "us")))
+
+
+# A field whose value is "none", or "no ... <participle>": each generated
+# note's own empty slot (test3: 24 of 26 false copies), not a prohibition
+# ("**Dependencies**: No new runtime dependencies" names no participle).
+EMPTY_CHARS = 200
+_EMPTY_FIELD = re.compile(
+    r"\s*(?:[-+*]\s+|\d+[.)]\s+)?\*\*[^*\n]{1,40}?(?::\*\*|\*\*\s*:)\s*"
+    r"(?:none|n/a|nothing|not applicable|[-\u2013\u2014]"
+    r"|no(?:\s+[\w-]+){0,5}?\s+(?:[a-z]+ed|found|known|shown|given|yet))"
+    r"\s*[.;]?\s*", re.IGNORECASE)
+
+# A description of code: a list item whose subject names a file, a folder, a
+# link or an identifier (`` `x.tsx` ``, ``**[debug/](debug/AGENTS.md)**``,
+# ``**McpRegistry**``, a ``**Purpose**:`` field) and whose value says what
+# it is. A folder note details it and the parent's list or the handbook
+# summarises it: two homes of no rule (issue 24: 10 of local-mcp-gateway's
+# 17 false copies). A value that instructs (a modal, an imperative first
+# word: "`gen.ts` - Never edit by hand", "`test` - Run the suite") is a rule
+# about the thing, and a command (a code span with a space) is one to run.
+_ITEM_MARK = re.compile(r"\s*(?:[-+*]\s+|\d+[.)]\s+)?")
+_SUBJECT = re.compile(
+    r"(\*\*)?(?:`[^`\s]{1,200}`|\[[^\]\n]{1,200}\]\([^()\s]{1,500}\)"
+    r"|[A-Za-z]\w{0,80}?[a-z][A-Z]\w{0,80}|\w{1,80}[._]\w[\w.]{0,80}"
+    r"|(?i:purpose|description|role|responsibility|summary))"
+    r"(?:(?(1)\*\*)\s*:|:\*\*|(?(1)\*\*)\s+[-\u2013\u2014])\s+")
+_MODAL = re.compile(r"\b(?:must|should|shall|never|always|do\s+not|don't|avoid|"
+                    r"prefer|ensure|make\s+sure|need\s+to|have\s+to|has\s+to|"
+                    r"only)\b", re.IGNORECASE)
+_IMPERATIVE = frozenset("""
+use run keep add edit update avoid prefer import call write put make check wrap
+follow place set pass create delete remove register export document mark test
+read start stop install commit push rebase regenerate build lint format define
+declare name return throw validate extend implement override mock see refer
+consult prefer copy move rename replace change modify configure enable disable
+leave let no don't do never always
+""".split())
+
+
+def empty_field(text: str) -> bool:
+    """Whether a statement is one ``**Field**:`` whose value says its slot
+    is empty (see above): it says nothing another statement could hold."""
+    return len(text) <= EMPTY_CHARS and _EMPTY_FIELD.fullmatch(text) is not None
+
+
+def describes(text: str) -> bool:
+    """Whether a statement is a description of named code (see above)."""
+    if len(text) > 2000:
+        return False
+    mark = _ITEM_MARK.match(text)
+    subject = _SUBJECT.match(text, mark.end() if mark else 0)
+    if subject is None:
+        return False
+    value = text[subject.end():]
+    if not value.strip() or _MODAL.search(value):
+        return False
+    for sentence in re.split(r"[.;!]\s+", value):
+        words = re.findall(r"[a-z']+", sentence[:80].lower())
+        if words and words[0] in _IMPERATIVE:
+            return False
+    return True
 
 
 def own_subjects(a: Statement, b: Statement) -> bool:

@@ -12,7 +12,11 @@ a path, a code span or a negation (``must``/``must not``,
 times in 10 on held-out notes); a copy that differs *only* in those is
 diverged whatever its similarity. Statements each note makes of itself
 (``similarity.self_said``: "This file was generated ...", a ``**Version**:``
-header) are no copies. The home is the handbook, then
+header, an empty field) are no copies, nor is a description of named code
+on either side (``similarity.describes``: "`X.tsx` - renders the list",
+in a folder's note and its parent's file list) unless the two disagree:
+a repeated line that instructs is two homes for one rule, one that
+describes is not. The home is the handbook, then
 the shallower note, then the path sorting first; journal entries come last
 and are never compared with each other (a newer entry may correct an older
 one). Only files read together are compared (``model.notes.read_together``:
@@ -180,7 +184,7 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     near, far = _matches(index, cfg.dupes_similarity, accept, together,
                          cfg.dupes_siblings)
     matches = near + far
-    kept = _kept(near, far, kinds)
+    kept = [m for m in _kept(near, far, kinds) if not _described(m)]
     groups = _templates(kept, kinds)
     sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
@@ -405,7 +409,12 @@ class _Selves:
         self._said: Dict[int, bool] = {}
 
     def both(self, a: similarity.Statement, b: similarity.Statement) -> bool:
-        return self._of(a) and self._of(b)
+        """Whether a pair is no pair: each statement its note's word about
+        itself, or either an empty field, which holds no rule to share
+        (kept from its twin, test3's "No ... functions exported" became the
+        handbook's restatement: 19 false pairs)."""
+        return (self._of(a) and self._of(b)) or similarity.empty_field(
+            a.text) or similarity.empty_field(b.text)
 
     def _of(self, s: similarity.Statement) -> bool:
         said = self._said.get(id(s))
@@ -446,6 +455,15 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
                     found.append((a, b, round(2 * len(words_a & words_b) / (
                         len(words_a) + len(words_b)), 3)))
     return found
+
+
+def _described(m: similarity.Match) -> bool:
+    """Whether a copy is a description of code (``similarity.describes``)
+    on either side, the note detailing what the other summarises: no rule
+    has two homes. A diverged one stays: a file's two descriptions that
+    disagree on a value are one of them wrong."""
+    return not m.diverged and (similarity.describes(m.a.text)
+                               or similarity.describes(m.b.text))
 
 
 def _confident(m: similarity.Match, min_words: int) -> bool:

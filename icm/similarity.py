@@ -521,6 +521,36 @@ def targets(stmt: Statement) -> FrozenSet[str]:
     return frozenset(found)
 
 
+WRITTEN_CAP = 3  # statements a written term is held by before it says little
+_TERM = re.compile(r"[\w.:/+-]*[_.:/A-Z][\w.:/+-]*")
+
+
+def written(stmt: Statement) -> FrozenSet[str]:
+    """A statement's distinctive terms as written, wherever its note is: its
+    paths, commands (two words or more, placeholders cut) and code spans
+    shaped like an identifier (`lsp_diagnostics_directory`, `fmt.Errorf`),
+    a leading ``./`` or ``/`` dropped. A term few statements hold names one
+    fact however each note's folder reads it: "Update `docs/REFERENCE.md`"
+    in ``src/`` and ``src/agents/`` (a target resolves them apart);
+    ``WRITTEN_CAP`` keeps a common one (every SDK's `make lint`) out."""
+    if _MAYBE_MATERIAL.search(stmt.text) is None:
+        return frozenset()
+    toks = tokens(stmt.text)
+    found = set()
+    for value, kind in zip(toks.values, toks.kinds):
+        if kind not in (PATH, CODE):
+            continue
+        value = " ".join(_PLACEHOLDER.sub("", value).split())
+        while value.startswith(("./", "/")):
+            value = value[2:] if value.startswith("./") else value[1:]
+        if len(value) < 4:
+            continue
+        if " " in value or kind == PATH or _TERM.fullmatch(value) and (
+                any(c.isalpha() for c in value)):
+            found.add(value.lower())
+    return frozenset(found)
+
+
 # A note's word about itself: every generated note says it, each of its own
 # ("Note: This file was automatically generated", "No unit tests in this
 # module", a "**Version**: ... | **Status**: ..." header). Two of them are
@@ -1176,14 +1206,17 @@ class Ranker:
                       key=lambda p: (-p[1], p[0]))
 
     def neighbours(self, threshold: float, accept: Callable[[int, int], bool],
-                   floor: float = 0.0, cap: int = RANK_CAP
+                   floor: float = 0.0, cap: int = RANK_CAP,
+                   threshold_of: Optional[Callable[[int, int], float]] = None
                    ) -> List[Tuple[int, int, float]]:
         """(i, j, score), i < j: each text's best match among the others at
         or above ``threshold``, each pair once, in order (restated rules:
         a rule reworded in a second home). Candidates share two stemmed
         words held by at most ``cap`` texts, so the work grows with the
         text; a pair under the lexical ``floor`` is not scored further (the
-        semantic score is the mean of the lexical one and the cosine)."""
+        semantic score is the mean of the lexical one and the cosine);
+        ``threshold_of(i, j)``, when given, is a pair's own threshold (at
+        most ``threshold``)."""
         weight = self._weight
         weights = [self._weigh(w) for w in self._words]
         vectors = self._vectors
@@ -1204,11 +1237,11 @@ class Ranker:
                 if vectors is not None:
                     score = (score + float(vectors[i] @ vectors[j])) / 2
                 # under the threshold a pair is no one's best worth reporting
-                if score < threshold or not accept(i, j):
+                if score < threshold and (threshold_of is None or score < (
+                        threshold_of(i, j))) or not accept(i, j):
                     continue
                 for a, b in ((i, j), (j, i)):
                     if score > best.get(a, (-1.0, 0))[0]:
                         best[a] = (score, b)
-        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()
-                 if s >= threshold}
+        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()}
         return sorted((i, j, s) for (i, j), s in pairs.items())

@@ -43,7 +43,7 @@ import posixpath
 import sys
 from dataclasses import replace
 from itertools import chain
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
@@ -76,6 +76,9 @@ NAMES_SCREENED = 16  # note file names a text is screened for before its paths
 RESTATED_LEXICAL = 0.3
 RESTATED_SEMANTIC = 0.4  # with similarity = "semantic": mean with the cosine
 RESTATED_FLOOR = 0.15  # the lexical score a pair needs to be embedded-scored
+# a pair where one statement names the other's folder (an index entry and
+# the folder's own note): (lexical, semantic), chosen on the four spent parts
+RESTATED_ROLE = (0.2, 0.4)  # semantic: the cross-validation kept 0.4 (none)
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -377,8 +380,21 @@ def _restated(stmts: Sequence[similarity.Statement],
     threshold, floor = ((RESTATED_SEMANTIC, RESTATED_FLOOR) if semantic
                         else (RESTATED_LEXICAL, 0.0))
     found = []
-    pairs = [(texts[i], texts[j], score)
-             for i, j, score in ranker.neighbours(threshold, accept, floor)]
+    role = RESTATED_ROLE[semantic]
+
+    folders: Dict[int, FrozenSet[str]] = {}
+
+    def named(s: similarity.Statement) -> FrozenSet[str]:
+        got = folders.get(id(s))
+        if got is None:
+            got = folders[id(s)] = _named_folders(s)
+        return got
+
+    def threshold_of(i: int, j: int) -> float:
+        return role if _names_folder(texts[i], texts[j], named) else threshold
+
+    pairs = [(texts[i], texts[j], score) for i, j, score in ranker.neighbours(
+        threshold, accept, floor, threshold_of=threshold_of)]
     pairs += _same_targets(stmts, kinds, paired | {
         (id(a), id(b)) for a, b, _s in pairs}, selves)
     for home, copy, score in pairs:
@@ -394,6 +410,32 @@ def _restated(stmts: Sequence[similarity.Statement],
                 "similarity": round(score, 3)},
             fix=f"if both say one rule, keep it in {home.path} and link to it"))
     return found
+
+
+def _named_folders(s: similarity.Statement) -> FrozenSet[str]:
+    """The folders a statement's paths and one-word code spans may name,
+    resolved from its note's folder (`python`, `utilities/`)."""
+    if "`" not in s.text and "/" not in s.text:
+        return frozenset()
+    folder = posixpath.dirname(s.path)
+    toks = similarity.tokens(s.text)
+    return frozenset(
+        similarity.resolve(v.strip("/"), folder) for v, k in zip(toks.values,
+                                                                toks.kinds)
+        if k in (similarity.PATH, similarity.CODE) and v.strip("/")
+        and not any(c.isspace() for c in v))
+
+
+def _names_folder(a: similarity.Statement, b: similarity.Statement,
+                  named: Callable[[similarity.Statement], FrozenSet[str]]
+                  = _named_folders) -> bool:
+    """Whether either statement names the other's note folder (resolved
+    from its own): "`utilities/`: cross-cutting helpers" in a parent note
+    and the helpers' own note say one thing in two words (prefect's,
+    lancedb's and codemod's folder roles scored 0.2-0.3)."""
+    fa, fb = posixpath.dirname(a.path), posixpath.dirname(b.path)
+    return bool(fb and fb != fa and fb in named(a)) or bool(
+        fa and fa != fb and fa in named(b))
 
 
 class _Selves:
@@ -424,14 +466,20 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
     `packages/shared/prisma/schema.prisma`" in the handbook. Candidates
     come from target postings of at most ``RANK_CAP`` statements: linear."""
     postings: Dict[str, List[similarity.Statement]] = {}
+    terms: Dict[str, List[similarity.Statement]] = {}
     for s in stmts:
         if kinds[s.path] != 2 and not s.allowed:
             for target in similarity.targets(s):
                 postings.setdefault(target, []).append(s)
+            for term in similarity.written(s):
+                terms.setdefault(term, []).append(s)
     found: List[Tuple[similarity.Statement, similarity.Statement, float]] = []
     seen: Set[Tuple[int, int]] = set()
-    for held in postings.values():
-        if not 1 < len(held) <= similarity.RANK_CAP:
+    for held in chain(
+            (p for p in postings.values() if len(p) <= similarity.RANK_CAP),
+            (p for p in terms.values() if len(p) <= similarity.WRITTEN_CAP
+             and not _siblings(p))):
+        if len(held) < 2:
             continue
         for x, a in enumerate(held):
             for b in held[x + 1:]:
@@ -446,6 +494,14 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
                     found.append((a, b, round(2 * len(words_a & words_b) / (
                         len(words_a) + len(words_b)), 3)))
     return found
+
+
+def _siblings(held: Sequence[similarity.Statement]) -> bool:
+    """Whether notes of two sibling folders (neither holding the other)
+    hold one written term: each package's own `make lint_fix` (pulumi)."""
+    folders = {posixpath.dirname(s.path) for s in held}
+    return any(not (a + "/").startswith(b + "/") and not (b + "/").startswith(
+        a + "/") and a and b for a in folders for b in folders)
 
 
 def _confident(m: similarity.Match, min_words: int) -> bool:

@@ -380,21 +380,18 @@ def _restated(stmts: Sequence[similarity.Statement],
     threshold, floor = ((RESTATED_SEMANTIC, RESTATED_FLOOR) if semantic
                         else (RESTATED_LEXICAL, 0.0))
     found = []
-    role = RESTATED_ROLE[semantic]
+    folders = [posixpath.dirname(t.path) for t in texts]
+    named: Dict[int, FrozenSet[str]] = {}
 
-    folders: Dict[int, FrozenSet[str]] = {}
-
-    def named(s: similarity.Statement) -> FrozenSet[str]:
-        got = folders.get(id(s))
-        if got is None:
-            got = folders[id(s)] = _named_folders(s)
-        return got
-
-    def threshold_of(i: int, j: int) -> float:
-        return role if _names_folder(texts[i], texts[j], named) else threshold
+    def names_folder(i: int, j: int) -> bool:
+        for k in (i, j):
+            if k not in named:
+                named[k] = _named_folders(texts[k], folders[k])
+        return folders[j] in named[i] or folders[i] in named[j]
 
     pairs = [(texts[i], texts[j], score) for i, j, score in ranker.neighbours(
-        threshold, accept, floor, threshold_of=threshold_of)]
+        threshold, accept, floor,
+        relaxed=(RESTATED_ROLE[semantic], names_folder))]
     pairs += _same_targets(stmts, kinds, paired | {
         (id(a), id(b)) for a, b, _s in pairs}, selves)
     for home, copy, score in pairs:
@@ -412,30 +409,21 @@ def _restated(stmts: Sequence[similarity.Statement],
     return found
 
 
-def _named_folders(s: similarity.Statement) -> FrozenSet[str]:
-    """The folders a statement's paths and one-word code spans may name,
-    resolved from its note's folder (`python`, `utilities/`)."""
+def _named_folders(s: similarity.Statement, folder: str) -> FrozenSet[str]:
+    """The folders other than its own (``folder``) a statement's paths and
+    one-word code spans may name, resolved from it: "`utilities/`:
+    cross-cutting helpers" in a parent note and the helpers' own note say
+    one thing in two words (prefect's, lancedb's and codemod's folder roles
+    scored 0.2-0.3), held to ``RESTATED_ROLE``."""
     if "`" not in s.text and "/" not in s.text:
         return frozenset()
-    folder = posixpath.dirname(s.path)
     toks = similarity.tokens(s.text)
-    return frozenset(
+    found = frozenset(
         similarity.resolve(v.strip("/"), folder) for v, k in zip(toks.values,
                                                                 toks.kinds)
         if k in (similarity.PATH, similarity.CODE) and v.strip("/")
         and not any(c.isspace() for c in v))
-
-
-def _names_folder(a: similarity.Statement, b: similarity.Statement,
-                  named: Callable[[similarity.Statement], FrozenSet[str]]
-                  = _named_folders) -> bool:
-    """Whether either statement names the other's note folder (resolved
-    from its own): "`utilities/`: cross-cutting helpers" in a parent note
-    and the helpers' own note say one thing in two words (prefect's,
-    lancedb's and codemod's folder roles scored 0.2-0.3)."""
-    fa, fb = posixpath.dirname(a.path), posixpath.dirname(b.path)
-    return bool(fb and fb != fa and fb in named(a)) or bool(
-        fa and fa != fb and fa in named(b))
+    return found - {folder, ""}
 
 
 class _Selves:
@@ -468,10 +456,12 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
     postings: Dict[str, List[similarity.Statement]] = {}
     terms: Dict[str, List[similarity.Statement]] = {}
     for s in stmts:
-        if kinds[s.path] != 2 and not s.allowed:
-            for target in similarity.targets(s):
+        if kinds[s.path] != 2 and not s.allowed and similarity.maybe_material(
+                s.text):
+            toks = similarity.tokens(s.text)  # once for both
+            for target in similarity.targets(s, toks):
                 postings.setdefault(target, []).append(s)
-            for term in similarity.written(s):
+            for term in similarity.written(s, toks):
                 terms.setdefault(term, []).append(s)
     found: List[Tuple[similarity.Statement, similarity.Statement, float]] = []
     seen: Set[Tuple[int, int]] = set()

@@ -451,8 +451,10 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
     """Statements of two notes naming one target (``similarity.targets``)
     under a label sharing a stemmed word, however short: "Postgres schema:
     `prisma/schema.prisma`" in ``packages/shared/`` and "Postgres schema:
-    `packages/shared/prisma/schema.prisma`" in the handbook. Candidates
-    come from target postings of at most ``RANK_CAP`` statements: linear."""
+    `packages/shared/prisma/schema.prisma`" in the handbook, or one term
+    as written (``similarity.written``) by at most ``WRITTEN_CAP``
+    statements, none of sibling notes (``_siblings``). Candidates come
+    from target postings of at most ``RANK_CAP`` statements: linear."""
     postings: Dict[str, List[similarity.Statement]] = {}
     terms: Dict[str, List[similarity.Statement]] = {}
     for s in stmts:

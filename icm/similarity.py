@@ -496,7 +496,13 @@ _PLACEHOLDER = re.compile(r"\s*<[^<>\s]{1,40}>")
 TARGET_WORDS = 3  # words of a command in a code span for it to be a target
 
 
-def targets(stmt: Statement) -> FrozenSet[str]:
+def maybe_material(text: str) -> bool:
+    """Whether a text may hold a path or code span (most prose does not,
+    and is never tokenised for ``targets`` or ``written``)."""
+    return _MAYBE_MATERIAL.search(text) is not None
+
+
+def targets(stmt: Statement, toks: Optional[Tokens] = None) -> FrozenSet[str]:
     """What a statement names, as each note means it: its paths and
     path-like code spans resolved from its note's folder (``prisma/x`` in
     ``packages/shared/`` is ``packages/shared/prisma/x``), and commands of
@@ -504,9 +510,10 @@ def targets(stmt: Statement) -> FrozenSet[str]:
     in the note's folder (every SDK's own `make lint` is its own).
     Two notes naming one target under a shared label ("Postgres schema")
     state one fact however few their words (restated rules)."""
-    if _MAYBE_MATERIAL.search(stmt.text) is None:
-        return frozenset()  # no path or code span (most prose): not tokenised
-    toks = tokens(stmt.text)
+    if toks is None:
+        if _MAYBE_MATERIAL.search(stmt.text) is None:
+            return frozenset()  # no path or code span (most prose)
+        toks = tokens(stmt.text)
     folder = posixpath.dirname(stmt.path)
     found = set()
     for value, kind in zip(toks.values, toks.kinds):
@@ -518,6 +525,37 @@ def targets(stmt: Statement) -> FrozenSet[str]:
                 found.add(f"{folder}$ " + " ".join(value.split()))
         elif _pathlike(value) and "*" not in value and "{" not in value:
             found.add(resolve(value, folder).rstrip("/"))
+    return frozenset(found)
+
+
+WRITTEN_CAP = 3  # statements a written term is held by before it says little
+_TERM = re.compile(r"[\w.:/+-]*[_.:/A-Z][\w.:/+-]*")
+
+
+def written(stmt: Statement, toks: Optional[Tokens] = None) -> FrozenSet[str]:
+    """A statement's distinctive terms as written, wherever its note is: its
+    paths, commands (two words or more, placeholders cut) and code spans
+    shaped like an identifier (`lsp_diagnostics_directory`, `fmt.Errorf`),
+    a leading ``./`` or ``/`` dropped. A term few statements hold names one
+    fact however each note's folder reads it: "Update `docs/REFERENCE.md`"
+    in ``src/`` and ``src/agents/`` (a target resolves them apart);
+    ``WRITTEN_CAP`` keeps a common one (every SDK's `make lint`) out."""
+    if toks is None:
+        if _MAYBE_MATERIAL.search(stmt.text) is None:
+            return frozenset()
+        toks = tokens(stmt.text)
+    found = set()
+    for value, kind in zip(toks.values, toks.kinds):
+        if kind not in (PATH, CODE):
+            continue
+        value = " ".join(_PLACEHOLDER.sub("", value).split())
+        while value.startswith(("./", "/")):
+            value = value[2:] if value.startswith("./") else value[1:]
+        if len(value) < 4:
+            continue
+        if " " in value or kind == PATH or _TERM.fullmatch(value) and (
+                any(c.isalpha() for c in value)):
+            found.add(value.lower())
     return frozenset(found)
 
 
@@ -1241,14 +1279,17 @@ class Ranker:
                       key=lambda p: (-p[1], p[0]))
 
     def neighbours(self, threshold: float, accept: Callable[[int, int], bool],
-                   floor: float = 0.0, cap: int = RANK_CAP
-                   ) -> List[Tuple[int, int, float]]:
+                   floor: float = 0.0, cap: int = RANK_CAP,
+                   relaxed: Optional[Tuple[float, Callable[[int, int], bool]]]
+                   = None) -> List[Tuple[int, int, float]]:
         """(i, j, score), i < j: each text's best match among the others at
         or above ``threshold``, each pair once, in order (restated rules:
         a rule reworded in a second home). Candidates share two stemmed
         words held by at most ``cap`` texts, so the work grows with the
         text; a pair under the lexical ``floor`` is not scored further (the
-        semantic score is the mean of the lexical one and the cosine)."""
+        semantic score is the mean of the lexical one and the cosine);
+        ``relaxed`` (a lower threshold, a test of the pair) holds the pairs
+        the test accepts to that threshold, asked only of pairs between."""
         weight = self._weight
         weights = [self._weigh(w) for w in self._words]
         vectors = self._vectors
@@ -1269,11 +1310,12 @@ class Ranker:
                 if vectors is not None:
                     score = (score + float(vectors[i] @ vectors[j])) / 2
                 # under the threshold a pair is no one's best worth reporting
-                if score < threshold or not accept(i, j):
+                if score < threshold and (relaxed is None or score < relaxed[0]
+                                          or not relaxed[1](i, j)) or not (
+                        accept(i, j)):
                     continue
                 for a, b in ((i, j), (j, i)):
                     if score > best.get(a, (-1.0, 0))[0]:
                         best[a] = (score, b)
-        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()
-                 if s >= threshold}
+        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()}
         return sorted((i, j, s) for (i, j), s in pairs.items())

@@ -947,7 +947,8 @@ def test_a_short_fact_naming_one_target_under_one_label_is_restated(
     """Under dupes_min_words, and worded apart: "Postgres schema:" and one
     file, written from the root and from its package (test: 6 of langfuse's
     restated clusters were such list items). A command is its folder's: every
-    SDK's own ``make lint`` is no restatement, nor a bare path alone."""
+    SDK's own ``make lint`` (two sibling SDKs write it) is no restatement,
+    nor a bare path alone."""
     write(repo, {
         "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
         "AGENTS.md": "# H\n\n- Postgres schema: "
@@ -959,10 +960,70 @@ def test_a_short_fact_naming_one_target_under_one_label_is_restated(
                                      "- The Postgres schema lives in "
                                      "`prisma/schema.prisma`\n",
         "sdk/go/AGENTS.md": "# Go\n\n- Lint: `mise exec -- make lint`\n"
-                            "- See `src/server/index.ts`\n"})
+                            "- See `src/server/index.ts`\n",
+        "sdk/nodejs/AGENTS.md": "# Node\n\n- Lint: `mise exec -- make lint`\n"})
     assert dupes(icm, repo) == (0, (
         "restated rule: packages/shared/AGENTS.md:4 restates AGENTS.md:3 "
         "(keep one home, link to it)\n"), "")
+
+
+def test_a_rare_written_term_is_one_fact_and_a_parallel_template_is_not(
+        repo: Path, icm) -> None:
+    """One path written alike from two folders (`docs/REFERENCE.md` from
+    ``src/`` and ``src/agents/``: each folder resolves it apart) under a
+    shared label is one fact (test: oh-my-claudecode's reference updates);
+    one command in sibling packages' notes is each package's own (pulumi's
+    `make lint_fix`), however rare."""
+    write(repo, {
+        "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+        "AGENTS.md": "# H\n\n- Lint fix: `mise exec -- make lint_fix`\n",
+        "src/AGENTS.md": "# src\n\n- Update `docs/REFERENCE.md` (Agents "
+                         "section) with each new agent.\n",
+        "src/agents/AGENTS.md": "# Agents\n\n- Update `docs/REFERENCE.md` "
+                                "(Agents section, count)\n",
+        "sdk/nodejs/AGENTS.md": "# Node\n\n- Lint fix: `mise exec -- make "
+                                "lint_fix`\n",
+        "sdk/python/AGENTS.md": "# Python\n\n- Lint fix: `mise exec -- make "
+                                "lint_fix`\n"})
+    assert dupes(icm, repo) == (0, (
+        "restated rule: src/agents/AGENTS.md:3 restates src/AGENTS.md:3 "
+        "(keep one home, link to it)\n"), "")
+
+
+def test_a_folder_role_restated_in_its_own_note_is_found(repo: Path,
+                                                         icm) -> None:
+    """A parent's entry naming a folder and that folder's own note say one
+    thing in two wordings, under the lexical threshold (0.28 here; prefect's,
+    lancedb's and codemod's folder roles scored 0.2-0.3): a pair naming the
+    other's folder is held to ``RESTATED_ROLE``. The same two statements
+    with no folder named stay unpaired."""
+    role = ("# src\n\n- `utilities/`: cross-cutting helpers for async code "
+            "and schema hydration.\n")
+    own = ("# Utilities\n\nGeneral-purpose helpers and cross-cutting tools "
+           "used by the SDK and its server.\n")
+    write(repo, {
+        "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+        "AGENTS.md": "# H\n\n- Read the note of the folder you work in.\n",
+        "src/AGENTS.md": role, "src/utilities/AGENTS.md": own})
+    assert dupes(icm, repo) == (0, (
+        "restated rule: src/utilities/AGENTS.md:3 restates src/AGENTS.md:3 "
+        "(keep one home, link to it)\n"), "")
+    write(repo, {"src/AGENTS.md": role.replace("`utilities/`", "Helpers")})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+@given(st.text(alphabet="ab/._- `Z:", max_size=60),
+       st.sampled_from(["AGENTS.md", "x/AGENTS.md", "x/y/z/AGENTS.md"]))
+def test_written_terms_are_folder_free_and_never_rooted(text: str,
+                                                        path: str) -> None:
+    """What a statement writes is the same from every folder (that is what
+    a target is not), lower case, at least four characters, never led by
+    ``./`` or ``/``."""
+    terms = similarity.written(similarity.Statement(path, 1, text))
+    assert terms == similarity.written(similarity.Statement("q/AGENTS.md", 1, text))
+    for term in terms:
+        assert term == term.lower() and len(term) >= 4
+        assert not term.startswith(("./", "/"))
 
 
 def test_the_semantic_option_ranks_restated_candidates(repo: Path, icm,

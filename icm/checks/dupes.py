@@ -47,7 +47,7 @@ import posixpath
 import sys
 from dataclasses import replace
 from itertools import chain
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
@@ -80,6 +80,9 @@ NAMES_SCREENED = 16  # note file names a text is screened for before its paths
 RESTATED_LEXICAL = 0.3
 RESTATED_SEMANTIC = 0.4  # with similarity = "semantic": mean with the cosine
 RESTATED_FLOOR = 0.15  # the lexical score a pair needs to be embedded-scored
+# a pair where one statement names the other's folder (an index entry and
+# the folder's own note): (lexical, semantic), chosen on the four spent parts
+RESTATED_ROLE = (0.2, 0.4)  # semantic: the cross-validation kept 0.4 (none)
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -381,8 +384,18 @@ def _restated(stmts: Sequence[similarity.Statement],
     threshold, floor = ((RESTATED_SEMANTIC, RESTATED_FLOOR) if semantic
                         else (RESTATED_LEXICAL, 0.0))
     found = []
-    pairs = [(texts[i], texts[j], score)
-             for i, j, score in ranker.neighbours(threshold, accept, floor)]
+    folders = [posixpath.dirname(t.path) for t in texts]
+    named: Dict[int, FrozenSet[str]] = {}
+
+    def names_folder(i: int, j: int) -> bool:
+        for k in (i, j):
+            if k not in named:
+                named[k] = _named_folders(texts[k], folders[k])
+        return folders[j] in named[i] or folders[i] in named[j]
+
+    pairs = [(texts[i], texts[j], score) for i, j, score in ranker.neighbours(
+        threshold, accept, floor,
+        relaxed=(RESTATED_ROLE[semantic], names_folder))]
     pairs += _same_targets(stmts, kinds, paired | {
         (id(a), id(b)) for a, b, _s in pairs}, selves)
     for home, copy, score in pairs:
@@ -398,6 +411,23 @@ def _restated(stmts: Sequence[similarity.Statement],
                 "similarity": round(score, 3)},
             fix=f"if both say one rule, keep it in {home.path} and link to it"))
     return found
+
+
+def _named_folders(s: similarity.Statement, folder: str) -> FrozenSet[str]:
+    """The folders other than its own (``folder``) a statement's paths and
+    one-word code spans may name, resolved from it: "`utilities/`:
+    cross-cutting helpers" in a parent note and the helpers' own note say
+    one thing in two words (prefect's, lancedb's and codemod's folder roles
+    scored 0.2-0.3), held to ``RESTATED_ROLE``."""
+    if "`" not in s.text and "/" not in s.text:
+        return frozenset()
+    toks = similarity.tokens(s.text)
+    found = frozenset(
+        similarity.resolve(v.strip("/"), folder) for v, k in zip(toks.values,
+                                                                toks.kinds)
+        if k in (similarity.PATH, similarity.CODE) and v.strip("/")
+        and not any(c.isspace() for c in v))
+    return found - {folder, ""}
 
 
 class _Selves:
@@ -430,17 +460,27 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
     """Statements of two notes naming one target (``similarity.targets``)
     under a label sharing a stemmed word, however short: "Postgres schema:
     `prisma/schema.prisma`" in ``packages/shared/`` and "Postgres schema:
-    `packages/shared/prisma/schema.prisma`" in the handbook. Candidates
-    come from target postings of at most ``RANK_CAP`` statements: linear."""
+    `packages/shared/prisma/schema.prisma`" in the handbook, or one term
+    as written (``similarity.written``) by at most ``WRITTEN_CAP``
+    statements, none of sibling notes (``_siblings``). Candidates come
+    from target postings of at most ``RANK_CAP`` statements: linear."""
     postings: Dict[str, List[similarity.Statement]] = {}
+    terms: Dict[str, List[similarity.Statement]] = {}
     for s in stmts:
-        if kinds[s.path] != 2 and not s.allowed:
-            for target in similarity.targets(s):
+        if kinds[s.path] != 2 and not s.allowed and similarity.maybe_material(
+                s.text):
+            toks = similarity.tokens(s.text)  # once for both
+            for target in similarity.targets(s, toks):
                 postings.setdefault(target, []).append(s)
+            for term in similarity.written(s, toks):
+                terms.setdefault(term, []).append(s)
     found: List[Tuple[similarity.Statement, similarity.Statement, float]] = []
     seen: Set[Tuple[int, int]] = set()
-    for held in postings.values():
-        if not 1 < len(held) <= similarity.RANK_CAP:
+    for held in chain(
+            (p for p in postings.values() if len(p) <= similarity.RANK_CAP),
+            (p for p in terms.values() if len(p) <= similarity.WRITTEN_CAP
+             and not _siblings(p))):
+        if len(held) < 2:
             continue
         for x, a in enumerate(held):
             for b in held[x + 1:]:
@@ -464,6 +504,14 @@ def _described(m: similarity.Match) -> bool:
     disagree on a value are one of them wrong."""
     return not m.diverged and (similarity.describes(m.a.text)
                                or similarity.describes(m.b.text))
+
+
+def _siblings(held: Sequence[similarity.Statement]) -> bool:
+    """Whether notes of two sibling folders (neither holding the other)
+    hold one written term: each package's own `make lint_fix` (pulumi)."""
+    folders = {posixpath.dirname(s.path) for s in held}
+    return any(not (a + "/").startswith(b + "/") and not (b + "/").startswith(
+        a + "/") and a and b for a in folders for b in folders)
 
 
 def _confident(m: similarity.Match, min_words: int) -> bool:

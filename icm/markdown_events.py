@@ -622,6 +622,7 @@ class _Walk:
             i = bisect.bisect_right(open_at, line) - 1
             chunks.append((open_at[i], open_at[i + 1]))
         links, at = self.links, self.at
+        head_lines = [h.line for h in heads]  # in order: one search a block
         kept: List[Link] = []
         kept_at: List[int] = []
         k = 0
@@ -631,7 +632,8 @@ class _Walk:
                 raise _Decline(_LAZY_PART)
             first = self.line(start)
             after = first + chunk.count(b"\n") + (not chunk.endswith(b"\n"))
-            if any(first <= h.line < after for h in heads):
+            i = bisect.bisect_left(head_lines, first)
+            if i < len(head_lines) and head_lines[i] < after:
                 raise _Decline(_LAZY_PART)
             got = markdown.extract_reference(chunk.decode("utf-8"))
             if got.anchors or got.headings or got.too_deep:

@@ -496,8 +496,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     if excluded is not None:
         pending = frozenset(p for p in pending if not excluded.match(p))
     skip = _not_code(ctx)
-    owned = sorted(code_by_note(ctx, ctx.tracked | pending | _gone(ctx, history,
-                                                                  excluded)).items())
+    owned = sorted(code_by_note(ctx, pending | _gone(ctx, history,
+                                                     excluded)).items())
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])

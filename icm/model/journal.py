@@ -50,7 +50,7 @@ def entries(ctx: Context) -> List[str]:
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     records = ctx.config.journal_format != "icm"
     return [
-        f for f in ctx.files
+        f for f in ctx.under(prefix)
         if f.startswith(prefix) and "/" not in f[len(prefix):]
         and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
         and f != ctx.config.positions_file  # compiled from entries, not one

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from itertools import chain, repeat
 from typing import (
     AbstractSet,
     Callable,
@@ -14,11 +15,19 @@ from typing import (
     Iterable,
     List,
     Optional,
+    Sequence,
     Set,
     Tuple,
 )
 
-from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable, compile_globs
+from icm.context import (
+    MARKDOWN_SUFFIXES,
+    TRACKED,
+    Context,
+    PathList,
+    Unreadable,
+    compile_globs,
+)
 
 # Files icm itself writes at the root: its configuration and its baseline
 # are icm's, not the folder's code (``init`` made a root note STALE at once).
@@ -65,20 +74,26 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
     return owner
 
 
-def code_by_note(ctx: Context, paths: Iterable[str]) -> Dict[str, List[str]]:
-    """The code files among ``paths`` each note speaks for. Two notes of one
-    folder (an ``AGENTS.md`` and a ``CLAUDE.md``) both speak for its code,
-    unless one only mirrors the other (``_speakers``)."""
+def code_by_note(ctx: Context, pending: AbstractSet[str] = frozenset()
+                 ) -> Dict[str, Sequence[str]]:
+    """The code files among the tracked ones and ``pending`` each note
+    speaks for, each note's as a ``PathList`` (a place per listed path).
+    Two notes of one folder (an ``AGENTS.md`` and a ``CLAUDE.md``) both
+    speak for its code, unless one only mirrors the other (``_speakers``)."""
     owner = owner_of(ctx)
     notes = ctx.notes()
-    owned: Dict[str, List[str]] = {n: [] for n in notes}
+    owned = {n: PathList(ctx.file_list) for n in notes}
     speakers = _speakers(ctx, notes)
-    for path in paths:
+    files = ctx.file_list
+    others = sorted(p for p in pending if p not in files.tracked)
+    for place, path in chain(enumerate(files.paths), zip(repeat(-1), others)):
+        if place >= 0 and not files.flags[place] & TRACKED:
+            continue
         note = owner(path)
         if note is not None:
             for speaker in speakers.get(note, (note,)):
-                owned[speaker].append(path)
-    return owned
+                owned[speaker].append(path, place)
+    return dict(owned)
 
 
 def link_target(ctx: Context, note: str) -> str:

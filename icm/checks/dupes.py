@@ -98,6 +98,10 @@ RULES = Rules(NAME, {
     "template-copies": Rule("notes instantiated from one template share their "
                             "statements (one finding per group; a warning, "
                             "as copies are)", Severity.WARNING),
+    "mirror-drift": Rule("one folder's notes for two tools (AGENTS.md, "
+                         "CLAUDE.md, GEMINI.md), copies by intent, disagree "
+                         "on a value (a warning naming the difference)",
+                         Severity.WARNING, fix="make the copies agree"),
     "unreadable": Rule("a note cannot be read as UTF-8 text"),
     "skipped": Rule("a note over max_file_bytes was not read", Severity.WARNING),
 })
@@ -208,6 +212,7 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
         found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
                            cfg.similarity == "semantic", selves)
     found = _shown(found, together, cfg.dupes_siblings)
+    found += _drift(index, cfg.dupes_similarity, accept, together)
     if changed_since is not None:  # every note is still compared: a pair's
         found = about(found, ctx.changed(changed_since))  # either side counts
     return Report.of(NAME, found, ok=not found,
@@ -522,9 +527,8 @@ def _confident(m: similarity.Match, min_words: int) -> bool:
                similarity.word_count(m.b.text)) >= min_words
 
 
-def _finding(m: similarity.Match, copies: Severity,
-             diverged: Severity = Severity.WARNING) -> Finding:
-    copy, home = f"{m.b.path}:{m.line_b}", f"{m.a.path}:{m.line_a}"
+def _pair(m: similarity.Match) -> Tuple[str, Dict[str, Any]]:
+    """A pair's differences as the message names them, and its JSON."""
     extra: Dict[str, Any] = {
         "locations": [
             {"path": m.b.path, "line": m.line_b, "text": m.b.text},
@@ -533,9 +537,16 @@ def _finding(m: similarity.Match, copies: Severity,
         "similarity": round(m.score, 3),
     }
     if m.diverged:
-        what = "; ".join(f"'{d.right}' vs '{d.left}'" for d in m.differences)
         extra["differences"] = [{"kind": d.kind, "copy": d.right, "home": d.left}
                                 for d in m.differences]
+    return "; ".join(f"'{d.right}' vs '{d.left}'" for d in m.differences), extra
+
+
+def _finding(m: similarity.Match, copies: Severity,
+             diverged: Severity = Severity.WARNING) -> Finding:
+    copy, home = f"{m.b.path}:{m.line_b}", f"{m.a.path}:{m.line_a}"
+    what, extra = _pair(m)
+    if m.diverged:
         return RULES("diverged-rule", m.b.path, f"diverged rule: {copy} and "
                      f"{home} disagree: {what}", line=m.line_b, located=True,
                      extra=extra, severity=diverged)
@@ -568,16 +579,50 @@ def _together(ctx: Context, stmts: Sequence[similarity.Statement],
                       if not screened or any(b in said for b in bases)
                       for other in named_notes(path, said.replace("@", " "), names)
                       if other != path)
+    # an import from the note's own folder names no folder: CLAUDE.md's
+    # @AGENTS.md brings its sibling in (the tool pair is then no mirror)
+    named |= {(path, other) for path, said in texts.items()
+              for w in said.split() if w[:1] == "@"
+              for other in [posixpath.normpath(posixpath.join(
+                  posixpath.dirname(path), w[1:].rstrip(".:!?")))]
+              if other in names and other != path}
     always = set(notes_mod.always_read(ctx))
     for path in sorted(always & names):  # one hop, as a stub's imports
         imported = " ".join(w[1:] for w in texts[path].split() if w[:1] == "@")
         always |= named_notes(path, imported, names)
 
+    apart = notes_mod.tools_apart(always, names, named)
+
     def together(a: str, b: str) -> bool:
         return 2 in (kinds.get(a), kinds.get(b)) or notes_mod.read_together(
-            a, b, always, named)
+            a, b, always, named, apart)
 
     return together
+
+
+def _drift(index: similarity.Index, threshold: float,
+           accept: Callable[[similarity.Statement, similarity.Statement], bool],
+           together: Callable[[str, str], bool]) -> List[Finding]:
+    """Where one folder's notes for two tools (``notes.tool_mirrors``, no
+    session reads both) disagree: their copies are the intent, as a
+    symlink's are, so only a diverged pair whose statements have no exact
+    copy over there is a finding."""
+    pairs = index.pairs(threshold, lambda a, b: accept(a, b) and not together(
+        a.path, b.path) and notes_mod.tool_mirrors(a.path, b.path))
+    copied = {id(s) for m in pairs if not m.diverged for s in (m.a, m.b)}
+    found, seen = [], set()
+    for m in pairs:
+        if not m.diverged or id(m.a) in copied or id(m.b) in copied \
+                or id(m.b) in seen:
+            continue
+        seen.add(id(m.b))
+        what, extra = _pair(m)
+        found.append(RULES("mirror-drift", m.b.path, f"mirror drift: "
+                           f"{m.b.path}:{m.line_b} and {m.a.path}:{m.line_a}, "
+                           f"one folder's notes for two tools, disagree: {what}",
+                           line=m.line_b, located=True, extra={
+                               **extra, "read_together": False}))
+    return found
 
 
 def _matches(index: similarity.Index, threshold: float,

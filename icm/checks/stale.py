@@ -14,11 +14,19 @@ builds. A release bump moves no code either: a commit whose change to a
 manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
 ``pyproject.toml``, ...) leaves its data as it was but for the package's own
 version (a dependency's version is code, and so is a version in any other
-file). It is asked only of a note history left behind with a manifest as its
-newest code (one log of those notes, newest first, to the newest commit
-that moved code, which then gives the days; ``cat-file`` once per 1,024
-blobs), and of a pending manifest under a note it would make STALE (one
-``ls-tree``, one ``cat-file``).
+file). A reformat moves no code either: one asks of each commit whether its
+change to each file left the file's tokens (``code_digest``) as they were:
+a manifest's data but its own version; a file whose indentation is syntax
+(``indented``: Python, YAML, Makefiles, ...) each non-blank line's
+indentation and words; any other file its words, so realigning,
+re-wrapping, trailing spaces, blank lines and line endings are no change.
+A binary or over-the-cap file always changes. It is asked only of a note
+history left behind (one log of those notes, newest first, to the newest
+commit that changed a token, which then gives the days, at most ``WALK``
+commits each; ``cat-file`` once per 1,024 blobs, read as the walk goes), and
+of pending code under a note it would make STALE (one ``ls-tree``, one
+``ls-files``, one ``cat-file``: the index and the work tree must both hold
+HEAD's tokens).
 
 A note changes only when a word of it does: whitespace, line endings and
 re-wrapping are no review, or one appended empty line would certify any
@@ -128,8 +136,8 @@ WHY = ("A note older than its folder's code describes code that moved on, and th
 SILENCE = "reread the note against the code and commit it (with the code)"
 RULES = Rules(NAME, {
     "stale": Rule("a note's folder has code that changed after the note's last "
-                  "change of words (a release bump of a manifest's own version "
-                  "is no change of code)",
+                  "change of words (a release bump of a manifest's own version, "
+                  "or a reformat that changes no token, is no change of code)",
                   fix="reread the note against the code and correct it; if it is "
                   "still true, run `icm review NOTE` (a whitespace change is no "
                   "review)"),

@@ -18,8 +18,8 @@ of seven endings:
 - ``code``: every ``a.py`` moves again, nothing after (STALE by a real
   change: before issue 24's reformat rule no walk at all, now one log and
   one ``cat-file`` decide every note at its newest commit);
-- ``reformat``: every ``a.py`` is re-laid (``gofmt``-style: runs of spaces,
-  a trailing blank line), every note ok;
+- ``reformat``: every ``a.py`` is re-laid (``gofmt``-style: a longer run of
+  spaces; a blob of each folder's own), every note ok;
 - ``reformat-real``: every ``a.py`` moves again, then is re-laid (STALE at
   the real change, the commit before the reformat);
 - ``reformat-bound``: ``WALK`` re-layings of every ``a.py`` (the worst case:
@@ -73,16 +73,17 @@ def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
                 deps[d] = f"^1.{n}.0"
                 files[f"{d}/package.json"] = manifest(d, "1.0.0", deps[d])
         head = commit(files, head)
-    head = commit({f"{d}/a.py": "code moved\n" for d in folders}, head)
+    head = commit({f"{d}/a.py": f"code moved in {d}\n" for d in folders}, head)
     head = commit({f"{d}/context.md": NOTE.format(d=d) + "Reread.\n"
                    for d in folders}, head)
     if ending in ("real", "code", "reformat-real"):
-        head = commit({f"{d}/a.py": "moved again\n" for d in folders}, head)
+        head = commit({f"{d}/a.py": f"moved again in {d}\n" for d in folders},
+                      head)
     if ending.startswith("reformat"):
         for n in range(stale.WALK if ending == "reformat-bound" else 1):
-            laid = ("moved  again" if ending == "reformat-real" else "code   moved")
-            head = commit({f"{d}/a.py": laid + "\n" * (n % 3 + 1) for d in folders},
-                          head)
+            laid = "moved  again" if ending == "reformat-real" else "code   moved"
+            head = commit({f"{d}/a.py": f"{laid}{' ' * n} in {d}\n"
+                           for d in folders}, head)  # a new blob each time
         return b"".join(fast.out)
     if ending == "code":
         return b"".join(fast.out)

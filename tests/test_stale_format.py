@@ -200,3 +200,26 @@ def test_whitespace_is_no_token_and_every_word_is(words, data) -> None:
     changed = [*words[:i], edit, *words[i + 1:]]
     text = "".join(w + s for w, s in zip(changed, one)).encode()
     assert stale_mod.code_digest("rows.go", text) != base
+
+
+LINE = st.lists(WORD, min_size=1, max_size=4)
+INDENT = st.sampled_from(["", "  ", "    ", "\t"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(INDENT, LINE), min_size=1, max_size=8), st.data())
+def test_an_indented_file_keeps_its_indentation(lines, data) -> None:
+    """In a file whose indentation is syntax, runs of spaces inside a line,
+    trailing whitespace, blank lines and line endings are no token; a
+    line's indentation is."""
+    def laid(rows, gap, end):
+        return "".join(lead + gap.join(words) + end for lead, words in rows).encode()
+
+    base = stale_mod.code_digest("rows.py", laid(lines, " ", "\n"))
+    gap = data.draw(st.sampled_from(["  ", "\t", " \t "]))
+    end = data.draw(st.sampled_from(["\r\n", "  \n", "\n\n", "\n \n"]))
+    assert stale_mod.code_digest("rows.py", laid(lines, gap, end)) == base
+    i = data.draw(st.integers(0, len(lines) - 1))
+    lead, words = lines[i]
+    moved = [*lines[:i], (lead + " ", words), *lines[i + 1:]]
+    assert stale_mod.code_digest("rows.py", laid(moved, " ", "\n")) != base

@@ -495,6 +495,13 @@ class Context:
         found = git.tree_entries(self.root, "HEAD", ["."])
         return {path: found[path] for path in paths if path in found}
 
+    def index_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
+        """``head_blobs`` of the index (one ``ls-files --stage``)."""
+        if len(paths) <= git.PATHSPEC_MAX:
+            return git.index_entries(self.root, paths) if paths else {}
+        found = git.index_entries(self.root, ["."])
+        return {path: found[path] for path in paths if path in found}
+
     def blobs(self, oids: Iterable[str], cap: int, batch: int = 1024
               ) -> Iterator[Tuple[str, bytes]]:
         """(id, its first ``cap`` bytes) of each blob found, ``batch`` at a

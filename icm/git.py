@@ -1282,6 +1282,19 @@ def tree_entries(root: Path, rev: str, folders: Sequence[str]) -> Dict[str, str]
     return found
 
 
+def index_entries(root: Path, paths: Sequence[str]) -> Dict[str, str]:
+    """root-relative path -> blob id of each of ``paths`` in the index at
+    stage 0 (one ``ls-files --stage``): what the next commit holds."""
+    _, out, _ = run(command("ls-files", "--stage", "-z", paths=paths), root)
+    found: Dict[str, str] = {}
+    for item in out.split(b"\0"):
+        meta, _, name = item.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[2] == b"0":
+            found[name.decode("utf-8", "surrogateescape")] = parts[1].decode()
+    return found
+
+
 def read_blobs(root: Path, oids: Sequence[str], cap: int = 1 << 16
                ) -> Dict[str, bytes]:
     """The first ``cap`` bytes of each blob, raw (no filters, no textconv), in

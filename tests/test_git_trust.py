@@ -501,6 +501,8 @@ def _calls(repo: Path, x: str):
                                 [("A", f"{x}/f.md")]),
         "tree_entries folders": (lambda _: sorted(g.tree_entries(repo, "HEAD", [x])),
                                  [f"{x}/f.md"]),
+        "index_entries": (lambda _: sorted(g.index_entries(repo, [x])),
+                          [f"{x}/f.md"]),
         # Text icm never passes as an argument: config keys are icm's own,
         # blob ids and commits go to cat-file's standard input (commits only
         # when they are hashes).

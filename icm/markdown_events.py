@@ -146,6 +146,10 @@ def _screen(text: str) -> str:
         return "a quote marker indented as code under a quote"
     if "\t" in text and _marker_tab(text):
         return "a tab after a list or quote marker"
+    if ("\x0b" in text or "\x0c" in text) and "](" in text:
+        # whitespace between a link's parentheses to pulldown-cmark, no
+        # link to the reference (CommonMark allows spaces and tabs there)
+        return "a form feed or vertical tab beside a link"
     if not text.isascii() or "\x0b" in text or "\x0c" in text:
         if _ODD_SPACE.search(text) and (_ODD_BLANK_LINE.search("\n" + text)
                                         or _ODD_HTML_LINE.search("\n" + text)):

@@ -28,7 +28,8 @@ MB = 1 << 20
 # the before-stop hook's 40 s) stays quick; the bench measures their growth.
 SLOW = {"'[' * N", "'[a](' * N", "'[' * N/2 + ']' * N/2", "'*a _' * N (emphasis)",
         "'# ' + '[' * N", "'[a]: b' * N", "'@a @b.md' lines", "'## Decision' * N",
-        "'<' * N", "'![a' * N/2 + '](b)' * N/2 (nested images)"}
+        "'<' * N", "'![a' * N/2 + '](b)' * N/2 (nested images)",
+        "parted lazy-line blocks and headings * N"}
 
 
 @pytest.mark.parametrize("stage,label,build", bench.CASES,

@@ -3,13 +3,14 @@ markers after odd indents and tabs, lazy lines (issue 27).
 
     python bench/fuzz_events.py SEED COUNT
 
-Builds COUNT random documents of two to seven lines (a marker, a list
-item or a quote, at an indent from none to sixteen columns or one or two
-tabs, then fragments with links, pipes, headings and definitions) and
-compares ``markdown_events.explain`` with ``markdown.extract_reference``
-wherever the event path answers. Prints the first document they part on
-and exits 1; else the counts answered and declined. Three parts it found
-are ``PARTED`` cases of ``tests/test_markdown_events.py``.
+Builds COUNT random documents of one to three blocks apart by a blank
+line, each of two to seven lines (a marker, a list item or a quote, at an
+indent from none to sixteen columns or one or two tabs, then fragments
+with links, pipes, headings and definitions) and compares
+``markdown_events.explain`` with ``markdown.extract_reference`` wherever
+the event path answers. Prints the first document they part on and exits
+1; else the counts answered and declined. Three parts it found are
+``PARTED`` cases of ``tests/test_markdown_events.py``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ GAPS = [1, 1, 2, 3, 4, 5, 6]
 
 
 def document(rng: random.Random) -> str:
+    """One to three blocks apart by a blank line: a lazy line the parsers
+    read apart has its block read by the reference alone."""
+    return "\n\n".join(_block(rng) for _ in range(rng.choice([1, 1, 2, 3])))
+
+
+def _block(rng: random.Random) -> str:
     lines = []
     for _ in range(rng.randint(2, 7)):
         roll = rng.random()

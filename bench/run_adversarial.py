@@ -220,6 +220,9 @@ def _queue_against(size: int) -> Callable[[], object]:
     return run
 
 
+_LAZY_BLOCK = ("*    W\n    *   C\n    *   U\n        *   S\n            *   T\n"
+               "    *   R [b](b.md)\n*   O\n\n# h\n\n")
+
 CASES: List[Case] = [
     ("markdown parse", "'[' * N", _markdown(lambda n: "[" * n)),
     ("markdown parse", "'[a](' * N", _markdown(lambda n: "[a](" * (n // 4))),
@@ -229,6 +232,9 @@ CASES: List[Case] = [
     ("markdown parse", "'*a _' * N (emphasis)", _markdown(
         lambda n: "[ " + "*a _" * (n // 4))),
     ("markdown parse", "'> ' * N (nesting)", _markdown(lambda n: "> " * (n // 2))),
+    # blocks of a parted lazy line, each read by the reference, between headings
+    ("markdown parse", "parted lazy-line blocks and headings * N", _markdown(
+        lambda n: _LAZY_BLOCK * (n // len(_LAZY_BLOCK)))),
     # nesting that crashed markdown-it.rs (the [fast] parser before issue 27)
     ("markdown parse", "'*a ' * N/2 + ' c*' * N/2 (nested emphasis)", _markdown(
         lambda n: "*a " * (n // 6) + "b" + " c*" * (n // 6))),

@@ -1,4 +1,4 @@
-"""What check-stale's release-bump reading costs, at two sizes and three shapes.
+"""What check-stale's release-bump reading costs, at two sizes and seven shapes.
 
     python bench/run_releases.py [--notes 100 1000] [--commits 2000] [--runs 5]
 
@@ -6,7 +6,7 @@ For each size a repository is generated with ``git fast-import``: ``--notes``
 folders, each a ``context.md``, an ``a.py`` and a ``package.json``, then
 ``--commits`` commits touching one to three code files at random (a real
 change), then every ``a.py`` moves and every note changes a word, then one
-of three endings:
+of seven endings:
 
 - ``bump``: one release commit bumps every ``package.json`` (each note is
   read back to its own commit: one log, one ``cat-file``; then the word
@@ -15,6 +15,18 @@ of three endings:
   every note: the worst case; every note stays STALE);
 - ``real``: every ``a.py`` moves again, then a bump (the walk stops at the
   first commit that moved code, for every note: STALE).
+- ``code``: every ``a.py`` moves again, nothing after (STALE by a real
+  change: before issue 24's reformat rule no walk at all, now one log and
+  one ``cat-file`` decide every note at its newest commit);
+- ``reformat``: every ``a.py`` is re-laid (``gofmt``-style: a longer run of
+  spaces; a blob of each folder's own), every note ok;
+- ``reformat-real``: every ``a.py`` moves again, then is re-laid (STALE at
+  the real change, the commit before the reformat);
+- ``reformat-bound``: ``WALK`` re-layings of every ``a.py`` (the worst case:
+  every note read to the bound, STALE).
+
+An older icm on ``PYTHONPATH`` is timed under its stages' old names
+(``_pending_bumps``, ``_releases``).
 
 ``check-stale`` runs in-process; the table gives the median CPU time (this
 process and the git processes it waited for) of the whole check and of the
@@ -61,11 +73,20 @@ def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
                 deps[d] = f"^1.{n}.0"
                 files[f"{d}/package.json"] = manifest(d, "1.0.0", deps[d])
         head = commit(files, head)
-    head = commit({f"{d}/a.py": "code moved\n" for d in folders}, head)
+    head = commit({f"{d}/a.py": f"code moved in {d}\n" for d in folders}, head)
     head = commit({f"{d}/context.md": NOTE.format(d=d) + "Reread.\n"
                    for d in folders}, head)
-    if ending == "real":
-        head = commit({f"{d}/a.py": "moved again\n" for d in folders}, head)
+    if ending in ("real", "code", "reformat-real"):
+        head = commit({f"{d}/a.py": f"moved again in {d}\n" for d in folders},
+                      head)
+    if ending.startswith("reformat"):
+        for n in range(stale.WALK if ending == "reformat-bound" else 1):
+            laid = "moved  again" if ending == "reformat-real" else "code   moved"
+            head = commit({f"{d}/a.py": f"{laid}{' ' * n} in {d}\n"
+                           for d in folders}, head)  # a new blob each time
+        return b"".join(fast.out)
+    if ending == "code":
+        return b"".join(fast.out)
     for n in range(stale.WALK if ending == "bound" else 1):
         head = commit({f"{d}/package.json": manifest(d, f"1.0.{n + 1}", deps[d])
                        for d in folders}, head)
@@ -76,11 +97,14 @@ def build(root: Path, notes: int, commits: int, ending: str) -> None:
     imported(root, stream(notes, commits, ending))
 
 
-RELEASE_STAGES = ("_pending_bumps", "_releases")
+RELEASE_STAGES = tuple(name for name in ("_pending_same", "_last_moving",
+                                         "_pending_bumps", "_releases")
+                       if hasattr(stale, name))
 
 
 def main() -> None:
-    table("release", ("bump", "bound", "real"), RELEASE_STAGES, build)
+    table("release", ("bump", "bound", "real", "code", "reformat", "reformat-real",
+                      "reformat-bound"), RELEASE_STAGES, build)
 
 
 if __name__ == "__main__":

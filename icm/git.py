@@ -19,6 +19,7 @@ import subprocess
 from pathlib import Path
 from typing import (
     IO,
+    Callable,
     Counter,
     Dict,
     FrozenSet,
@@ -184,12 +185,14 @@ def setup(cwd: Path) -> Setup:
     return Setup(tuple(sorted(filters)), partial)
 
 
-def environment(filters: Sequence[str] = ()) -> Dict[str, str]:
+def environment(filters: Sequence[str] = (), roots: bool = True) -> Dict[str, str]:
     """The whole environment for a git process: clean, the pinned settings,
     and each named filter driver emptied (git then reads and hashes content
-    as it is; ``required`` off so none fails)."""
+    as it is; ``required`` off so none fails). Not ``roots``: a log prints
+    no root commit's diff (``root_tree`` reads it)."""
     env = clean_env()
-    pairs = list(PINNED)
+    pairs = [(k, "false" if k == "log.showRoot" and not roots else v)
+             for k, v in PINNED]
     for name in filters:
         pairs += [(f"filter.{name}.{part}", "") for part in
                   ("clean", "smudge", "process")]
@@ -290,48 +293,63 @@ def locate(cwd: Path) -> Optional[Tuple[Path, str]]:
 
 
 def list_files(root: Path
-               ) -> Tuple[List[str], List[str], List[str], List[str]]:
-    """Tracked files on disk, untracked-but-not-ignored files, tracked files
-    a sparse checkout keeps off the disk (all root-relative), and the
-    folders git could not open (``dir/: reason``).
+               ) -> Tuple[bytes, List[str], List[str], List[str]]:
+    """Tracked files on disk (as ``context.FileList``'s blob: a NUL before
+    each path and after the last, sorted as bytes, each once),
+    untracked-but-not-ignored files, tracked files a sparse checkout keeps
+    off the disk (all root-relative), and the folders git could not open
+    (``dir/: reason``).
 
     One ``ls-files`` call; ``-t`` tags tell them apart: files deleted from
     the work tree (tag ``R``) are left out without a stat per file, and
     skip-worktree files (tag ``S``) come back on their own. Paths come back
-    relative to ``root`` because git runs there.
+    relative to ``root`` because git runs there. The index lists paths in
+    order, an unmerged one once per stage: the blob is built as they come,
+    with no object per path.
     """
     _, out, err = run(command("ls-files", "-z", "-t", "--cached", "--deleted",
                               "--others", "--exclude-standard"), root)
-    tracked: List[str] = []
+    tracked = bytearray(b"\0")
     untracked: List[str] = []
     sparse: List[str] = []
     deleted = set()
-    for item in _nul_split(out):
+    last, ordered = b"", True
+    for item in _nul_items(out):
         tag, name = item[:1], item[2:]
-        if tag == "?":
-            untracked.append(name)
-        elif tag == "R":  # in the index, gone from the work tree
+        if tag == b"?":
+            untracked.append(name.decode("utf-8", "surrogateescape"))
+        elif tag == b"R" and name == last:  # gone from the work tree: it
+            del tracked[len(tracked) - len(name) - 1:]  # follows its entry
+            cut = tracked.rfind(b"\0", 0, len(tracked) - 1)
+            last = bytes(tracked[cut + 1:-1]) if cut >= 0 else b""
+        elif tag == b"R":
             deleted.add(name)
-        elif tag == "S":  # skip-worktree: in the index, not on disk
-            sparse.append(name)
-        else:
-            tracked.append(name)
+        elif tag == b"S":  # skip-worktree: in the index, not on disk
+            sparse.append(name.decode("utf-8", "surrogateescape"))
+        elif name != last:
+            ordered = ordered and name > last
+            tracked += name
+            tracked.append(0)
+            last = name
     del out
-    if deleted:
-        tracked = [name for name in tracked if name not in deleted]
-    return tracked, untracked, sparse, unopened(err)
+    blob = bytes(tracked)
+    del tracked
+    if deleted or not ordered:
+        kept = sorted({name for name in blob[1:-1].split(b"\0")} - deleted) \
+            if len(blob) > 1 else []
+        blob = b"\0" + b"".join(name + b"\0" for name in kept)
+    return blob, untracked, sparse, unopened(err)
 
 
-def _nul_split(out: bytes, chunk: int = 1 << 20) -> Iterator[str]:
-    """The non-empty NUL-terminated items of ``out``, decoded
-    (``surrogateescape``), ``chunk`` bytes at a time: splitting the whole
-    listing at once held a bytes object per path beside its text (32 MiB
-    at 500,000 files) until the last was decoded."""
+def _nul_items(out: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:
+    """The non-empty NUL-terminated items of ``out``, ``chunk`` bytes at a
+    time: splitting the whole listing at once held a bytes object per
+    path until the last was read."""
     start = 0
     while start < len(out):
         end = out.find(b"\0", start + chunk)
         end = len(out) if end < 0 else end
-        for item in out[start:end].decode("utf-8", "surrogateescape").split("\0"):
+        for item in out[start:end].split(b"\0"):
             if item:
                 yield item
         start = end + 1
@@ -465,7 +483,8 @@ HISTORY_ARGS = {
 }
 
 
-HISTORY_FORMAT = "--format=%x00/%H %ct"  # what ``_parse_history`` reads
+# what ``_parse_history`` and ``_parse_changes`` read (no parents: a root)
+HISTORY_FORMAT = "--format=%x00/%H %ct %P"
 
 
 def history_command(mode: str, at_top: bool, start: Optional[str] = None
@@ -537,8 +556,9 @@ class HistoryPass:
     """
 
     def __init__(self, root: Path, mode: str, allow_partial: bool = False,
-                 base: Optional[str] = None) -> None:
+                 base: Optional[str] = None, apart: bool = False) -> None:
         exe = executable()
+        self.apart = apart  # root commits' paths from ``root_tree``
         if exe is None:
             raise UsageError("git is not installed or not on PATH")
         self.root = root
@@ -553,7 +573,7 @@ class HistoryPass:
                 out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
                 self.runs.append((subprocess.Popen(
                     [exe, *BASE, *command], cwd=str(root),
-                    env=environment(), stdout=out, stderr=err,
+                    env=environment(roots=not apart), stdout=out, stderr=err,
                     stdin=subprocess.DEVNULL), out, err))
             partial = setup(root).partial
         except BaseException:
@@ -589,7 +609,8 @@ class HistoryPass:
                         raise UsageError(PARTIAL_MISSING)
                     raise UsageError(_explain(text, self.root))
             return _parse_history(_blocks([out for _, out, _ in self.runs], chunk),
-                                  seen)
+                                  seen, functools.partial(root_tree, self.root)
+                                  if self.apart else None)
         finally:
             self.discard()  # a pass still running when the other failed ends
 
@@ -618,10 +639,58 @@ class _Hits(Protocol):
     def setdefault(self, path: bytes, hit: Hit, /) -> Hit: ...
 
 
-def _parse_history(blocks: Iterator[bytes], seen: Optional[_Hits] = None) -> _Hits:
-    """The pass's output: ``\\0/SHA CT`` per commit, then a newline and its
-    paths, each NUL-terminated. A header starts with ``/``, which no git
-    path does, so no file name can pass for one."""
+def _header(token: bytes) -> Tuple[bytes, int, bool]:
+    """A log header's commit, committer time and whether it is a root (no
+    parents: ``HISTORY_FORMAT``)."""
+    sha, _, rest = token[1:].partition(b" ")
+    when, _, parents = rest.partition(b" ")
+    return sha, int(when) if when.isdigit() else UNDATED, not parents.strip()
+
+
+# A root commit's tree entries (``root_tree``): its sha, names only or not.
+RootTree = Callable[[bytes, bool], Iterator[bytes]]
+
+
+def root_tree(root: Path, sha: bytes, names: bool, chunk: int = 1 << 16
+              ) -> Iterator[bytes]:
+    """The entries under ``root`` of a root commit's tree (``ls-tree -r``:
+    ``mode type id<TAB>path``, or paths alone with ``names``): what a log
+    lists as that commit's diff against the empty tree, streamed. git's log
+    holds a commit's whole diff before printing it: 193 MiB for a first
+    commit of 500,000 files, where ``ls-tree`` peaks at 56 (the history
+    pass and the change logs print no root diff: ``environment``)."""
+    exe = executable()
+    if exe is None:
+        raise UsageError("git is not installed or not on PATH")
+    args = command("ls-tree", "-r", "-z", *(["--name-only"] if names else []),
+                   revs=[sha.decode("ascii")])
+    with subprocess.Popen([exe, *BASE, *args], cwd=str(root), env=environment(),
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as proc:
+        out = proc.stdout
+        assert out is not None
+        finished = False
+        try:
+            rest = b""
+            for block in iter(functools.partial(out.read, chunk), b""):
+                tokens = (rest + block).split(b"\0")
+                rest = tokens.pop()
+                yield from tokens
+            finished = True
+        finally:
+            if not finished:
+                proc.kill()
+            _, err = proc.communicate()
+        if proc.returncode != 0:
+            raise UsageError(_explain(err.decode("utf-8", "replace"), root))
+
+
+def _parse_history(blocks: Iterator[bytes], seen: Optional[_Hits] = None,
+                   tree: Optional[RootTree] = None) -> _Hits:
+    """The pass's output: ``\\0/SHA CT PARENTS`` per commit, then a newline
+    and its paths, each NUL-terminated. A header starts with ``/``, which no
+    git path does, so no file name can pass for one. ``tree``: where a root
+    commit's paths come from (the log printed none), read at its place."""
     if seen is None:
         every: Dict[bytes, Hit] = {}
         seen = every
@@ -638,10 +707,15 @@ def _parse_history(blocks: Iterator[bytes], seen: Optional[_Hits] = None) -> _Hi
             if not token:
                 continue
             if token[0] == 0x2F:  # "/": a header
-                sha, _, when = token[1:].partition(b" ")
-                ct = int(when) if when.isdigit() else UNDATED
+                sha, ct, is_root = _header(token)
                 current = None
                 first_name = True
+                if is_root and tree is not None:
+                    for name in tree(sha, True):
+                        if current is None:
+                            current = (ct, sha, order)
+                            order -= 1
+                        setdefault(name, current)
                 continue
             if first_name:
                 token = token[1:]  # the newline git puts before the names
@@ -707,6 +781,11 @@ def own_changes_command() -> Argv:
                    HISTORY_FORMAT, "--relative")
 
 
+# Past this many listed paths a root commit's diff is read by ``root_tree``
+# (git's log held it whole: 193 MiB at 500,000 files); under it the log
+# prints it, one process fewer.
+ROOTS_APART = 20_000
+
 # Past this many paths the log takes none and its changes are filtered here:
 # git matches every tree entry against every path, so 2,000 paths made a
 # walk of 2,000 commits 50x slower than the same log without them.
@@ -715,7 +794,7 @@ PATHSPEC_MAX = 64
 
 def path_changes(root: Path, mode: str, paths: Sequence[str],
                  base: Optional[str] = None, commits: Sequence[str] = (),
-                 chunk: int = 1 << 16) -> Changes:
+                 chunk: int = 1 << 16, apart: bool = False) -> Changes:
     """(commit, committer time, its changes of ``paths``) for each commit of
     the history pass (``mode``; with ``base``, the commits HEAD adds to it,
     then the base's history: ``HistoryPass``'s order) that changes one of
@@ -726,16 +805,19 @@ def path_changes(root: Path, mode: str, paths: Sequence[str],
     the answer is known: closing the iterator ends git. A path holding a newline
     cannot go through stdin: it is asked for only past ``PATHSPEC_MAX``.
     ``base`` and ``commits`` are hashes (a revision on stdin may not look
-    like an option): other text names nothing here."""
+    like an option): other text names nothing here. ``apart``: a root
+    commit's changes come from ``root_tree``."""
     wanted = [p for p in paths if "\n" not in p]
     named = [c for c in commits if _HASH.fullmatch(c)]
     if not wanted or (commits and not named) or (
             base is not None and not _HASH.fullmatch(base)):
         return
     keep: Optional[FrozenSet[bytes]] = None
+    asked = frozenset(p.encode("utf-8", "surrogateescape") for p in wanted)
     if len(wanted) > PATHSPEC_MAX:  # every change, filtered as it is read
         wanted = []  # under a subfolder, --relative keeps its changes only
-        keep = frozenset(p.encode("utf-8", "surrogateescape") for p in paths)
+        keep = asked = frozenset(p.encode("utf-8", "surrogateescape")
+                                 for p in paths)
     spec = "--\n" + "".join(f"{p}\n" for p in wanted)
     if commits:
         logs = [(changes_command(mode, True), "".join(f"{c}\n" for c in named))]
@@ -747,11 +829,12 @@ def path_changes(root: Path, mode: str, paths: Sequence[str],
     for args, revs in logs:
         yield from _changes(root, args, (revs + spec).encode("utf-8",
                                                             "surrogateescape"),
-                            chunk, keep)
+                            chunk, keep, asked if apart else None)
 
 
 def _changes(root: Path, args: Argv, stdin: bytes, chunk: int,
-             keep: Optional[FrozenSet[bytes]] = None) -> Changes:
+             keep: Optional[FrozenSet[bytes]] = None,
+             asked: Optional[FrozenSet[bytes]] = None) -> Changes:
     exe = executable()
     if exe is None:
         raise UsageError("git is not installed or not on PATH")
@@ -761,14 +844,15 @@ def _changes(root: Path, args: Argv, stdin: bytes, chunk: int,
         given.write(stdin)
         given.seek(0)
         proc = subprocess.Popen([exe, *BASE, *args], cwd=str(root),
-                                env=environment(), stdin=given,
+                                env=environment(roots=asked is None), stdin=given,
                                 stdout=subprocess.PIPE, stderr=err)
         out = proc.stdout
         assert out is not None
         finished = False
         try:
             yield from _parse_changes(iter(functools.partial(out.read, chunk), b""),
-                                      keep)
+                                      keep, None if asked is None else
+                                      functools.partial(root_tree, root), asked)
             finished = True
         finally:
             if not finished:  # the caller has its answer
@@ -784,12 +868,16 @@ def _changes(root: Path, args: Argv, stdin: bytes, chunk: int,
 
 
 def _parse_changes(blocks: Iterator[bytes],
-                   keep: Optional[FrozenSet[bytes]] = None) -> Changes:
-    """``changes_command``'s output: ``\\0/SHA CT`` per commit, then for
-    each change a ``:`` record (a newline before the first) and its path,
-    each NUL-terminated. A header starts with ``/`` and a record with
+                   keep: Optional[FrozenSet[bytes]] = None,
+                   tree: Optional[RootTree] = None,
+                   asked: Optional[FrozenSet[bytes]] = None) -> Changes:
+    """``changes_command``'s output: ``\\0/SHA CT PARENTS`` per commit, then
+    for each change a ``:`` record (a newline before the first) and its
+    path, each NUL-terminated. A header starts with ``/`` and a record with
     ``:``; a path comes only after a record, so no file name passes for
-    either. With ``keep``, only changes of those paths are kept."""
+    either. With ``keep``, only changes of those paths are kept. A root
+    commit's changes come from ``tree``, those of the ``asked`` paths (the
+    log printed none)."""
     sha, ct = "", UNDATED
     found: List[PathChange] = []
     record: Optional[List[bytes]] = None
@@ -807,14 +895,27 @@ def _parse_changes(blocks: Iterator[bytes],
             elif token.startswith(b"/"):
                 if sha:
                     yield sha, ct, found
-                head, _, when = token[1:].partition(b" ")
-                sha, ct, found = head.decode("ascii"), \
-                    int(when) if when.isdigit() else UNDATED, []
+                head, ct, is_root = _header(token)
+                sha, found = head.decode("ascii"), []
+                if is_root and tree is not None:
+                    found = _added(tree(head, False), asked or frozenset())
             elif token.lstrip(b"\n").startswith(b":"):
                 fields = token.lstrip(b"\n").split(b" ")
                 record = fields if len(fields) >= 5 else None
     if sha:
         yield sha, ct, found
+
+
+def _added(entries: Iterator[bytes], asked: FrozenSet[bytes]) -> List[PathChange]:
+    """A root tree's entries among ``asked`` as changes from no blob."""
+    found = []
+    for entry in entries:
+        meta, _, path = entry.partition(b"\t")
+        if path in asked:
+            oid = meta.rpartition(b" ")[2].decode("ascii")
+            found.append((path.decode("utf-8", "surrogateescape"), "0" * len(oid),
+                          oid))
+    return found
 
 
 # -- branch state (handoff, check-handoff) -----------------------------------
@@ -1178,6 +1279,19 @@ def tree_entries(root: Path, rev: str, folders: Sequence[str]) -> Dict[str, str]
         parts = meta.split()
         if len(parts) == 3 and parts[1] == b"blob":
             found[name.decode("utf-8", "surrogateescape")] = parts[2].decode()
+    return found
+
+
+def index_entries(root: Path, paths: Sequence[str]) -> Dict[str, str]:
+    """root-relative path -> blob id of each of ``paths`` in the index at
+    stage 0 (one ``ls-files --stage``): what the next commit holds."""
+    _, out, _ = run(command("ls-files", "--stage", "-z", paths=paths), root)
+    found: Dict[str, str] = {}
+    for item in out.split(b"\0"):
+        meta, _, name = item.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[2] == b"0":
+            found[name.decode("utf-8", "surrogateescape")] = parts[1].decode()
     return found
 
 

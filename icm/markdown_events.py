@@ -146,6 +146,10 @@ def _screen(text: str) -> str:
         return "a quote marker indented as code under a quote"
     if "\t" in text and _marker_tab(text):
         return "a tab after a list or quote marker"
+    if ("\x0b" in text or "\x0c" in text) and "](" in text:
+        # whitespace between a link's parentheses to pulldown-cmark, no
+        # link to the reference (CommonMark allows spaces and tabs there)
+        return "a form feed or vertical tab beside a link"
     if not text.isascii() or "\x0b" in text or "\x0c" in text:
         if _ODD_SPACE.search(text) and (_ODD_BLANK_LINE.search("\n" + text)
                                         or _ODD_HTML_LINE.search("\n" + text)):
@@ -579,13 +583,78 @@ class _Walk:
                     lazy.quotes.append((span["start"], span["end"]))
             elif "CodeBlock" in tag:
                 blocks.append((span["start"], span["end"]))
-        if lz:
-            lazy.check()
+        parted = lazy.check() if lz else []
         if b"]:" in data:
             repeats = _definition_like(text, data, defs, blocks)
             if defs:
+                if parted:
+                    raise _Decline(_LAZY_PART)
                 self.definitions(defs, repeats)
+        if parted:
+            self.by_reference(parted, blocks, heads)
         return Extract(tuple(links), tuple(anchors), tuple(heads), 0)
+
+    def by_reference(self, parted: List[int], blocks: List[Tuple[int, int]],
+                     heads: List[Heading]) -> None:
+        """Read each top-level block holding a line of ``parted`` with the
+        reference, alone, and put its links in place of the walk's.
+
+        A block starts at a line of column 0 after a blank line (or at the
+        text's start) outside any code or HTML block, and ends where the
+        next begins: there both parsers have closed every paragraph, list
+        and quote, so each block reads alone as in the whole. What could
+        make it read otherwise is declined: a definition anywhere (a use
+        in the block would need it; the caller declines those), a fence or
+        an HTML block of the kinds that run over blank lines opening in the
+        block, and a heading or an ``id``/``name`` (anchors and slugs are
+        the walk's)."""
+        data = self.data
+        cuts = [0, *(m.end() for m in _BLOCK_START.finditer(data)), len(data)]
+        spans = sorted(blocks)
+        open_at: List[int] = []  # the cuts no code or HTML block spans
+        j, reach = 0, -1
+        for cut in cuts:
+            while j < len(spans) and spans[j][0] < cut:
+                reach = max(reach, spans[j][1])
+                j += 1
+            if reach <= cut:
+                open_at.append(cut)
+        chunks: List[Tuple[int, int]] = []
+        for line in parted:
+            if chunks and line < chunks[-1][1]:
+                continue
+            i = bisect.bisect_right(open_at, line) - 1
+            chunks.append((open_at[i], open_at[i + 1]))
+        links, at = self.links, self.at
+        head_lines = [h.line for h in heads]  # in order: one search a block
+        kept: List[Link] = []
+        kept_at: List[int] = []
+        k = 0
+        for start, end in chunks:
+            chunk = data[start:end]
+            if _CHUNK_RISK.search(chunk):
+                raise _Decline(_LAZY_PART)
+            first = self.line(start)
+            after = first + chunk.count(b"\n") + (not chunk.endswith(b"\n"))
+            i = bisect.bisect_left(head_lines, first)
+            if i < len(head_lines) and head_lines[i] < after:
+                raise _Decline(_LAZY_PART)
+            got = markdown.extract_reference(chunk.decode("utf-8"))
+            if got.anchors or got.headings or got.too_deep:
+                raise _Decline(_LAZY_PART)
+            while k < len(links) and at[k] < start:
+                kept.append(links[k])
+                kept_at.append(at[k])
+                k += 1
+            while k < len(links) and at[k] < end:
+                k += 1  # the walk's reading of the block: not the reference's
+            for link in got.links:
+                kept.append(Link(link.line + first - 1, link.raw, link.href,
+                                 link.kind))
+                kept_at.append(start)
+        kept.extend(links[k:])
+        kept_at.extend(at[k:])
+        links[:], at[:] = kept, kept_at
 
     def link(self, tag: Dict[str, Any], span: Dict[str, int], image: bool) -> bool:
         """Record an inline link or an autolink; True for an autolink."""
@@ -817,19 +886,35 @@ class _Lazy:
             yield (line, -1 if b">" in lead else
                    len(lead.decode("ascii").expandtabs(4)), item)
 
-    def check(self) -> None:
+    def check(self) -> List[int]:
+        """The lines in a list item the parsers may read apart, in order
+        (``_Walk.by_reference`` reads their blocks); one under a quote
+        declines the file."""
         items = sorted(self.items)
         item_starts = [s for s, _ in items]
+        parted = []
         for line, col, item in self.lines():
             if col < 0 or any(s < line < e for s, e in self.quotes):
-                raise _Decline("a lazy line indented as code opens a block")
+                raise _Decline(_LAZY_PART)
             i = bisect.bisect_left(item_starts, line) - 1
             while i >= 0 and items[i][1] <= line:
                 i -= 1
             if i >= 0 and col < _content_column(self.data, items[i][0]):
                 if item and col - _marker_column(self.data, items[i][0]) >= 4:
                     continue  # a lazy line to both
-                raise _Decline("a lazy line indented as code opens a block")
+                parted.append(line)
+        return parted
+
+
+_LAZY_PART = "a lazy line indented as code opens a block"
+# Where a top-level block begins: a line of column 0 after a blank line.
+_BLOCK_START = re.compile(rb"\n[ \t]*\r?\n(?=[^ \t\r\n])")
+# In a block read alone: a fence or an HTML block that runs over blank
+# lines (comments, ``<?``, ``<!X``, CDATA, script, pre, style, textarea),
+# opening a line, and an ``id`` or ``name`` (an anchor).
+_CHUNK_RISK = re.compile(
+    rb"(?m)^[ \t>*+\-0-9.)]*(?:```|~~~|<[!?]|<(?i:script|pre|style|textarea))"
+    rb"|(?i:\b(?:id|name)[ \t\r\n]*=)")
 
 
 def _marker_column(data: bytes, start: int) -> int:

@@ -203,8 +203,9 @@ ALL: Tuple[Spec, ...] = (
     Spec("stale", StaleOptions, "Flag notes older than the code in their folder.",
          "A note is stale when its folder's code changed after it: in a "
          "commit, or staged or in the work tree (--committed: in history "
-         "only). Lockfiles, snapshots, changelogs and a release's bump of "
-         "a manifest's own version are no change of code."),
+         "only). Lockfiles, snapshots, changelogs, a release's bump of "
+         "a manifest's own version and a reformat that changes no token are no "
+         "change of code."),
     Spec("bootmap", BootmapOptions, "List notes by size; sum the boot set "
          "against the budget.", alias="bootmap"),
     Spec("queue", QueueOptions, "Check queue item names and that no number is "

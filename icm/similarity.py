@@ -496,7 +496,13 @@ _PLACEHOLDER = re.compile(r"\s*<[^<>\s]{1,40}>")
 TARGET_WORDS = 3  # words of a command in a code span for it to be a target
 
 
-def targets(stmt: Statement) -> FrozenSet[str]:
+def maybe_material(text: str) -> bool:
+    """Whether a text may hold a path or code span (most prose does not,
+    and is never tokenised for ``targets`` or ``written``)."""
+    return _MAYBE_MATERIAL.search(text) is not None
+
+
+def targets(stmt: Statement, toks: Optional[Tokens] = None) -> FrozenSet[str]:
     """What a statement names, as each note means it: its paths and
     path-like code spans resolved from its note's folder (``prisma/x`` in
     ``packages/shared/`` is ``packages/shared/prisma/x``), and commands of
@@ -504,9 +510,10 @@ def targets(stmt: Statement) -> FrozenSet[str]:
     in the note's folder (every SDK's own `make lint` is its own).
     Two notes naming one target under a shared label ("Postgres schema")
     state one fact however few their words (restated rules)."""
-    if _MAYBE_MATERIAL.search(stmt.text) is None:
-        return frozenset()  # no path or code span (most prose): not tokenised
-    toks = tokens(stmt.text)
+    if toks is None:
+        if _MAYBE_MATERIAL.search(stmt.text) is None:
+            return frozenset()  # no path or code span (most prose)
+        toks = tokens(stmt.text)
     folder = posixpath.dirname(stmt.path)
     found = set()
     for value, kind in zip(toks.values, toks.kinds):
@@ -518,6 +525,37 @@ def targets(stmt: Statement) -> FrozenSet[str]:
                 found.add(f"{folder}$ " + " ".join(value.split()))
         elif _pathlike(value) and "*" not in value and "{" not in value:
             found.add(resolve(value, folder).rstrip("/"))
+    return frozenset(found)
+
+
+WRITTEN_CAP = 3  # statements a written term is held by before it says little
+_TERM = re.compile(r"[\w.:/+-]*[_.:/A-Z][\w.:/+-]*")
+
+
+def written(stmt: Statement, toks: Optional[Tokens] = None) -> FrozenSet[str]:
+    """A statement's distinctive terms as written, wherever its note is: its
+    paths, commands (two words or more, placeholders cut) and code spans
+    shaped like an identifier (`lsp_diagnostics_directory`, `fmt.Errorf`),
+    a leading ``./`` or ``/`` dropped. A term few statements hold names one
+    fact however each note's folder reads it: "Update `docs/REFERENCE.md`"
+    in ``src/`` and ``src/agents/`` (a target resolves them apart);
+    ``WRITTEN_CAP`` keeps a common one (every SDK's `make lint`) out."""
+    if toks is None:
+        if _MAYBE_MATERIAL.search(stmt.text) is None:
+            return frozenset()
+        toks = tokens(stmt.text)
+    found = set()
+    for value, kind in zip(toks.values, toks.kinds):
+        if kind not in (PATH, CODE):
+            continue
+        value = " ".join(_PLACEHOLDER.sub("", value).split())
+        while value.startswith(("./", "/")):
+            value = value[2:] if value.startswith("./") else value[1:]
+        if len(value) < 4:
+            continue
+        if " " in value or kind == PATH or _TERM.fullmatch(value) and (
+                any(c.isalpha() for c in value)):
+            found.add(value.lower())
     return frozenset(found)
 
 
@@ -540,11 +578,15 @@ _DESCRIBING = frozenset({"this", "these", "no", "there", "here", "it"})
 def self_said(text: str) -> bool:
     """Whether a statement is its note's word about itself: a header of
     ``**Field**:`` entries (two or more, one a field like Version or
-    Status) or a statement whose subject is "this file", "this module"
-    and the like. An instruction about it is a rule the notes share ("Keep
-    the docs of this module aligned"), so only a description counts: its
-    first word is "This", "No", "There" or a verb's third person
-    ("Handles ... for this namespace")."""
+    Status), one field whose value says its slot is empty ("**Classes**:
+    No specific classes exported", "**Exports**: none"), or a statement
+    whose subject is "this file", "this module" and the like. An
+    instruction about it is a rule the notes share ("Keep the docs of this
+    module aligned"), so only a description counts: its first word is
+    "This", "No", "There" or a verb's third person ("Handles ... for this
+    namespace")."""
+    if empty_field(text):
+        return True
     fields = _FIELD.findall(text[:2000])
     if len(fields) >= 2 and _ITEM.sub("", text, 1).startswith("**") and any(
             f.strip().lower() in _META for f in fields):
@@ -559,6 +601,67 @@ def self_said(text: str) -> bool:
     first = words[0]
     return first in _DESCRIBING or (first.endswith("s") and len(first) > 3
                                     and not first.endswith(("ss", "us")))
+
+
+# A field whose value is "none", or "no ... <participle>": each generated
+# note's own empty slot (test3: 24 of 26 false copies), not a prohibition
+# ("**Dependencies**: No new runtime dependencies" names no participle).
+EMPTY_CHARS = 200
+_EMPTY_FIELD = re.compile(
+    r"\s*(?:[-+*]\s+|\d+[.)]\s+)?\*\*[^*\n]{1,40}?(?::\*\*|\*\*\s*:)\s*"
+    r"(?:none|n/a|nothing|not applicable|[-\u2013\u2014]"
+    r"|no(?:\s+[\w-]+){0,5}?\s+(?:[a-z]+ed|found|known|shown|given|yet))"
+    r"\s*[.;]?\s*", re.IGNORECASE)
+
+# A description of code: a list item whose subject names a file, a folder, a
+# link or an identifier (`` `x.tsx` ``, ``**[debug/](debug/AGENTS.md)**``,
+# ``**McpRegistry**``, a ``**Purpose**:`` field) and whose value says what
+# it is. A folder note details it and the parent's list or the handbook
+# summarises it: two homes of no rule (issue 24: 10 of local-mcp-gateway's
+# 17 false copies). A value that instructs (a modal, an imperative first
+# word: "`gen.ts` - Never edit by hand", "`test` - Run the suite") is a rule
+# about the thing, and a command (a code span with a space) is one to run.
+_ITEM_MARK = re.compile(r"\s*(?:[-+*]\s+|\d+[.)]\s+)?")
+_SUBJECT = re.compile(
+    r"(\*\*)?(?:`[^`\s]{1,200}`|\[[^\]\n]{1,200}\]\([^()\s]{1,500}\)"
+    r"|[A-Za-z]\w{0,80}?[a-z][A-Z]\w{0,80}|\w{1,80}[._]\w[\w.]{0,80}"
+    r"|(?i:purpose|description|role|responsibility|summary))"
+    r"(?:(?(1)\*\*)\s*:|:\*\*|(?(1)\*\*)\s+[-\u2013\u2014])\s+")
+_MODAL = re.compile(r"\b(?:must|should|shall|never|always|do\s+not|don't|avoid|"
+                    r"prefer|ensure|make\s+sure|need\s+to|have\s+to|has\s+to|"
+                    r"only)\b", re.IGNORECASE)
+_IMPERATIVE = frozenset("""
+use run keep add edit update avoid prefer import call write put make check wrap
+follow place set pass create delete remove register export document mark test
+read start stop install commit push rebase regenerate build lint format define
+declare name return throw validate extend implement override mock see refer
+consult prefer copy move rename replace change modify configure enable disable
+leave let no don't do never always
+""".split())
+
+
+def empty_field(text: str) -> bool:
+    """Whether a statement is one ``**Field**:`` whose value says its slot
+    is empty (see above): it says nothing another statement could hold."""
+    return len(text) <= EMPTY_CHARS and _EMPTY_FIELD.fullmatch(text) is not None
+
+
+def describes(text: str) -> bool:
+    """Whether a statement is a description of named code (see above)."""
+    if len(text) > 2000:
+        return False
+    mark = _ITEM_MARK.match(text)
+    subject = _SUBJECT.match(text, mark.end() if mark else 0)
+    if subject is None:
+        return False
+    value = text[subject.end():]
+    if not value.strip() or _MODAL.search(value):
+        return False
+    for sentence in re.split(r"[.;!]\s+", value):
+        words = re.findall(r"[a-z']+", sentence[:80].lower())
+        if words and words[0] in _IMPERATIVE:
+            return False
+    return True
 
 
 def own_subjects(a: Statement, b: Statement) -> bool:
@@ -1176,14 +1279,17 @@ class Ranker:
                       key=lambda p: (-p[1], p[0]))
 
     def neighbours(self, threshold: float, accept: Callable[[int, int], bool],
-                   floor: float = 0.0, cap: int = RANK_CAP
-                   ) -> List[Tuple[int, int, float]]:
+                   floor: float = 0.0, cap: int = RANK_CAP,
+                   relaxed: Optional[Tuple[float, Callable[[int, int], bool]]]
+                   = None) -> List[Tuple[int, int, float]]:
         """(i, j, score), i < j: each text's best match among the others at
         or above ``threshold``, each pair once, in order (restated rules:
         a rule reworded in a second home). Candidates share two stemmed
         words held by at most ``cap`` texts, so the work grows with the
         text; a pair under the lexical ``floor`` is not scored further (the
-        semantic score is the mean of the lexical one and the cosine)."""
+        semantic score is the mean of the lexical one and the cosine);
+        ``relaxed`` (a lower threshold, a test of the pair) holds the pairs
+        the test accepts to that threshold, asked only of pairs between."""
         weight = self._weight
         weights = [self._weigh(w) for w in self._words]
         vectors = self._vectors
@@ -1204,11 +1310,12 @@ class Ranker:
                 if vectors is not None:
                     score = (score + float(vectors[i] @ vectors[j])) / 2
                 # under the threshold a pair is no one's best worth reporting
-                if score < threshold or not accept(i, j):
+                if score < threshold and (relaxed is None or score < relaxed[0]
+                                          or not relaxed[1](i, j)) or not (
+                        accept(i, j)):
                     continue
                 for a, b in ((i, j), (j, i)):
                     if score > best.get(a, (-1.0, 0))[0]:
                         best[a] = (score, b)
-        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()
-                 if s >= threshold}
+        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()}
         return sorted((i, j, s) for (i, j), s in pairs.items())

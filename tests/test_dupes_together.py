@@ -29,7 +29,9 @@ def note(title: str, *said: str) -> str:
     ("a/AGENTS.md", "a/b/AGENTS.md", True),
     ("a/b/c/AGENTS.md", "a/AGENTS.md", True),
     ("AGENTS.md", "x/y/AGENTS.md", True),  # the root's note is read everywhere
-    ("a/AGENTS.md", "a/CLAUDE.md", True),  # one folder's two notes
+    ("a/AGENTS.md", "a/context.md", True),  # one folder's two notes
+    ("a/AGENTS.md", "a/CLAUDE.md", False),  # ... for two tools: mirrors
+    ("AGENTS.md", "x/GEMINI.md", False),  # a Gemini session reads GEMINI.md
     ("a/x/AGENTS.md", "a/y/AGENTS.md", False),
 ])
 def test_a_note_is_read_with_its_folder_and_ancestors_notes(
@@ -67,16 +69,20 @@ def test_a_sibling_copy_is_silent_by_default_and_shown_on_request(
 @pytest.mark.parametrize("home,copy", [
     ("AGENTS.md", "a/AGENTS.md"),  # the handbook
     ("a/AGENTS.md", "a/b/AGENTS.md"),  # an ancestor's note
-    ("a/AGENTS.md", "a/CLAUDE.md"),  # one folder's two notes, both worded
+    ("a/AGENTS.md", "a/context.md"),  # one folder's two notes, both worded
+    ("a/AGENTS.md", "a/CLAUDE.md"),  # ... for two tools, one naming the other
+    ("AGENTS.md", "x/GEMINI.md"),  # the handbook, with no GEMINI.md beside it
     ("docs/rules.md", "z/AGENTS.md"),  # in the boot set
     ("x/AGENTS.md", "z/AGENTS.md"),  # named by the copy, as a code span
 ])
 def test_notes_read_together_are_still_compared(repo: Path, icm, home: str,
                                                 copy: str) -> None:
+    named = "a/AGENTS.md" if copy == "a/CLAUDE.md" else "x/AGENTS.md"
     write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md", '
-                 '"docs/rules.md"]\nboot = ["docs/rules.md"]\n',
+                 '"GEMINI.md", "context.md", "docs/rules.md"]\n'
+                 'boot = ["docs/rules.md"]\n',
                  "AGENTS.md": "# H\n", home: note("home", RULE),
-                 copy: note("copy", "`x/AGENTS.md` rules still apply.", RULE)})
+                 copy: note("copy", f"`{named}` rules still apply.", RULE)})
     code, out, _ = dupes(icm, repo, "--format", "json")
     (check,) = json.loads(out)["checks"]
     assert [(f["message"], f["severity"], f["read_together"])
@@ -169,3 +175,63 @@ def test_a_section_keeps_its_baseline_key_when_lines_move() -> None:
     said = "duplicate rule: b/AGENTS.md:{}-{} and a/AGENTS.md:10-52 hold the same"
     assert identity(said.format(8, 50)) == identity(said.format(9, 51))
     assert identity(said.format(8, 50)).count("#") == 4
+
+
+# -- one folder's notes for two tools are mirrors --------------------------------
+
+TOOLS = 'note_name = ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]\n'
+OTHER = "Integration tests run against a real database, never a mocked driver."
+
+
+def test_per_tool_copies_in_one_folder_are_mirrors(repo: Path, icm) -> None:
+    """A folder's AGENTS.md, CLAUDE.md and GEMINI.md copying each other (Tres's
+    root) are read by three tools, never two at once; a nested GEMINI.md is
+    read with the root's GEMINI.md, not with the AGENTS.md handbook."""
+    both = note("Rules", RULE, OTHER)
+    write(repo, {"icm.toml": TOOLS, "AGENTS.md": both, "CLAUDE.md": both,
+                 "GEMINI.md": note("Gemini", OTHER),
+                 "src/AGENTS.md": note("src", OTHER),
+                 "src/CLAUDE.md": note("src", OTHER),
+                 "web/GEMINI.md": note("web", RULE)})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: src/AGENTS.md:3 repeats AGENTS.md:5 "
+        "(keep one home, link to it)\n"
+        "duplicate rule: src/CLAUDE.md:3 repeats CLAUDE.md:5 "
+        "(keep one home, link to it)\n"), "")
+
+
+def test_per_tool_notes_that_disagree_are_a_drift(repo: Path, icm) -> None:
+    changed = RULE.replace("1 MiB", "64 KiB")
+    write(repo, {"icm.toml": TOOLS, "AGENTS.md": note("Rules", OTHER, RULE),
+                 "CLAUDE.md": note("Rules", OTHER, changed)})
+    line = ("mirror drift: CLAUDE.md:5 and AGENTS.md:5, one folder's notes for "
+            "two tools, disagree: '64 KiB' vs '1 MiB'")
+    assert dupes(icm, repo) == (0, line + "\n", "")
+    assert dupes(icm, repo, "--format", "concise") == (
+        0, f"CLAUDE.md:5:1: dupes/mirror-drift {line}\n", "")
+    code, out, _ = dupes(icm, repo, "--format", "json")
+    (found,) = json.loads(out)["checks"][0]["findings"]
+    assert {k: found[k] for k in ("code", "severity", "path", "line",
+                                  "read_together", "differences")} == {
+        "code": "mirror-drift", "severity": "warning", "path": "CLAUDE.md",
+        "line": 5, "read_together": False,
+        "differences": [{"kind": "number", "copy": "64 KiB", "home": "1 MiB"}]}
+
+
+def test_a_stub_or_a_symlink_still_brings_the_handbook_in(repo: Path,
+                                                          icm) -> None:
+    """A CLAUDE.md importing or linking to the AGENTS.md beside it is no
+    note of its own: Claude reads the handbook through it, so a nested
+    CLAUDE.md's copy of the handbook is still a copy."""
+    write(repo, {"icm.toml": TOOLS, "AGENTS.md": note("Rules", RULE),
+                 "CLAUDE.md": "@AGENTS.md\n", "x/CLAUDE.md": note("x", RULE),
+                 "y/AGENTS.md": note("y", OTHER),
+                 "y/CLAUDE.md": note("y", "Read @AGENTS.md first.", OTHER)})
+    lines = ("duplicate rule: x/CLAUDE.md:3 repeats AGENTS.md:3 "
+             "(keep one home, link to it)\n"
+             "duplicate rule: y/CLAUDE.md:5 repeats y/AGENTS.md:3 "
+             "(keep one home, link to it)\n")
+    assert dupes(icm, repo) == (0, lines, "")
+    (repo / "CLAUDE.md").unlink()
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    assert dupes(icm, repo) == (0, lines, "")

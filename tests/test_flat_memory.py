@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import List
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,28 +21,72 @@ D1 = "2026-10-01T12:00:00+00:00"
 D5 = "2026-10-05T12:00:00+00:00"
 D9 = "2026-10-09T12:00:00+00:00"
 
-NAMES = st.text(st.sampled_from("ab/.é"), min_size=1, max_size=4)
+# non-ASCII, and a byte git gave that is not UTF-8 (held as a surrogate)
+NAMES = st.text(st.sampled_from(["a", "b", "/", ".", "é", "\udc80", "\udcff",
+                                 "\U0001f600", "\x7f"]), min_size=1, max_size=4)
+
+
+def by_bytes(paths):
+    return sorted(paths, key=context.key_of)
 
 
 @settings(max_examples=150, deadline=None)
 @given(tracked=st.lists(NAMES), untracked=st.lists(NAMES), sparse=st.lists(NAMES),
-       probes=st.lists(NAMES, max_size=8))
+       probes=st.lists(NAMES, max_size=8), step=st.sampled_from([1, 2, 3, 32]),
+       chunk=st.sampled_from([1, 5, 1 << 20]))
 def test_the_file_list_answers_as_the_three_sets_did(
         tracked: List[str], untracked: List[str], sparse: List[str],
-        probes: List[str]) -> None:
+        probes: List[str], step: int, chunk: int) -> None:
     """What ``context.build`` held before: ``files`` (sorted, on disk),
     ``tracked`` (sparse included) and ``file_set`` (everything), as
     frozensets. A path is in one list, or in the tracked and sparse lists
     (an unmerged skip-worktree entry); tracked paths repeat (stages)."""
     untracked = [p for p in untracked if p not in tracked and p not in sparse]
+    was = context.STEP, context.CHUNK
+    context.STEP, context.CHUNK = step, chunk  # blocks of any size
+    try:
+        _answers(tracked, untracked, sparse, probes)
+    finally:
+        context.STEP, context.CHUNK = was
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(), st.text())
+def test_utf8_bytes_order_text_as_code_points_do(a: str, b: str) -> None:
+    """The claim the file list's byte order rests on, for text that is
+    UTF-8 (no surrogates); a byte git gave that is not UTF-8 is a
+    surrogate in text, and sorts as that byte: git's order, not the
+    text's (``"\\udc80" > "é"`` as text, ``b"\\x80" < b"\\xc3\\xa9"``)."""
+    assert (a < b) == (a.encode() < b.encode())
+    assert context.key_of("\udc80") < context.key_of("é") and "\udc80" > "é"
+
+
+def _answers(tracked: List[str], untracked: List[str], sparse: List[str],
+             probes: List[str]) -> None:
     listed = FileList.of(tracked, untracked, sparse)
-    on_disk = sorted(set(tracked) | set(untracked))
+    on_disk = by_bytes(set(tracked) | set(untracked))
     every = frozenset(on_disk) | frozenset(sparse)
     was_tracked = frozenset(tracked) | frozenset(sparse)
-    assert listed.paths == tuple(sorted(every))
-    assert listed.on_disk == tuple(on_disk)
+    assert tuple(listed.paths) == tuple(by_bytes(every)) == listed.paths[:]
+    assert tuple(listed.on_disk) == tuple(on_disk) == listed.on_disk[:]
+    assert [listed.paths[i] for i in range(-len(every), len(every))] == \
+        by_bytes(every) * 2
+    for rel in [*probes, *every, "\ud800", ""]:
+        i = listed.index(rel)
+        assert (listed.paths[i] == rel) if rel in every else i == -1
+        assert (rel in listed.on_disk) == (rel in on_disk)
+        if rel != "\ud800":  # what bisect_left gives on the decoded list
+            got = listed.lower_bound(context.key_of(rel))
+            assert got == sum(context.key_of(p) < context.key_of(rel)
+                              for p in every)
+    for suffix in ("a", "/b", "é", ".", "\udc80", "/a/"):
+        assert list(listed.ending(suffix)) == \
+            [p for p in by_bytes(every) if p.endswith(suffix)]
+    for folder in ("a/", "b/", "/", "é/", "\udcff/"):
+        assert [listed.paths[i] for i in listed.under(folder)] == \
+            [p for p in by_bytes(every) if p.startswith(folder)]
     for view, want in ((listed.everything, every), (listed.tracked, was_tracked)):
-        assert len(view) == len(want) and list(view) == sorted(want)
+        assert len(view) == len(want) and list(view) == by_bytes(want)
         assert view == want and want == view
         for probe in [*probes, *want]:
             assert (probe in view) == (probe in want)
@@ -60,8 +105,7 @@ def test_the_file_list_answers_as_the_three_sets_did(
 def test_the_listing_is_split_in_chunks_as_a_whole(items: List[bytes],
                                                     chunk: int) -> None:
     out = b"".join(item + b"\0" for item in items)
-    assert list(icm_git._nul_split(out, chunk)) == [
-        item.decode("utf-8", "surrogateescape") for item in items]
+    assert list(icm_git._nul_items(out, chunk)) == items
 
 
 def test_past_pathspec_max_only_the_asked_changes_are_kept(
@@ -84,10 +128,12 @@ def test_past_pathspec_max_only_the_asked_changes_are_kept(
 def test_the_history_holds_the_file_lists_paths_and_the_pending(repo: Path) -> None:
     """The history pass's hits are kept for the paths of the file set and the
     pending ones (a file deleted in the work tree), the same hits as the
-    pass's whole answer; a path neither (deleted in a commit, or excluded)
-    is not held: no check asks of one."""
+    pass's whole answer; of the paths of neither (deleted in a commit, or
+    excluded) only each folder's newest is held (``gone``: stale asks it)."""
     commit(repo, {"a/context.md": "n", "a/x.py": "1", "a/gone.py": "g",
-                  "old.py": "o", "skip/y.py": "1", "é/ü.py": "1"}, D1)
+                  "old.py": "o", "old2.py": "o", "skip/y.py": "1", "é/ü.py": "1"},
+           D1)
+    git(repo, "rm", "-q", "old2.py")  # older than old.py's deletion: not held
     commit(repo, {"a/x.py": "2", "skip/y.py": "2"}, D5)
     git(repo, "rm", "-q", "old.py")
     commit(repo, {"é/ü.py": "2"}, D9)
@@ -99,9 +145,12 @@ def test_the_history_holds_the_file_lists_paths_and_the_pending(repo: Path) -> N
     assert isinstance(every, dict)
     asked = {*ctx.file_set, *history.pending}
     assert "a/gone.py" in asked and "old.py" not in asked
+    gone = set(history.times.gone_paths())
+    assert gone == {"old.py", "skip/y.py"}
     for path, hit in every.items():
         rel = path.decode("utf-8", "surrogateescape")
-        want = (hit[0], hit[1].decode("ascii"), hit[2]) if rel in asked else None
+        want = (hit[0], hit[1].decode("ascii"), hit[2]) if rel in asked | gone \
+            else None
         assert history.last(rel) == want, rel
     assert history.last("new.py") is None and history.last("nowhere") is None
     assert history.times.slots.itemsize * len(history.times.slots) <= 4 * len(asked)
@@ -147,3 +196,44 @@ def test_a_cache_over_its_limit_leaves_no_file(tmp_path: Path) -> None:
     again = cache.Cache(tmp_path, "k", lambda values: True, 400)
     assert again.entries == {"b.md": ["0" * cache.DIGEST_CHARS, ["y"],
                                       [1, 2, 3, 4, 5]]}
+
+
+def _unrelated_roots(repo: Path) -> None:
+    """``busy_history``, an unrelated history merged in (a second root,
+    seen by "all"), a path with a non-UTF-8 byte in the first root."""
+    from tests.test_history_form import busy_history
+
+    busy_history(repo)
+    git(repo, "checkout", "-q", "--orphan", "other")
+    git(repo, "rm", "-rfq", ".")
+    commit(repo, {"sub/x.py": "other root", "sub/o.py": "o",
+                  "sub/\udcff.py".encode("utf-8", "surrogateescape").decode(
+                      "utf-8", "surrogateescape"): "b"}, D1)
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "--allow-unrelated-histories", "-s",
+        "ours", "-m", "unrelated", "other", when=D9)
+
+
+@pytest.mark.parametrize("mode", ["first-parent", "all"])
+def test_a_root_commit_read_apart_gives_the_logs_facts(repo: Path, mode: str) -> None:
+    """Past ``ROOTS_APART`` paths a root commit's diff is read by ``ls-tree``
+    (git's log held 193 MiB for a first commit of 500,000 files): the
+    history pass's hits and the change logs' changes are those the log
+    gives, from the top and from a subfolder, with a base or none."""
+    _unrelated_roots(repo)
+    base = git(repo, "rev-list", "--max-parents=0", "--first-parent",
+               "HEAD").strip()
+    roots = git(repo, "rev-list", "--max-parents=0", "HEAD").split()
+    for where in (repo, repo / "sub"):
+        for start in (None, base):
+            whole = icm_git.HistoryPass(where, mode, base=start).result()
+            assert icm_git.HistoryPass(where, mode, base=start,
+                                       apart=True).result() == whole
+        names = sorted(p.decode("utf-8", "surrogateescape") for p in whole)
+        for paths in (names[:2], names):
+            for commits in ((), roots):
+                for start in (None, base):
+                    logs = [list(icm_git.path_changes(
+                        where, mode, paths, start, commits, apart=apart))
+                        for apart in (False, True)]
+                    assert logs[0] == logs[1] and logs[0]

@@ -446,7 +446,8 @@ def test_sparse_checkout_files_outside_the_cone(repo: Path, icm) -> None:
 # queue_refs, a configured folder, a commit named in a record), so its
 # function must be in GIT_CALLS below.
 OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "limit",
-                  "cap", "chunk", "check", "stdin", "filters", "partial", "seen"}
+                  "cap", "chunk", "check", "stdin", "filters", "partial", "seen",
+                  "roots"}
 # The mechanism itself, and a parser that runs nothing.
 NOT_A_CALL = {"command", "run", "unopened", "history_command",
               "own_commits_command", "changes_command"}  # argv builders
@@ -500,6 +501,8 @@ def _calls(repo: Path, x: str):
                                 [("A", f"{x}/f.md")]),
         "tree_entries folders": (lambda _: sorted(g.tree_entries(repo, "HEAD", [x])),
                                  [f"{x}/f.md"]),
+        "index_entries": (lambda _: sorted(g.index_entries(repo, [x])),
+                          [f"{x}/f.md"]),
         # Text icm never passes as an argument: config keys are icm's own,
         # blob ids and commits go to cat-file's standard input (commits only
         # when they are hashes).
@@ -518,6 +521,8 @@ def _calls(repo: Path, x: str):
         "path_changes base": (lambda r: [sha for sha, _, _ in g.path_changes(
             repo, "first-parent", ["src/a.py"], base=g.commit_of(repo, r))],
             "plain"),
+        # A root commit's tree (a commit git printed; here a ref like x)
+        "root_tree": (lambda r: list(g.root_tree(repo, r.encode(), True)), "plain"),
         # The base as the stale check passes it: resolved to a commit first.
         "HistoryPass.__init__": (lambda r: sorted(g.HistoryPass(
             repo, "first-parent", base=g.commit_of(repo, r)).result().items()),

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import python_lines, write
+from tests.conftest import SLOTS_OK, python_lines, write
 
 MADR_CFG = "journal_format = 'madr'\njournal_dir = 'docs/adr'\n"
 
@@ -1020,3 +1020,64 @@ Mail waits for the worker.
     assert icm("check-journal", "--root", str(repo)) == (1, (
         "journal/2024-02-02_redis.md: missing slot 'Decision'\n"
         "journal/2024-02-02_redis.md: missing slot 'Rejected alternative'\n"), "")
+
+
+# -- a slot heading with a suffix ------------------------------------------------
+
+SUFFIXED = {
+    "icm.toml": NYGARD_CFG,
+    "doc/adr/0001-cache-reports.md": nygard(
+        1, "Cache reports", "Accepted", decision="We will cache reports.",
+        extra="\n## Verify command: the cache folder\n\n`test -d doc/adr`\n",
+    ).replace("## Decision\n", "## Decision (proposed)\n"),
+    "doc/adr/0002-queue-reports.md": nygard(
+        2, "Queue reports", "Accepted", decision="We will queue reports.",
+    ).replace("## Decision\n", "## Decision: chosen\n"),
+    # MADR's Decision Drivers is another section: no Decision here
+    "doc/adr/0003-drivers-only.md": nygard(
+        3, "Drivers only", "Accepted", decision="Reports must be fast.",
+    ).replace("## Decision\n", "## Decision Drivers\n"),
+}
+
+
+def test_a_slot_heading_with_a_suffix_is_the_slot(repo: Path, icm) -> None:
+    """``## Decision (proposed)`` and ``## Decision: chosen`` were no Decision
+    in an adr-tools record; ``## Decision Drivers`` stays another section."""
+    _tree(repo, SUFFIXED)
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "doc/adr/0003-drivers-only.md: missing slot 'Decision'\n"), "")
+    link = "[doc/adr/{0}.md](doc/adr/{0}.md)".format
+    assert icm("positions", "--root", str(repo)) == (0, (
+        "Compiled by `icm positions`; do not edit. Read before proposing work: "
+        "reviving a Rejected design needs a `Revives:` line.\n\n## Current\n\n"
+        f"- {link('0003-drivers-only')}: (no Decision)\n"
+        f"- {link('0002-queue-reports')}: We will queue reports.\n"
+        f"- {link('0001-cache-reports')}: We will cache reports.\n\n"
+        "## Superseded\n\n(none)\n\n## Rejected\n\n(none)\n"), "")
+    assert _dry(icm, repo) == (0, (
+        "doc/adr/0001-cache-reports.md: would run in ROOT:\n"
+        "    test -d doc/adr\n"
+        "doc/adr/0002-queue-reports.md: no 'Verify command' section, not run\n"
+        "doc/adr/0003-drivers-only.md: no 'Verify command' section, not run\n"
+        "verify: 1 command would run\n"), "")
+
+
+def test_madr_and_icm_slots_take_a_suffix_but_not_another_section(
+        repo: Path, icm) -> None:
+    madr = MADR["docs/adr/0001-record-decisions-in-madr.md"]
+    write(repo, {
+        "icm.toml": MADR_CFG, "AGENTS.md": "# Handbook\n",
+        "docs/adr/0001-a.md": madr.replace(
+            "## Decision Outcome\n", "## Decision Drivers\n\n* Reviews.\n\n"
+            "## Decision Outcome (accepted)\n"),
+        "docs/adr/0002-b.md": madr.replace("## Decision Outcome\n",
+                                           "## Decision Drivers\n"),
+        "journal/2026-01-01_a.md": SLOTS_OK.replace(
+            "## Decision\n", "## Decision (proposed)\n"),
+        "journal/2026-01-02_b.md": SLOTS_OK.replace(
+            "## Decision\n", "## Decision Drivers\n")})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "docs/adr/0002-b.md: missing slot 'Decision Outcome'\n"), "")
+    write(repo, {"icm.toml": ""})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "journal/2026-01-02_b.md: missing slot 'Decision'\n"), "")

@@ -92,7 +92,7 @@ def default_boot(ctx: Context,
 
 def queue_items(ctx: Context) -> List[str]:
     prefix = ctx.config.queue_dir.rstrip("/") + "/"
-    return [f for f in ctx.files if f.startswith(prefix)
+    return [f for f in ctx.under(prefix) if f.startswith(prefix)
             and "/" not in f[len(prefix):] and f.lower().endswith(".md")
             and f[len(prefix):] != "README.md"]
 

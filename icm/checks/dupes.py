@@ -12,7 +12,11 @@ a path, a code span or a negation (``must``/``must not``,
 times in 10 on held-out notes); a copy that differs *only* in those is
 diverged whatever its similarity. Statements each note makes of itself
 (``similarity.self_said``: "This file was generated ...", a ``**Version**:``
-header) are no copies. The home is the handbook, then
+header, an empty field) are no copies, nor is a description of named code
+on either side (``similarity.describes``: "`X.tsx` - renders the list",
+in a folder's note and its parent's file list) unless the two disagree:
+a repeated line that instructs is two homes for one rule, one that
+describes is not. The home is the handbook, then
 the shallower note, then the path sorting first; journal entries come last
 and are never compared with each other (a newer entry may correct an older
 one). Only files read together are compared (``model.notes.read_together``:
@@ -43,7 +47,7 @@ import posixpath
 import sys
 from dataclasses import replace
 from itertools import chain
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from icm import cache as cache_mod
 from icm import similarity
@@ -76,6 +80,9 @@ NAMES_SCREENED = 16  # note file names a text is screened for before its paths
 RESTATED_LEXICAL = 0.3
 RESTATED_SEMANTIC = 0.4  # with similarity = "semantic": mean with the cosine
 RESTATED_FLOOR = 0.15  # the lexical score a pair needs to be embedded-scored
+# a pair where one statement names the other's folder (an index entry and
+# the folder's own note): (lexical, semantic), chosen on the four spent parts
+RESTATED_ROLE = (0.2, 0.4)  # semantic: the cross-validation kept 0.4 (none)
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -91,6 +98,10 @@ RULES = Rules(NAME, {
     "template-copies": Rule("notes instantiated from one template share their "
                             "statements (one finding per group; a warning, "
                             "as copies are)", Severity.WARNING),
+    "mirror-drift": Rule("one folder's notes for two tools (AGENTS.md, "
+                         "CLAUDE.md, GEMINI.md), copies by intent, disagree "
+                         "on a value (a warning naming the difference)",
+                         Severity.WARNING, fix="make the copies agree"),
     "unreadable": Rule("a note cannot be read as UTF-8 text"),
     "skipped": Rule("a note over max_file_bytes was not read", Severity.WARNING),
 })
@@ -180,7 +191,7 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     near, far = _matches(index, cfg.dupes_similarity, accept, together,
                          cfg.dupes_siblings)
     matches = near + far
-    kept = _kept(near, far, kinds)
+    kept = [m for m in _kept(near, far, kinds) if not _described(m)]
     groups = _templates(kept, kinds)
     sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
@@ -201,6 +212,7 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
         found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
                            cfg.similarity == "semantic", selves)
     found = _shown(found, together, cfg.dupes_siblings)
+    found += _drift(index, cfg.dupes_similarity, accept, together)
     if changed_since is not None:  # every note is still compared: a pair's
         found = about(found, ctx.changed(changed_since))  # either side counts
     return Report.of(NAME, found, ok=not found,
@@ -377,8 +389,18 @@ def _restated(stmts: Sequence[similarity.Statement],
     threshold, floor = ((RESTATED_SEMANTIC, RESTATED_FLOOR) if semantic
                         else (RESTATED_LEXICAL, 0.0))
     found = []
-    pairs = [(texts[i], texts[j], score)
-             for i, j, score in ranker.neighbours(threshold, accept, floor)]
+    folders = [posixpath.dirname(t.path) for t in texts]
+    named: Dict[int, FrozenSet[str]] = {}
+
+    def names_folder(i: int, j: int) -> bool:
+        for k in (i, j):
+            if k not in named:
+                named[k] = _named_folders(texts[k], folders[k])
+        return folders[j] in named[i] or folders[i] in named[j]
+
+    pairs = [(texts[i], texts[j], score) for i, j, score in ranker.neighbours(
+        threshold, accept, floor,
+        relaxed=(RESTATED_ROLE[semantic], names_folder))]
     pairs += _same_targets(stmts, kinds, paired | {
         (id(a), id(b)) for a, b, _s in pairs}, selves)
     for home, copy, score in pairs:
@@ -396,6 +418,23 @@ def _restated(stmts: Sequence[similarity.Statement],
     return found
 
 
+def _named_folders(s: similarity.Statement, folder: str) -> FrozenSet[str]:
+    """The folders other than its own (``folder``) a statement's paths and
+    one-word code spans may name, resolved from it: "`utilities/`:
+    cross-cutting helpers" in a parent note and the helpers' own note say
+    one thing in two words (prefect's, lancedb's and codemod's folder roles
+    scored 0.2-0.3), held to ``RESTATED_ROLE``."""
+    if "`" not in s.text and "/" not in s.text:
+        return frozenset()
+    toks = similarity.tokens(s.text)
+    found = frozenset(
+        similarity.resolve(v.strip("/"), folder) for v, k in zip(toks.values,
+                                                                toks.kinds)
+        if k in (similarity.PATH, similarity.CODE) and v.strip("/")
+        and not any(c.isspace() for c in v))
+    return found - {folder, ""}
+
+
 class _Selves:
     """Which statements are their note's word about itself
     (``similarity.self_said``), asked only of the candidate pairs: on
@@ -405,7 +444,12 @@ class _Selves:
         self._said: Dict[int, bool] = {}
 
     def both(self, a: similarity.Statement, b: similarity.Statement) -> bool:
-        return self._of(a) and self._of(b)
+        """Whether a pair is no pair: each statement its note's word about
+        itself, or either an empty field, which holds no rule to share
+        (kept from its twin, test3's "No ... functions exported" became the
+        handbook's restatement: 19 false pairs)."""
+        return (self._of(a) and self._of(b)) or similarity.empty_field(
+            a.text) or similarity.empty_field(b.text)
 
     def _of(self, s: similarity.Statement) -> bool:
         said = self._said.get(id(s))
@@ -421,17 +465,27 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
     """Statements of two notes naming one target (``similarity.targets``)
     under a label sharing a stemmed word, however short: "Postgres schema:
     `prisma/schema.prisma`" in ``packages/shared/`` and "Postgres schema:
-    `packages/shared/prisma/schema.prisma`" in the handbook. Candidates
-    come from target postings of at most ``RANK_CAP`` statements: linear."""
+    `packages/shared/prisma/schema.prisma`" in the handbook, or one term
+    as written (``similarity.written``) by at most ``WRITTEN_CAP``
+    statements, none of sibling notes (``_siblings``). Candidates come
+    from target postings of at most ``RANK_CAP`` statements: linear."""
     postings: Dict[str, List[similarity.Statement]] = {}
+    terms: Dict[str, List[similarity.Statement]] = {}
     for s in stmts:
-        if kinds[s.path] != 2 and not s.allowed:
-            for target in similarity.targets(s):
+        if kinds[s.path] != 2 and not s.allowed and similarity.maybe_material(
+                s.text):
+            toks = similarity.tokens(s.text)  # once for both
+            for target in similarity.targets(s, toks):
                 postings.setdefault(target, []).append(s)
+            for term in similarity.written(s, toks):
+                terms.setdefault(term, []).append(s)
     found: List[Tuple[similarity.Statement, similarity.Statement, float]] = []
     seen: Set[Tuple[int, int]] = set()
-    for held in postings.values():
-        if not 1 < len(held) <= similarity.RANK_CAP:
+    for held in chain(
+            (p for p in postings.values() if len(p) <= similarity.RANK_CAP),
+            (p for p in terms.values() if len(p) <= similarity.WRITTEN_CAP
+             and not _siblings(p))):
+        if len(held) < 2:
             continue
         for x, a in enumerate(held):
             for b in held[x + 1:]:
@@ -448,6 +502,23 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
     return found
 
 
+def _described(m: similarity.Match) -> bool:
+    """Whether a copy is a description of code (``similarity.describes``)
+    on either side, the note detailing what the other summarises: no rule
+    has two homes. A diverged one stays: a file's two descriptions that
+    disagree on a value are one of them wrong."""
+    return not m.diverged and (similarity.describes(m.a.text)
+                               or similarity.describes(m.b.text))
+
+
+def _siblings(held: Sequence[similarity.Statement]) -> bool:
+    """Whether notes of two sibling folders (neither holding the other)
+    hold one written term: each package's own `make lint_fix` (pulumi)."""
+    folders = {posixpath.dirname(s.path) for s in held}
+    return any(not (a + "/").startswith(b + "/") and not (b + "/").startswith(
+        a + "/") and a and b for a in folders for b in folders)
+
+
 def _confident(m: similarity.Match, min_words: int) -> bool:
     """Whether a diverged pair may be an error (``dupes_diverged =
     "error"``): two statements of ``min_words`` or more. A short pair (a
@@ -456,9 +527,8 @@ def _confident(m: similarity.Match, min_words: int) -> bool:
                similarity.word_count(m.b.text)) >= min_words
 
 
-def _finding(m: similarity.Match, copies: Severity,
-             diverged: Severity = Severity.WARNING) -> Finding:
-    copy, home = f"{m.b.path}:{m.line_b}", f"{m.a.path}:{m.line_a}"
+def _pair(m: similarity.Match) -> Tuple[str, Dict[str, Any]]:
+    """A pair's differences as the message names them, and its JSON."""
     extra: Dict[str, Any] = {
         "locations": [
             {"path": m.b.path, "line": m.line_b, "text": m.b.text},
@@ -467,9 +537,16 @@ def _finding(m: similarity.Match, copies: Severity,
         "similarity": round(m.score, 3),
     }
     if m.diverged:
-        what = "; ".join(f"'{d.right}' vs '{d.left}'" for d in m.differences)
         extra["differences"] = [{"kind": d.kind, "copy": d.right, "home": d.left}
                                 for d in m.differences]
+    return "; ".join(f"'{d.right}' vs '{d.left}'" for d in m.differences), extra
+
+
+def _finding(m: similarity.Match, copies: Severity,
+             diverged: Severity = Severity.WARNING) -> Finding:
+    copy, home = f"{m.b.path}:{m.line_b}", f"{m.a.path}:{m.line_a}"
+    what, extra = _pair(m)
+    if m.diverged:
         return RULES("diverged-rule", m.b.path, f"diverged rule: {copy} and "
                      f"{home} disagree: {what}", line=m.line_b, located=True,
                      extra=extra, severity=diverged)
@@ -502,16 +579,50 @@ def _together(ctx: Context, stmts: Sequence[similarity.Statement],
                       if not screened or any(b in said for b in bases)
                       for other in named_notes(path, said.replace("@", " "), names)
                       if other != path)
+    # an import from the note's own folder names no folder: CLAUDE.md's
+    # @AGENTS.md brings its sibling in (the tool pair is then no mirror)
+    named |= {(path, other) for path, said in texts.items()
+              for w in said.split() if w[:1] == "@"
+              for other in [posixpath.normpath(posixpath.join(
+                  posixpath.dirname(path), w[1:].rstrip(".:!?")))]
+              if other in names and other != path}
     always = set(notes_mod.always_read(ctx))
     for path in sorted(always & names):  # one hop, as a stub's imports
         imported = " ".join(w[1:] for w in texts[path].split() if w[:1] == "@")
         always |= named_notes(path, imported, names)
 
+    apart = notes_mod.tools_apart(always, names, named)
+
     def together(a: str, b: str) -> bool:
         return 2 in (kinds.get(a), kinds.get(b)) or notes_mod.read_together(
-            a, b, always, named)
+            a, b, always, named, apart)
 
     return together
+
+
+def _drift(index: similarity.Index, threshold: float,
+           accept: Callable[[similarity.Statement, similarity.Statement], bool],
+           together: Callable[[str, str], bool]) -> List[Finding]:
+    """Where one folder's notes for two tools (``notes.tool_mirrors``, no
+    session reads both) disagree: their copies are the intent, as a
+    symlink's are, so only a diverged pair whose statements have no exact
+    copy over there is a finding."""
+    pairs = index.pairs(threshold, lambda a, b: accept(a, b) and not together(
+        a.path, b.path) and notes_mod.tool_mirrors(a.path, b.path))
+    copied = {id(s) for m in pairs if not m.diverged for s in (m.a, m.b)}
+    found, seen = [], set()
+    for m in pairs:
+        if not m.diverged or id(m.a) in copied or id(m.b) in copied \
+                or id(m.b) in seen:
+            continue
+        seen.add(id(m.b))
+        what, extra = _pair(m)
+        found.append(RULES("mirror-drift", m.b.path, f"mirror drift: "
+                           f"{m.b.path}:{m.line_b} and {m.a.path}:{m.line_a}, "
+                           f"one folder's notes for two tools, disagree: {what}",
+                           line=m.line_b, located=True, extra={
+                               **extra, "read_together": False}))
+    return found
 
 
 def _matches(index: similarity.Index, threshold: float,

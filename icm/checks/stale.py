@@ -6,16 +6,27 @@ Code is every tracked file in the note's folder (``stale_scope =
 prose (``.md``, ``.markdown``, ``.mdx``) and that ``stale_ignore`` (plus
 ``stale_ignore_extend``) leaves in: by default lockfiles and test
 snapshots, which a tool writes, so a commit of only those moves no code. A
+deleted file is code too: in first-parent history each folder's newest
+deleted file that is no prose (``HitStore.gone``; a note whose files were
+removed was ok once the commit landed, STALE only while pending). A
 submodule pointer counts as code, since bumping it changes what the folder
 builds. A release bump moves no code either: a commit whose change to a
 manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
 ``pyproject.toml``, ...) leaves its data as it was but for the package's own
 version (a dependency's version is code, and so is a version in any other
-file). It is asked only of a note history left behind with a manifest as its
-newest code (one log of those notes, newest first, to the newest commit
-that moved code, which then gives the days; ``cat-file`` once per 1,024
-blobs), and of a pending manifest under a note it would make STALE (one
-``ls-tree``, one ``cat-file``).
+file). A reformat moves no code either: one asks of each commit whether its
+change to each file left the file's tokens (``code_digest``) as they were:
+a manifest's data but its own version; a file whose indentation is syntax
+(``indented``: Python, YAML, Makefiles, ...) each non-blank line's
+indentation and words; any other file its words, so realigning,
+re-wrapping, trailing spaces, blank lines and line endings are no change.
+A binary or over-the-cap file always changes. It is asked only of a note
+history left behind (one log of those notes, newest first, to the newest
+commit that changed a token, which then gives the days, at most ``WALK``
+commits each; ``cat-file`` once per 1,024 blobs, read as the walk goes), and
+of pending code under a note it would make STALE (one ``ls-tree``, one
+``ls-files``, one ``cat-file``: the index and the work tree must both hold
+HEAD's tokens).
 
 A note changes only when a word of it does: whitespace, line endings and
 re-wrapping are no review, or one appended empty line would certify any
@@ -102,6 +113,7 @@ from icm.config import dotted_cost
 from icm.context import (
     UNDATED,
     Context,
+    GlobSet,
     History,
     Unreadable,
     branch_base,
@@ -124,8 +136,8 @@ WHY = ("A note older than its folder's code describes code that moved on, and th
 SILENCE = "reread the note against the code and commit it (with the code)"
 RULES = Rules(NAME, {
     "stale": Rule("a note's folder has code that changed after the note's last "
-                  "change of words (a release bump of a manifest's own version "
-                  "is no change of code)",
+                  "change of words (a release bump of a manifest's own version, "
+                  "or a reformat that changes no token, is no change of code)",
                   fix="reread the note against the code and correct it; if it is "
                   "still true, run `icm review NOTE` (a whitespace change is no "
                   "review)"),
@@ -225,6 +237,63 @@ def manifest_digest(path: str, data: Optional[bytes]) -> Optional[bytes]:
     except (ValueError, RecursionError):  # JSON, TOML, UTF-8 and int errors
         return None
     return hashlib.blake2b(shown, digest_size=16).digest()
+
+
+# Files whose indentation is syntax (blocks, nesting, a recipe's tab): a
+# re-indent changes what they do. By suffix, and by name for files without one.
+INDENTED_SUFFIXES = frozenset({
+    ".py", ".pyi", ".pyw", ".pyx", ".pxd", ".bzl", ".star", ".yaml", ".yml",
+    ".mk", ".mak", ".haml", ".pug", ".jade", ".slim", ".coffee", ".litcoffee",
+    ".nim", ".nims", ".sass", ".styl", ".hs", ".lhs", ".elm", ".purs", ".fs",
+    ".fsi", ".fsx", ".gd", ".cabal", ".mojo", ".patch", ".diff"})
+INDENTED_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "BUILD",
+                            "WORKSPACE", "Snakefile", "SConstruct", "SConscript",
+                            "Tiltfile"})
+
+
+def indented(path: str) -> bool:
+    """Whether ``path`` is a file whose indentation is syntax (``INDENTED_*``)."""
+    name = posixpath.basename(path)
+    return name in INDENTED_NAMES or posixpath.splitext(name)[1].lower() in \
+        INDENTED_SUFFIXES
+
+
+def _lines(text: str) -> List[str]:
+    """Each non-blank line as its indentation and its words, one space apart."""
+    kept = []
+    for line in text.splitlines():
+        rest = line.lstrip()
+        if rest:
+            kept.append(line[:len(line) - len(rest)] + " ".join(rest.split()))
+    return kept
+
+
+def code_digest(path: str, data: Optional[bytes]) -> Optional[bytes]:
+    """The fingerprint of a code file's tokens: a manifest's data but its own
+    version (``manifest_digest``); for a file whose indentation is syntax
+    (``indented``) each non-blank line's indentation and words; for any other
+    its words (``words``), so realigning, re-wrapping, trailing spaces, blank
+    lines and line endings change nothing. None (every change counts) for a
+    missing, binary (a NUL) or over-the-cap file."""
+    if posixpath.basename(path) in MANIFESTS:
+        return manifest_digest(path, data)
+    if data is None or len(data) >= WORDS_CAP or b"\0" in data:
+        return None
+    if not indented(path):
+        return _digest(data)
+    text = data.decode("utf-8", "surrogateescape").lstrip("\ufeff")
+    joined = "\n".join(_lines(text)).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(joined, digest_size=16).digest()
+
+
+def _gone(ctx: Context, history: History, excluded: Optional[GlobSet]
+          ) -> Set[str]:
+    """Each folder's newest deleted code file (``HitStore.gone``), outside
+    ``exclude`` and nested roots: a deletion since the note changed its code
+    (a note whose files were removed stayed ok once the commit landed)."""
+    return {p for p in history.times.gone_paths()
+            if not (excluded is not None and excluded.match(p))
+            and not any(p.startswith(root + "/") for root in ctx.nested)}
 
 
 def _info(code: str, text: str) -> Report:
@@ -353,52 +422,78 @@ def _walk_back(ctx: Context, pairs: Dict[str, str], base: Optional[str],
     return verdicts
 
 
-def _pending_bumps(ctx: Context, paths: Sequence[str]) -> Set[str]:
-    """The pending manifests (``paths``) whose work tree holds HEAD's data
-    but for the package's own version (one ``ls-tree``, one ``cat-file``)."""
+def _pending_same(ctx: Context, paths: Sequence[str]) -> Set[str]:
+    """The pending code files (``paths``) whose index and work tree both hold
+    HEAD's tokens (``code_digest``; one ``ls-tree``, one ``ls-files``, one
+    ``cat-file``): a staged change undone in the work tree is still in the
+    commit."""
     if not paths:
         return set()
-    head = ctx.head_blobs(paths)
-    before = dict(ctx.blobs(head.values(), WORDS_CAP))
-    bumped = set()
+    head, index = ctx.head_blobs(paths), ctx.index_blobs(paths)
+    data = dict(ctx.blobs([*head.values(), *index.values()], WORDS_CAP))
+    same = set()
     for path in paths:
-        old = manifest_digest(path, before.get(head.get(path, "")))
+        old = code_digest(path, data.get(head.get(path, "")))
         try:
-            now = manifest_digest(path, ctx.read_bytes(path, WORDS_CAP))
+            now = code_digest(path, ctx.read_bytes(path, WORDS_CAP))
         except Unreadable:
             continue
-        if old is not None and old == now:
-            bumped.add(path)
-    return bumped
+        if old is not None and old == now == code_digest(
+                path, data.get(index.get(path, ""))):
+            same.add(path)
+    return same
 
 
-def _releases(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
-              skip: Callable[[str], bool], base: Optional[str]
-              ) -> Dict[str, Optional[int]]:
-    """For the notes history left behind where a manifest is the newest code
-    (``moved``: note -> (its own tracked files, its code)), the committer
-    time of the newest commit since the note that moved its code: one that
-    changed a file other than a manifest, or a manifest beyond the package's
-    own version; None when every commit since was a release bump. One log
-    of the notes and their code, newest first, stopped when every note is
-    decided (a note's own commit, a change of other code, or ``WALK``
-    manifest changes: past them it keeps its verdict, as does one the log
-    never decides); one ``cat-file`` per 1,024 blobs (``Context.blobs``)."""
+Change = Tuple[str, str, str]  # path, old blob, new blob
+
+
+def _moves(digests: Dict[Tuple[str, str], Optional[bytes]],
+           found: List[Change]) -> bool:
+    """Whether a commit's changes (``found``) changed a token of one file; one
+    not read, or not fingerprinted, did."""
+    return any(digests.get((old, path)) is None
+               or digests.get((old, path)) != digests.get((new, path))
+               for path, old, new in found)
+
+
+def _last_moving(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
+                 skip: Callable[[str], bool], base: Optional[str]
+                 ) -> Dict[str, Optional[int]]:
+    """For the notes history left behind (``moved``: note -> (its own tracked
+    files, its code)), the committer time of the newest commit since the
+    note that changed a token of its code (``code_digest``); None when none
+    since did. One log of the notes and their code, newest first, stopped
+    when every note is decided (a note's own commit, a change of tokens, or
+    ``WALK`` commits: past them it keeps its verdict, as does one the log
+    never decides); one ``cat-file`` per 1,024 blobs, read as the walk goes,
+    so a note whose newest commit moved code is decided there."""
     owners: Dict[str, List[Tuple[str, bool]]] = {}
     for note, (parts, code) in moved.items():
         for path in parts:
             owners.setdefault(path, []).append((note, True))
         for path in code:
             owners.setdefault(path, []).append((note, False))
-    seen: Dict[str, List[Tuple[int, List[Tuple[str, str, str]]]]] = {
-        note: [] for note in moved}
-    other: Dict[str, int] = {}  # note -> time of a change of other code
+    seen: Dict[str, List[Tuple[int, List[Change]]]] = {note: [] for note in moved}
+    undated: Set[str] = set()  # nothing is provably older than such a commit
     reached: Set[str] = set()  # the walk came to the note's own commit
     left = set(moved)
     is_code: Dict[str, bool] = {}  # skip's answer per path: globs cost most
+    digests: Dict[Tuple[str, str], Optional[bytes]] = {}
+    unread: Dict[str, Set[str]] = {}  # blob -> the paths it is read as
+    fresh: Set[str] = set()  # notes with changes not yet read
+
+    def settle() -> None:
+        for oid, data in ctx.blobs(unread, WORDS_CAP):
+            for path in unread[oid]:
+                digests[(oid, path)] = code_digest(path, data)
+        unread.clear()
+        left.difference_update({n for n in fresh if any(
+            _moves(digests, found) for _, found in seen[n])})
+        fresh.clear()
+
     with closing(ctx.path_changes(sorted(owners), base)) as walk:
         for _, when, changes in walk:  # each step costs its commit's changes
-            touched: Dict[str, List[Tuple[str, str, str]]] = {}
+            touched: Dict[str, List[Change]] = {}
             for path, old, new in changes:
                 for note, own in owners.get(path, ()):
                     if note not in left:
@@ -414,36 +509,30 @@ def _releases(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
             for note, found in touched.items():
                 if note not in left:
                     continue
-                if when == UNDATED or any(posixpath.basename(path) not in MANIFESTS
-                                          for path, _, _ in found):
-                    other[note] = when
+                if when == UNDATED:
+                    undated.add(note)
                     left.discard(note)
                     continue
                 seen[note].append((when, found))
+                fresh.add(note)
+                for path, old, new in found:
+                    for oid in (old, new):
+                        if oid.strip("0") and (oid, path) not in digests:
+                            unread.setdefault(oid, set()).add(path)  # 0s: none
                 if len(seen[note]) >= WALK:
                     left.discard(note)
+            if len(unread) >= 1024:
+                settle()
             if not left:
                 break
-    names: Dict[str, Set[str]] = {}
-    for found_list in seen.values():
-        for _, found in found_list:
-            for path, old, new in found:
-                for oid in (old, new):
-                    if oid.strip("0"):  # all zeros: added or deleted
-                        names.setdefault(oid, set()).add(path)
-    digests: Dict[Tuple[str, str], Optional[bytes]] = {}
-    for oid, data in ctx.blobs(names, WORDS_CAP):  # each blob as each manifest
-        for path in names[oid]:
-            digests[(oid, path)] = manifest_digest(path, data)
+    settle()
     verdicts: Dict[str, Optional[int]] = {}
     for note, found_list in seen.items():
-        moving = next((when for when, found in found_list if any(
-            digests.get((old, path)) is None
-            or digests.get((old, path)) != digests.get((new, path))
-            for path, old, new in found)), other.get(note))
-        if moving is not None and moving != UNDATED:
+        moving = next((when for when, found in found_list
+                       if _moves(digests, found)), None)
+        if moving is not None:
             verdicts[note] = moving
-        elif moving is None and note in reached:
+        elif note in reached and note not in undated:
             verdicts[note] = None
     return verdicts
 
@@ -482,17 +571,18 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     if excluded is not None:
         pending = frozenset(p for p in pending if not excluded.match(p))
     skip = _not_code(ctx)
-    owned = sorted(code_by_note(ctx, ctx.tracked | pending).items())
+    owned = sorted(code_by_note(ctx, pending | _gone(ctx, history,
+                                                     excluded)).items())
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])
-    # A pending release bump is no change of code: read only where it would
-    # make a note STALE (code of a note with no pending change of words).
-    bumped = _pending_bumps(ctx, sorted({
+    # A pending change of no token (a reformat, a release bump) is no change
+    # of code: read only where it would make a note STALE (code of a note
+    # with no pending change of words).
+    same = _pending_same(ctx, sorted({
         p for note, code in owned if note not in pending or note in wordless
-        for p in code if p in pending and p in ctx.tracked
-        and posixpath.basename(p) in MANIFESTS and not skip(p)}))
-    pending_code = frozenset(p for p in pending if p not in bumped)
+        for p in code if p in pending and p in ctx.tracked and not skip(p)}))
+    pending_code = frozenset(p for p in pending if p not in same)
     unknown = Severity.ERROR if strict else Severity.WARNING
     # bootmap's own reading of imports, so a stub means one thing to both
     from icm.model.imports import stub_imports
@@ -537,19 +627,18 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         elif newest is not None and newest[2] > note_last[2]:
             verdict, code_name, sev = (_moved(folder, newest[0] - note_last[0]),
                                        "stale", Severity.ERROR)
-            if posixpath.basename(path) in MANIFESTS:  # a release bump?
-                moved[note] = ([p for p in parts if p in ctx.tracked], code)
-                note_time[note] = note_last
+            moved[note] = ([p for p in parts if p in ctx.tracked], code)
+            note_time[note] = note_last
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO
             if newest is not None:
                 deciding[note] = note_last[1]
                 newest_path[note] = path
         judged.append((note, folder, verdict, sev, code_name, parts))
-    released = _releases(ctx, moved, skip, base) if moved else {}
-    # Only release bumps since the note: its words decide, as for an ok
-    # note; a wordless one keeps its STALE (the newest commit of its code
-    # that was no bump, where a walk back would end, is not known here).
+    released = _last_moving(ctx, moved, skip, base) if moved else {}
+    # No token of code changed since the note: its words decide, as for an
+    # ok note; a wordless one keeps its STALE (the newest commit of its code
+    # that changed a token, where a walk back would end, is not known here).
     bumps_only = {note: note_time[note][1] for note, when in released.items()
                   if when is None}
     walked: Dict[str, str] = {}

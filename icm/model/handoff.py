@@ -22,7 +22,7 @@ RECORD_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})_(.+)\.md\Z")
 def records(ctx: Context) -> List[str]:
     """Record files directly in ``handoff_dir`` (README.md aside)."""
     prefix = ctx.config.handoff_dir.rstrip("/") + "/"
-    return [f for f in ctx.files if f.startswith(prefix)
+    return [f for f in ctx.under(prefix) if f.startswith(prefix)
             and "/" not in f[len(prefix):] and f.endswith(".md")
             and f[len(prefix):] != "README.md"]
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import (
     Any,
+    Container,
     Dict,
     Iterable,
     List,
@@ -50,7 +51,7 @@ def entries(ctx: Context) -> List[str]:
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     records = ctx.config.journal_format != "icm"
     return [
-        f for f in ctx.files
+        f for f in ctx.under(prefix)
         if f.startswith(prefix) and "/" not in f[len(prefix):]
         and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
         and f != ctx.config.positions_file  # compiled from entries, not one
@@ -345,10 +346,25 @@ def format_of(text: str) -> Optional[str]:
     a repository has."""
     from icm import markdown
 
-    heads = {s.title for s in markdown.sections(front_matter(text).text)
-             if s.level == 2}
+    wanted = {h.casefold() for fmt in ("madr", "nygard") for h in _REQUIRED[fmt]}
+    heads = {heading_name(s.title, wanted)
+             for s in markdown.sections(front_matter(text).text) if s.level == 2}
     return next((fmt for fmt in ("madr", "nygard")
                  if set(_REQUIRED[fmt]) <= heads), None)
+
+
+def heading_name(title: str, names: Container[str]) -> str:
+    """The name a heading holds: its title, or the words before a suffix in
+    parentheses or after a colon when those are one of ``names`` (casefolded):
+    ``Decision (proposed)`` and ``Decision: chosen`` are the Decision, and
+    ``Decision Drivers`` (MADR's) is not."""
+    if title.casefold() in names:
+        return title
+    cut = min((i for i in (title.find("("), title.find(":")) if i > 0),
+              default=-1)
+    head = title[:cut].rstrip() if cut > 0 else ""
+    said = title[cut + 1:].strip("() ") if cut > 0 else ""  # "Decision:" is not
+    return head if head and said and head.casefold() in names else title
 
 
 def verify_slot(cfg: Config) -> Optional[str]:
@@ -529,17 +545,18 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
                 numbers: Optional[Mapping[int, str]] = None) -> Entry:
     """Slots, roles, Verify command and supersede lines of one entry.
 
-    A slot is a top-level ``##`` heading named exactly as the slot; it runs to
-    the next top-level heading of level 1 or 2, so its ``###`` sub-headings
-    belong to it (their titles are not content, their bodies are). A role
-    (``lay``; without one, icm's) is held by the first of its headings found
-    at level 2, then at level 3 (MADR's ``### Consequences``), exact names
-    before any letter case. The command is the verify role's first code
-    block that is indented or fenced as ``sh``, ``bash``, ``shell``,
-    ``console`` or nothing (in ``console``, the ``$ `` lines without their
-    prompt), else its first code span: no other section's code is ever one.
-    ``Superseded-by:`` counts on a line of its own before the first ``##``
-    heading: a bare path is from the root, a link from the entry's folder.
+    A slot is a top-level ``##`` heading named as the slot (a suffix aside:
+    ``heading_name``); it runs to the next top-level heading of level 1 or 2,
+    so its ``###`` sub-headings belong to it (their titles are not content,
+    their bodies are). A role (``lay``; without one, icm's) is held by the
+    first of its headings found at level 2, then at level 3 (MADR's ``###
+    Consequences``), exact names before any letter case. The command is the
+    verify role's first code block that is indented or fenced as ``sh``,
+    ``bash``, ``shell``, ``console`` or nothing (in ``console``, the ``$ ``
+    lines without their prompt), else its first code span: no other section's
+    code is ever one. ``Superseded-by:`` counts on a line of its own before
+    the first ``##`` heading: a bare path is from the root, a link from the
+    entry's folder.
     So do statuses: a front matter ``status:``, a ``Status:`` line (or list
     item) before the first ``##`` heading, and the lines of the status role's
     section, ``Superseded by X`` or ``Supersedes X`` (see ``_status_target``).
@@ -567,14 +584,15 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
             opened = [None, None]
         elif sec.level == 3:
             opened[1] = None
+        name = heading_name(sec.title, wanted)  # "Decision (proposed)" too
         if sec.level == 2:
             seen_two = True
-            if sec.title in slots:
-                heads.setdefault(sec.title, []).append(sec.line)
-        if sec.level in (2, 3) and sec.title.casefold() in wanted \
-                and (sec.level, sec.title) not in parts:
-            part = _Part(sec.title, sec.line)
-            parts[(sec.level, sec.title)] = part
+            if name in slots:
+                heads.setdefault(name, []).append(sec.line)
+        if sec.level in (2, 3) and name.casefold() in wanted \
+                and (sec.level, name) not in parts:
+            part = _Part(name, sec.line)
+            parts[(sec.level, name)] = part
             opened[sec.level - 2] = part
         if sec.level == 3 and opened[0] is not None:
             opened[0].subs.append((sec.title, []))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from itertools import chain, repeat
 from typing import (
     AbstractSet,
     Callable,
@@ -14,12 +15,23 @@ from typing import (
     Iterable,
     List,
     Optional,
+    Sequence,
     Set,
     Tuple,
 )
 
-from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable, compile_globs
+from icm.context import (
+    MARKDOWN_SUFFIXES,
+    TRACKED,
+    Context,
+    PathList,
+    Unreadable,
+    compile_globs,
+)
 
+# Names agents load from the folder they work in, one per tool (the agents.md
+# convention, Claude Code, Gemini CLI): init's detection and read_together's.
+PER_TOOL = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 # Files icm itself writes at the root: its configuration and its baseline
 # are icm's, not the folder's code (``init`` made a root note STALE at once).
 ICM_FILES = ("icm.toml", "icm-baseline.json")
@@ -65,20 +77,26 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
     return owner
 
 
-def code_by_note(ctx: Context, paths: Iterable[str]) -> Dict[str, List[str]]:
-    """The code files among ``paths`` each note speaks for. Two notes of one
-    folder (an ``AGENTS.md`` and a ``CLAUDE.md``) both speak for its code,
-    unless one only mirrors the other (``_speakers``)."""
+def code_by_note(ctx: Context, pending: AbstractSet[str] = frozenset()
+                 ) -> Dict[str, Sequence[str]]:
+    """The code files among the tracked ones and ``pending`` each note
+    speaks for, each note's as a ``PathList`` (a place per listed path).
+    Two notes of one folder (an ``AGENTS.md`` and a ``CLAUDE.md``) both
+    speak for its code, unless one only mirrors the other (``_speakers``)."""
     owner = owner_of(ctx)
     notes = ctx.notes()
-    owned: Dict[str, List[str]] = {n: [] for n in notes}
+    owned = {n: PathList(ctx.file_list) for n in notes}
     speakers = _speakers(ctx, notes)
-    for path in paths:
+    files = ctx.file_list
+    others = sorted(p for p in pending if p not in files.tracked)
+    for place, path in chain(enumerate(files.paths), zip(repeat(-1), others)):
+        if place >= 0 and not files.flags[place] & TRACKED:
+            continue
         note = owner(path)
         if note is not None:
             for speaker in speakers.get(note, (note,)):
-                owned[speaker].append(path)
-    return owned
+                owned[speaker].append(path, place)
+    return dict(owned)
 
 
 def link_target(ctx: Context, note: str) -> str:
@@ -126,19 +144,62 @@ def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
     return speakers
 
 
+def tool_of(path: str) -> Optional[str]:
+    """The ``PER_TOOL`` name of a note (None for a name every tool reads)."""
+    name = posixpath.basename(path)
+    return name if name in PER_TOOL else None
+
+
+def tool_mirrors(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` are one folder's notes for two tools (its
+    ``AGENTS.md`` and ``GEMINI.md``): no session reads both, unless one
+    names the other; their copies are the intent, their drift a finding."""
+    ta, tb = tool_of(a), tool_of(b)
+    return ta is not None and tb is not None and ta != tb \
+        and posixpath.dirname(a) == posixpath.dirname(b)
+
+
 def read_together(a: str, b: str, always: Container[str] = (),
-                  named: AbstractSet[Tuple[str, str]] = frozenset()) -> bool:
-    """Whether an agent reads files ``a`` and ``b`` in one session: either is
-    read in every session (``always``: ``always_read``), one's folder is the
-    other's or holds it (an agent working in a folder loads its notes and
-    its ancestors'), or one names the other (``named``: (note, note it
-    names) pairs, "root + `internal/AGENTS.md` rules still apply"). Notes of
-    two sibling folders are loaded by agents working in each, never
-    together: a difference between them is often deliberate."""
-    if a in always or b in always or (a, b) in named or (b, a) in named:
+                  named: AbstractSet[Tuple[str, str]] = frozenset(),
+                  apart: Container[Tuple[str, str]] = ()) -> bool:
+    """Whether an agent reads files ``a`` and ``b`` in one session: one names
+    the other (``named``: (note, note it names) pairs, "root +
+    `internal/AGENTS.md` rules still apply"), either is read in every
+    session (``always``: ``always_read``), or one's folder is the other's or
+    holds it (an agent working in a folder loads its notes and its
+    ancestors'). Notes of two sibling folders are loaded by agents working
+    in each, never together: a difference between them is often deliberate.
+    Nor are notes for two tools (``tool_of``): a session of one reads the
+    always-read file of another unless its tool has its own file beside it
+    (``apart``: (always-read file, tool) pairs, ``tools_apart``)."""
+    if (a, b) in named or (b, a) in named:
+        return True
+    ta, tb = tool_of(a), tool_of(b)
+    if ta is not None and tb is not None and ta != tb:
+        return (a in always and (a, tb) not in apart) \
+            or (b in always and (b, ta) not in apart)
+    if a in always or b in always:
         return True
     top, low = sorted((posixpath.dirname(a), posixpath.dirname(b)), key=len)
     return not top or low == top or low.startswith(top + "/")
+
+
+def tools_apart(always: Iterable[str], notes: Iterable[str],
+                named: AbstractSet[Tuple[str, str]] = frozenset()
+                ) -> FrozenSet[Tuple[str, str]]:
+    """(always-read file, tool) pairs whose tool has a note of its own in the
+    file's folder, one not naming it (a root ``GEMINI.md`` beside the
+    ``AGENTS.md`` handbook: Gemini reads that, not the handbook; a
+    ``CLAUDE.md`` holding ``@AGENTS.md`` brings it in)."""
+    by_folder: Dict[str, List[str]] = {}
+    for note in notes:
+        if tool_of(note) is not None:
+            by_folder.setdefault(posixpath.dirname(note), []).append(note)
+    return frozenset(
+        (path, tool) for path in always if tool_of(path) is not None
+        for note in by_folder.get(posixpath.dirname(path), ())
+        for tool in [tool_of(note)] if tool is not None and tool != tool_of(path)
+        and (note, path) not in named)
 
 
 def always_read(ctx: Context) -> FrozenSet[str]:

@@ -29,7 +29,7 @@ PATTERN = "NN_slug.md"
 def items(ctx: Context) -> List[str]:
     """Files directly in the queue folder, placeholders and README aside."""
     prefix = ctx.config.queue_dir.rstrip("/") + "/"
-    return [f for f in ctx.files if f.startswith(prefix)
+    return [f for f in ctx.under(prefix) if f.startswith(prefix)
             and "/" not in f[len(prefix):]
             and not f[len(prefix):].startswith(".")
             and f[len(prefix):] != "README.md"]

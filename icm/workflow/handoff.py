@@ -249,7 +249,7 @@ def _notes_touched(ctx: Context, paths: Sequence[str],
     staleness verdict of the run above."""
     changed = set(paths)
     try:
-        owned = code_by_note(ctx, ctx.tracked)
+        owned = code_by_note(ctx)
     except UsageError:
         return []
     rows = []

@@ -36,7 +36,7 @@ from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.model.links import near_handbooks
-from icm.model.notes import owner_of
+from icm.model.notes import PER_TOOL, owner_of
 from icm.workflow.files import (
     Changes,
     all_or_nothing,
@@ -373,9 +373,9 @@ def _held_budget(ctx: Context, cfg: Config, new_handbook: bool
                   "(lower it as the handbook shrinks)")
 
 
-# Names agents load from the folder they work in (the agents.md convention,
-# Claude Code, Gemini CLI): a tree of them is the repository's notes.
-LOCATION_LOADED = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+# Names agents load from the folder they work in: a tree of them is the
+# repository's notes.
+LOCATION_LOADED = PER_TOOL
 # Folders decision records are kept in (MADR's and adr-tools' homes).
 RECORD_DIRS = ("docs/adr", "docs/decisions")
 # A folder of these names anywhere holds records too (Portarium keeps 119 in

@@ -1273,25 +1273,28 @@ def tree_entries(root: Path, rev: str, folders: Sequence[str]) -> Dict[str, str]
     ``rev``'s tree, read without checking anything out (one ``ls-tree``)."""
     _, out, _ = run(command("ls-tree", "-r", "-z", revs=[rev], paths=folders),
                     root)
-    found: Dict[str, str] = {}
-    for item in out.split(b"\0"):
-        meta, _, name = item.partition(b"\t")
-        parts = meta.split()
-        if len(parts) == 3 and parts[1] == b"blob":
-            found[name.decode("utf-8", "surrogateescape")] = parts[2].decode()
-    return found
+    return _listed(out, lambda parts: parts[2] if parts[1] == b"blob" else None)
 
 
 def index_entries(root: Path, paths: Sequence[str]) -> Dict[str, str]:
     """root-relative path -> blob id of each of ``paths`` in the index at
     stage 0 (one ``ls-files --stage``): what the next commit holds."""
     _, out, _ = run(command("ls-files", "--stage", "-z", paths=paths), root)
+    return _listed(out, lambda parts: parts[1] if parts[2] == b"0" else None)
+
+
+def _listed(out: bytes, blob: Callable[[List[bytes]], Optional[bytes]]
+            ) -> Dict[str, str]:
+    """path -> blob id of ``ls-tree``/``ls-files --stage`` records
+    (``META\tPATH``, NUL-ended; three fields of meta), the id ``blob``
+    picks from the fields (None: the record is left out)."""
     found: Dict[str, str] = {}
     for item in out.split(b"\0"):
         meta, _, name = item.partition(b"\t")
         parts = meta.split()
-        if len(parts) == 3 and parts[2] == b"0":
-            found[name.decode("utf-8", "surrogateescape")] = parts[1].decode()
+        oid = blob(parts) if len(parts) == 3 else None
+        if oid is not None:
+            found[name.decode("utf-8", "surrogateescape")] = oid.decode()
     return found
 
 

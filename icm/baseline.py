@@ -4,13 +4,17 @@ silences, and the findings ``icm-baseline.json`` records.
 Beside the engine, not in it: the checks find everything, and this filters
 what they found (``judge``) for ``icm check``; ``icm baseline``, the writer,
 is ``icm/workflow/baseline.py``. Both use one identity of a finding
-(``key``): its check, code and path, and its message with the numbers that
-move (line numbers, days, token counts) written ``#``, so a line shift or
-another day keeps a finding baselined, while a new broken link in the same
-file is a new finding. Like PHPStan's baseline a key carries a ``count``: a
-third copy of a finding baselined twice fails. A key's entry whose finding is
-gone is one warning (``baseline/unmatched``): the file only shrinks, and the
-commit that fixes a finding is never refused for it.
+(``key``): its check, code and path, and its ``subject`` where the check
+names one (stale: the note's folder; its verdict's words move, as with a
+whitespace-only commit), else its message with the numbers that move (line
+numbers, days, token counts) written ``#``, so a line shift or another day
+keeps a finding baselined, while a new broken link in the same file is a
+new finding. An entry written before subjects (a stale message's words)
+still holds its note's finding; ``icm baseline`` writes it anew. Like
+PHPStan's baseline a key carries a ``count``: a third copy of a finding
+baselined twice fails. A key's entry whose finding is gone is one warning
+(``baseline/unmatched``): the file only shrinks, and the commit that fixes
+a finding is never refused for it.
 
 Inline: ``<!-- icm: ignore CODE[, CODE] -->`` alone on a line silences those
 codes on the next line; at the end of a line, on that line;
@@ -33,6 +37,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import (
     Any,
+    Callable,
     Dict,
     FrozenSet,
     Iterable,
@@ -81,7 +86,46 @@ def identity(message: str) -> str:
 
 
 def key(f: Finding) -> Key:
-    return (f.check, f.code, f.path, identity(f.message))
+    return (f.check, f.code, f.path, f.subject or identity(f.message))
+
+
+def taker(entries: Mapping[Key, int]
+          ) -> Tuple[Dict[Key, int], Callable[[Finding], Optional[Key]]]:
+    """What is left of ``entries``, and the one match of a finding to an
+    entry, which it takes (at most each count): its key, or for a finding
+    with a ``subject`` (one per check, code and path) an entry of the same
+    check, code and path, as written before subjects (its message's words)."""
+    left = dict(entries)
+    loose: Dict[Tuple[str, str, str], List[Key]] = {}
+    for k in entries:
+        loose.setdefault(k[:3], []).append(k)
+
+    def take(f: Finding) -> Optional[Key]:
+        k = key(f)
+        if not left.get(k) and f.subject:
+            k = next((o for o in loose.get(k[:3], ()) if left.get(o)), k)
+        if not left.get(k):
+            return None
+        left[k] -= 1
+        return k
+
+    return left, take
+
+
+def adopt(entries: Mapping[Key, int], findings: Iterable[Finding]
+          ) -> Dict[Key, int]:
+    """``entries`` with each one ``findings`` match under an older key
+    (``taker``) written under the finding's key now."""
+    _left, take = taker(entries)
+    moved: Counter[Key] = Counter()
+    for f in findings:
+        k = take(f) if f.severity is not Severity.INFO else None
+        if k is not None and k != key(f):
+            moved[k] -= 1
+            moved[key(f)] += 1
+    out = Counter(entries)
+    out.update(moved)
+    return {k: n for k, n in out.items() if n > 0}
 
 
 def counted(findings: Iterable[Finding]) -> Dict[Key, int]:
@@ -266,7 +310,7 @@ def judge(ctx: Context, reports: Iterable[Report], chosen: registry.Selection,
     key at most its count, in order); each report's tail made again for
     what it keeps. Only a file with an error or warning is read for
     suppressions: a clean run reads nothing more."""
-    left = dict(baseline or {})
+    left, take = taker(baseline or {})
     files: Dict[str, Markers] = {}
     held = {"baselined": 0, "suppressed": 0}
     judged: List[Report] = []
@@ -283,9 +327,7 @@ def judge(ctx: Context, reports: Iterable[Report], chosen: registry.Selection,
             if _marks(ctx, f.path, files).silence(f):
                 held["suppressed"] += 1
                 continue
-            k = key(f)
-            if left.get(k):
-                left[k] -= 1
+            if take(f) is not None:
                 held["baselined"] += 1
                 continue
             kept.append(f)

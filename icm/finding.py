@@ -42,6 +42,9 @@ class Finding:
     # printed under the text line, indented (a dry run's script): the text
     # renderer escapes each line on its own, so no other text breaks a line
     lines: Tuple[str, ...] = field(default=(), compare=False)
+    # what names the finding beside check, code and path where the message's
+    # wording moves (stale's verdict): the baseline keys on it, not on words
+    subject: str = field(default="", compare=False)
 
     @property
     def line_text(self) -> str:
@@ -86,13 +89,14 @@ class Rules:
                  rank: int = 0, col: int = 0, located: bool = False,
                  severity: Optional[Severity] = None, fix: Optional[str] = None,
                  extra: Optional[Mapping[str, Any]] = None,
-                 lines: Tuple[str, ...] = ()) -> Finding:
+                 lines: Tuple[str, ...] = (), subject: str = "") -> Finding:
         rule = self.rules[code]  # KeyError: a code the table does not know
         return Finding(path=path, line=line, rank=rank, message=message,
                        check=self.check, code=code,
                        severity=rule.severity if severity is None else severity,
                        fix=rule.fix if fix is None else fix, located=located,
-                       col=col, extra=dict(extra or {}), lines=lines)
+                       col=col, extra=dict(extra or {}), lines=lines,
+                       subject=subject)
 
 
 @dataclass(frozen=True)

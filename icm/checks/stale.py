@@ -675,5 +675,6 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             p in history.pending for p in parts) else ""
         counts[code_name] += 1
         findings.append(RULES(code_name, note, f"{verdict}{dirty}", severity=sev,
-                              fix=_review_fix(note) if code_name == "stale" else None))
+                              fix=_review_fix(note) if code_name == "stale" else None,
+                              subject=f"code in {folder}"))
     return Report(NAME, tuple(sorted(findings)), data=counts)

@@ -9,7 +9,8 @@ count falls to what is found, and a finding it does not hold is left out
 (``--prune-suppressions`` apart from ``--suppress-all``): a plain rerun,
 the command an agent reaches for when a gate is red, must never silence the
 finding that made it red. Entries of a check or code this run does not
-judge are kept as they are.
+judge are kept as they are; an entry in an older key (``baseline.adopt``)
+is written in today's.
 
 Only that one file is written, in one rename (``files``), never through a
 symlink; a file changed while the checks ran is left alone.
@@ -41,7 +42,11 @@ def write(ctx: Context, grow: bool = False) -> Tuple[List[str], int]:
     specs = [spec for spec in registry.ALL if chosen.runs(spec.name)]
     chosen.check(specs)
     reports, _held = baseline.judge(ctx, engine.run(ctx, specs), chosen)
-    today = baseline.counted(f for r in reports for f in r.findings)
+    found = [f for r in reports for f in r.findings]
+    today = baseline.counted(found)
+    recorded = old
+    if old is not None:  # an entry as older versions keyed it, as today's
+        old = baseline.adopt(old, found)
     ran = {r.check for r in reports}
 
     def judged(k: Key) -> bool:
@@ -60,7 +65,7 @@ def write(ctx: Context, grow: bool = False) -> Tuple[List[str], int]:
                                       if n > old.get(k, 0))
     total = sum(entries.values())
     said: List[str] = []
-    if old is not None and entries == old:
+    if old is not None and entries == recorded:
         said.append(f"left alone {FILE}: {_findings(total)}, none fixed")
     elif old is None and not entries:
         said.append(f"no findings: {FILE} not written")

@@ -291,18 +291,25 @@ def test_a_note_linked_to_another_folders_note_speaks_for_its_own(
         0, "a/AGENTS.md: ok\nb/CLAUDE.md: ok\n", "")
 
 
-def test_a_dangling_symlinked_note_is_one_clear_line(repo: Path, icm) -> None:
-    """A note linked to a file that is gone has no words to judge: one
-    ``unknown`` line saying so, never STALE for the link's own history."""
+@pytest.mark.parametrize("target, reason", [
+    ("GONE.md", "no such file (dangling symlink?)"),
+    ("CLAUDE.md", "Too many levels of symbolic links"),
+    ("../../outside.md",
+     "symlink points outside the repository; not followed"),
+])
+def test_a_dangling_symlinked_note_is_one_clear_line(
+        repo: Path, icm, target: str, reason: str) -> None:
+    """A note linked to a file that is gone (or to itself, or out of the
+    root) has no words to judge: one ``unknown`` line saying so, never
+    STALE or ok for the link's own history."""
     write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
                              'index = "off"\n',
                  "api/AGENTS.md": "# api\n\nThin.\n", "api/app.py": "v1\n",
-                 "web/w.py": "v1\n"})
-    (repo / "web").mkdir(exist_ok=True)
-    (repo / "web" / "CLAUDE.md").symlink_to("GONE.md")
+                 "web/w.py": "v1\n", "../outside.md": "# out\n"})
+    (repo / "web" / "CLAUDE.md").symlink_to(target)
     commit(repo, {}, D1)
     commit(repo, {"web/w.py": "v2\n", "api/app.py": "v2\n"}, D2)
-    unknown = "web/CLAUDE.md: unknown - cannot read: no such file (dangling symlink?)"
+    unknown = f"web/CLAUDE.md: unknown - cannot read: {reason}"
     assert icm("check-stale", "--root", str(repo)) == (1, (
         "api/AGENTS.md: STALE - code in api moved 1 day after the note\n"
         f"{unknown}\n"), "")

@@ -47,7 +47,7 @@ repository (``CLAUDE.md -> AGENTS.md``) is judged with that file: the link
 itself never changes. A link to a note of its own folder is that note under
 a second name, so it gets no line of its own (``notes.sibling_links``: one
 file, one verdict, as bootmap and dupes list it once); a link whose target
-is gone is ``unknown``, as it has no words to judge.
+is gone (or loops, or leaves the root) is ``unknown``: no words to judge.
 
 History: HEAD's first-parent history, merges diffed against their first
 parent, renames not followed. The note is STALE when the newest commit
@@ -345,11 +345,9 @@ def _link_target(ctx: Context, note: str) -> Tuple[str, ...]:
     return (rel,) if rel != note and rel in ctx.tracked else ()
 
 
-def _dangling(ctx: Context, note: str) -> Optional[str]:
-    """Why a symlinked note cannot be read (its target is gone); None when
-    it is no link or its target is there."""
-    if link_target(ctx, note) == note:
-        return None
+def _unreadable(ctx: Context, note: str) -> Optional[str]:
+    """Why a note on disk cannot be read (a dangling symlink, a loop, one out
+    of the root; one stat, through ``paths``); None when it can."""
     try:
         ctx.stat(note)
     except Unreadable as exc:
@@ -621,7 +619,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             parts += _link_target(ctx, note) or stub_imports(ctx, note)
             note_last = _last_of(history, [p for p in parts if p in ctx.tracked])
         undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
-        gone = _dangling(ctx, note)
+        gone = _unreadable(ctx, note)
         if gone is not None:
             verdict, code_name, sev = f"unknown - cannot read: {gone}", "unknown", \
                 unknown

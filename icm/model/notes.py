@@ -122,8 +122,11 @@ def sibling_links(ctx: Context, notes: Iterable[str]) -> Set[str]:
     """The ``mirrors`` that link to a note of their own folder: that note
     under a second name, given no code (``_speakers``) and judged nowhere
     apart (a link to another folder's note speaks for its own folder)."""
-    return {n for n in mirrors(ctx, notes)
-            if posixpath.dirname(link_target(ctx, n)) == posixpath.dirname(n)}
+    folders: Dict[str, Set[str]] = {}
+    for note in notes:
+        folders.setdefault(posixpath.dirname(note), set()).add(note)
+    return {n for group in folders.values() if len(group) > 1 for n in group
+            if link_target(ctx, n) in group - {n}}  # one folder's alone: free
 
 
 def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:

@@ -4,6 +4,7 @@ it finds, each on a real repository with pinned dates and whole outputs."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Tuple
@@ -228,13 +229,94 @@ def test_a_symlinked_note_is_judged_with_its_target(repo: Path, icm) -> None:
     (repo / "api" / "CLAUDE.md").symlink_to("AGENTS.md")
     commit(repo, {}, D1)
     commit(repo, {"api/app.py": "v2\n"}, D2)
-    # the note with the words speaks for the code; the link mirrors it
-    stale = ("api/AGENTS.md: STALE - code in api moved 1 day after the note\n"
-             "api/CLAUDE.md: ok\n")
+    # one file under two names: one verdict, on the name with the words
+    stale = "api/AGENTS.md: STALE - code in api moved 1 day after the note\n"
     assert icm("check-stale", "--root", str(repo)) == (1, stale, "")
     commit(repo, {"api/AGENTS.md": "# api\n\nThin; v2 adds retries.\n"}, D3)
+    assert icm("check-stale", "--root", str(repo)) == (0, "api/AGENTS.md: ok\n", "")
+
+
+def _linked(repo: Path, icm) -> None:
+    """Issue 24's rika layout from ``icm init``: a handbook, ``CLAUDE.md ->
+    AGENTS.md`` beside a package's note, its code committed a day after."""
+    write(repo, {"AGENTS.md": "# H\n\nThe handbook.\n",
+                 "packages/a/AGENTS.md": "# a\n\nThin.\n",
+                 "packages/a/index.ts": "v1\n"})
+    (repo / "packages" / "a" / "CLAUDE.md").symlink_to("AGENTS.md")
+    commit(repo, {}, D1)
+    commit(repo, {"packages/a/index.ts": "v2\n"}, D2)
+    assert icm("init", "--root", str(repo))[0] == 0
+    commit(repo, {}, D3, "adopt icm")
+
+
+def test_a_symlinked_note_gets_one_verdict_in_history_and_pending(
+        repo: Path, icm) -> None:
+    """rika (issue 24's trial, 5 pairs): ``AGENTS.md: STALE`` and then
+    ``CLAUDE.md: ok`` for the one file read under two names. Listed once,
+    as ``bootmap`` and ``check-dupes`` list a mirror (``notes.mirrors``)."""
+    _linked(repo, icm)
+    assert 'note_name = ["AGENTS.md", "CLAUDE.md"]' in (repo / "icm.toml").read_text()
+    moved = "packages/a/AGENTS.md: STALE - code in packages/a moved 1 day after"
+    assert icm("check-stale", "--root", str(repo)) == (1, moved + " the note\n", "")
+    code, out, _ = icm("check-stale", "--format", "json", "--root", str(repo))
+    (check,) = json.loads(out)["checks"]
+    assert (code, [f["text"] for f in check["findings"]], check["data"]) == (
+        1, [moved + " the note"], {"stale": 1, "unknown": 0, "ok": 0})
+    write(repo, {"packages/a/index.ts": "v3\n"})  # pending code
+    assert icm("check-stale", "--root", str(repo)) == (1, (
+        "packages/a/AGENTS.md: STALE - code in packages/a changed (uncommitted) "
+        "after the note\n"), "")
+    write(repo, {"packages/a/AGENTS.md": "# a\n\nThin; v3.\n"})  # pending note
     assert icm("check-stale", "--root", str(repo)) == (
-        0, "api/AGENTS.md: ok\napi/CLAUDE.md: ok\n", "")
+        0, "packages/a/AGENTS.md: ok (pending)\n", "")
+
+
+def test_a_note_linked_to_another_folders_note_speaks_for_its_own(
+        repo: Path, icm) -> None:
+    """``b/CLAUDE.md -> ../a/AGENTS.md`` is the only note of ``b``: it speaks
+    for ``b``'s code, judged with the file it reads."""
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "a/AGENTS.md": "# a\n\nShared.\n", "a/x.py": "v1\n",
+                 "b/y.py": "v1\n"})
+    (repo / "b").mkdir(exist_ok=True)
+    (repo / "b" / "CLAUDE.md").symlink_to("../a/AGENTS.md")
+    commit(repo, {}, D1)
+    commit(repo, {"b/y.py": "v2\n"}, D2)
+    assert icm("check-stale", "--root", str(repo)) == (1, (
+        "a/AGENTS.md: ok\n"
+        "b/CLAUDE.md: STALE - code in b moved 1 day after the note\n"), "")
+    commit(repo, {"a/AGENTS.md": "# a\n\nShared; b has y.\n"}, D3)
+    assert icm("check-stale", "--root", str(repo)) == (
+        0, "a/AGENTS.md: ok\nb/CLAUDE.md: ok\n", "")
+
+
+@pytest.mark.parametrize("target, reason", [
+    ("GONE.md", "no such file (dangling symlink?)"),
+    ("CLAUDE.md", "Too many levels of symbolic links"),
+    ("../../outside.md",
+     "symlink points outside the repository; not followed"),
+])
+def test_a_dangling_symlinked_note_is_one_clear_line(
+        repo: Path, icm, target: str, reason: str) -> None:
+    """A note linked to a file that is gone (or to itself, or out of the
+    root) has no words to judge: one ``unknown`` line saying so, never
+    STALE or ok for the link's own history."""
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "api/AGENTS.md": "# api\n\nThin.\n", "api/app.py": "v1\n",
+                 "web/w.py": "v1\n", "../outside.md": "# out\n"})
+    (repo / "web" / "CLAUDE.md").symlink_to(target)
+    commit(repo, {}, D1)
+    commit(repo, {"web/w.py": "v2\n", "api/app.py": "v2\n"}, D2)
+    unknown = f"web/CLAUDE.md: unknown - cannot read: {reason}"
+    assert icm("check-stale", "--root", str(repo)) == (1, (
+        "api/AGENTS.md: STALE - code in api moved 1 day after the note\n"
+        f"{unknown}\n"), "")
+    commit(repo, {"api/AGENTS.md": "# api\n\nThin; v2.\n"}, D3)
+    assert icm("check-stale", "--root", str(repo)) == (
+        0, "api/AGENTS.md: ok\n" + unknown + "\n", "")
+    assert icm("check-stale", "--strict", "--root", str(repo))[0] == 1
 
 
 def test_a_symlinked_note_is_one_note_to_size_and_count(repo: Path, icm) -> None:

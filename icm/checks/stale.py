@@ -44,7 +44,10 @@ judged with what it imports: a change to an imported file is a change to
 the note, as the agent reads that file there (words are compared for the
 stub's own file only). A note that is a symlink to another file of the
 repository (``CLAUDE.md -> AGENTS.md``) is judged with that file: the link
-itself never changes.
+itself never changes. A link to a note of its own folder is that note under
+a second name, so it gets no line of its own (``notes.sibling_links``: one
+file, one verdict, as bootmap and dupes list it once); a link whose target
+is gone (or loops, or leaves the root) is ``unknown``: no words to judge.
 
 History: HEAD's first-parent history, merges diffed against their first
 parent, renames not followed. The note is STALE when the newest commit
@@ -103,6 +106,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import posixpath
 import shlex
 import sys
@@ -121,7 +125,7 @@ from icm.context import (
 )
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.model.notes import code_by_note, link_target
+from icm.model.notes import code_by_note, link_target, sibling_links
 from icm.registry import StaleOptions
 
 if sys.version_info >= (3, 11):
@@ -340,6 +344,20 @@ def _link_target(ctx: Context, note: str) -> Tuple[str, ...]:
     () otherwise."""
     rel = link_target(ctx, note)
     return (rel,) if rel != note and rel in ctx.tracked else ()
+
+
+def _unreadable(ctx: Context, top: str, note: str) -> Optional[str]:
+    """Why a note on disk cannot be read (a dangling symlink, a loop, one out
+    of the root), through ``paths``; None when it can. A note no link leads
+    to (its real path is ``top``'s, the root's real path, joined with it)
+    costs one ``lstat``: a ``stat`` of every note was a tenth of a run."""
+    try:
+        if ctx.real(note) == os.path.join(top, note):
+            return None
+        ctx.stat(note)
+    except Unreadable as exc:
+        return exc.reason
+    return None
 
 
 def _digests(ctx: Context, oids: Sequence[str]) -> Dict[str, Optional[bytes]]:
@@ -571,8 +589,10 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     if excluded is not None:
         pending = frozenset(p for p in pending if not excluded.match(p))
     skip = _not_code(ctx)
-    owned = sorted(code_by_note(ctx, pending | _gone(ctx, history,
-                                                     excluded)).items())
+    links = sibling_links(ctx, ctx.notes())  # one file, one verdict: its own
+    top = os.path.realpath(ctx.root)
+    owned = sorted((note, code) for note, code in code_by_note(
+        ctx, pending | _gone(ctx, history, excluded)).items() if note not in links)
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])
@@ -605,7 +625,11 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             parts += _link_target(ctx, note) or stub_imports(ctx, note)
             note_last = _last_of(history, [p for p in parts if p in ctx.tracked])
         undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
-        if note in pending and note not in wordless or any(
+        gone = _unreadable(ctx, top, note)
+        if gone is not None:
+            verdict, code_name, sev = f"unknown - cannot read: {gone}", "unknown", \
+                unknown
+        elif note in pending and note not in wordless or any(
                 p in pending for p in parts[1:]):  # in the commit being made
             verdict, code_name, sev = "ok (pending)", "ok", Severity.INFO
         elif note_last is None:

@@ -118,6 +118,17 @@ def mirrors(ctx: Context, notes: Iterable[str]) -> Set[str]:
             and link_target(ctx, n) in every}
 
 
+def sibling_links(ctx: Context, notes: Iterable[str]) -> Set[str]:
+    """The ``mirrors`` that link to a note of their own folder: that note
+    under a second name, given no code (``_speakers``) and judged nowhere
+    apart (a link to another folder's note speaks for its own folder)."""
+    folders: Dict[str, Set[str]] = {}
+    for note in notes:
+        folders.setdefault(posixpath.dirname(note), set()).add(note)
+    return {n for group in folders.values() if len(group) > 1 for n in group
+            if link_target(ctx, n) in group - {n}}  # one folder's alone: free
+
+
 def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
     """For the note ``owner_of`` picks in a folder holding several, the
     folder's notes that speak for its code: each but a symlink to a sibling
@@ -128,6 +139,8 @@ def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
     from icm.model.imports import stub_imports
 
     folders: Dict[str, List[str]] = {}
+    notes = list(notes)
+    links = sibling_links(ctx, notes)
     for note in notes:
         folders.setdefault(posixpath.dirname(note), []).append(note)
     speakers: Dict[str, Tuple[str, ...]] = {}
@@ -137,8 +150,7 @@ def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
         picked = group[-1]  # owner_of's: the last of the folder's notes
         members = set(group)
         mirrors = {n for n in group
-                   if link_target(ctx, n) in members - {n}
-                   or members.intersection(stub_imports(ctx, n))}
+                   if n in links or members.intersection(stub_imports(ctx, n))}
         speaking = tuple(n for n in sorted(group) if n not in mirrors)
         speakers[picked] = speaking or (picked,)
     return speakers

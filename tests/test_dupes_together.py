@@ -235,3 +235,35 @@ def test_a_stub_or_a_symlink_still_brings_the_handbook_in(repo: Path,
     (repo / "CLAUDE.md").unlink()
     (repo / "CLAUDE.md").symlink_to("AGENTS.md")
     assert dupes(icm, repo) == (0, lines, "")
+
+
+@pytest.mark.parametrize("root_claude", [
+    note("Claude", "Claude Code runs the formatter before it offers a commit."),
+    "@AGENTS.md\n",  # a stub: Claude reads the handbook through it
+    "",  # a symlink to the handbook: its text
+])
+def test_a_root_tool_file_init_leaves_out_still_keeps_its_tool_apart(
+        repo: Path, icm, root_claude: str) -> None:
+    """Purity's tree (issue 24): init writes ``!CLAUDE.md`` and ``!GEMINI.md``
+    for the root ones, read at start as the handbook is; a Gemini session
+    still reads the root GEMINI.md and not the AGENTS.md handbook, so a
+    nested GEMINI.md's copy of the handbook is none. Codex reads both
+    AGENTS.md files, and Claude reads the handbook through a stub."""
+    nested = note("core", "The core package is the only one with no deps.", RULE)
+    write(repo, {"AGENTS.md": note("Rules", RULE, OTHER),
+                 "CLAUDE.md": root_claude,
+                 "GEMINI.md": note("Gemini", "Gemini reads the style guide first."),
+                 **{f"packages/core/{name}": nested
+                    for name in ("AGENTS.md", "CLAUDE.md", "GEMINI.md")}})
+    if not root_claude:
+        (repo / "CLAUDE.md").unlink()
+        (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    assert icm("init", "--root", str(repo))[0] == 0
+    assert 'note_name = ["AGENTS.md", "CLAUDE.md", "GEMINI.md", "!CLAUDE.md", ' \
+        '"!GEMINI.md"]\n' in (repo / "icm.toml").read_text()
+    claude = "" if root_claude.startswith("#") else (
+        "duplicate rule: packages/core/CLAUDE.md:5 repeats AGENTS.md:3 "
+        "(keep one home, link to it)\n")
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: packages/core/AGENTS.md:5 repeats AGENTS.md:3 "
+        f"(keep one home, link to it)\n{claude}"), "")

@@ -570,6 +570,10 @@ def _together(ctx: Context, stmts: Sequence[similarity.Statement],
         if kinds[s.path] != 2:
             said_in.setdefault(s.path, []).append(s.text)
     texts = {path: "\n".join(said) for path, said in said_in.items()}
+    always = set(notes_mod.always_read(ctx))
+    # a root GEMINI.md that is no note (init's "!GEMINI.md") is still what
+    # Gemini reads for the handbook: read its imports here, as a note's
+    texts.update(notes_mod.tool_files_beside(ctx, always, texts))
     names = set(texts)
     # a text naming no note's file name names no note: the path pass was
     # a fifth of a warm run at 3,000 notes (one name, context.md, for all)
@@ -586,7 +590,6 @@ def _together(ctx: Context, stmts: Sequence[similarity.Statement],
               for other in [posixpath.normpath(posixpath.join(
                   posixpath.dirname(path), w[1:].rstrip(".:!?")))]
               if other in names and other != path}
-    always = set(notes_mod.always_read(ctx))
     for path in sorted(always & names):  # one hop, as a stub's imports
         imported = " ".join(w[1:] for w in texts[path].split() if w[:1] == "@")
         always |= named_notes(path, imported, names)

@@ -214,6 +214,28 @@ def tools_apart(always: Iterable[str], notes: Iterable[str],
         and (note, path) not in named)
 
 
+def tool_files_beside(ctx: Context, always: Iterable[str],
+                      notes: Container[str]) -> Dict[str, str]:
+    """The text of each ``PER_TOOL`` file beside an always-read one that is
+    no note, from the file list (a root ``GEMINI.md`` init left out, read at
+    start as the handbook is), for ``tools_apart``: a symlink's is its
+    target's path as an import, an unreadable one is left out (its tool
+    reads the handbook, as before). At most two small reads."""
+    found = {}
+    for folder in sorted({posixpath.dirname(p) for p in always if tool_of(p)}):
+        for name in PER_TOOL:
+            path = posixpath.join(folder, name)
+            if path in notes or path in always or path not in ctx.file_set:
+                continue
+            target = link_target(ctx, path)
+            try:
+                found[path] = f"@{posixpath.relpath(target, folder or '.')}" \
+                    if target != path else ctx.read_markdown(path)
+            except Unreadable:
+                continue
+    return found
+
+
 def always_read(ctx: Context) -> FrozenSet[str]:
     """The files every session reads: the handbook and the configured
     ``boot`` set (the default boot set's largest note is one session's, not

@@ -164,3 +164,24 @@ def test_supersedes_in_a_learned_nygard_section_form(repo: Path, icm) -> None:
     assert (repo / "journal/0008-new.md").read_text().startswith(
         "# 0008. New\n\n## Status\n\nAccepted\n\nSupersedes [0007. Old]"
         "(0007-old.md)\n\n## Context\n")
+
+
+@pytest.mark.parametrize("old, new", [
+    ("# 7. Old", "# 8. New"),
+    ("# 0007: Old", "# 0008: New"),
+    ("# ADR-007 Old", "# ADR-008 New"),
+    ("# ADR 0007 - Old", "# ADR 0008 - New"),
+    ("# 0007 Old", "# 0008 New"),  # a bare number: the file's own
+    ("# 2024 plans", "# New"),  # a number that is not the file's: a title
+    ("# {title} 7. Old", "# New"),  # the record's braces are no placeholder
+])
+def test_title_number_forms(repo: Path, icm, old: str, new: str) -> None:
+    rec = (f"{old}\n\nStatus: Accepted {{carried}}\nDate: 2024-01-01 {{title}}\n\n"
+           "## Status\n\nAccepted\n\n## Context\n\nx\n\n## Decision\n\ny\n\n"
+           "## Consequences\n\nz\n")
+    write(repo, {"icm.toml": "journal_format = 'nygard'\n",
+                 "journal/0007-old.md": rec})
+    assert icm("new-journal", "--title", "New", "--root", str(repo)) == (
+        0, "journal/0008-new.md\n", "")
+    assert (repo / "journal/0008-new.md").read_text().startswith(
+        f"{new}\n\n## Status\n\nAccepted\n\n## Context\n")

@@ -265,8 +265,8 @@ def _staged(ctx: Context, source: str, rel: str) -> str:
     return f"removed {source} (staged in git as a move)"
 
 
-_NUMBERED = re.compile(r"#[ \t]+([^0-9\n]{0,20}?)([0-9]{1,9})"
-                       r"([.:)]?[ \t]+|[ \t]+[-:\u2013\u2014][ \t]+)")
+_NUMBERED = re.compile(r"#[ \t]+([^0-9\n{}]{0,20}?)([0-9]{1,9})"
+                       r"([ \t]+[-:\u2013\u2014][ \t]+|[.:)]?[ \t]+)")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -338,7 +338,7 @@ def _style(ctx: Context, lay: Layout) -> Optional[_Style]:
         if in_head else rows
     for i in range(first, stop - 1):
         row = rows[i]
-        if flags[i]:
+        if flags[i] or "{" in row:  # the record's text is never a placeholder
             continue
         if marked[i] != row:  # the status line, its value a placeholder
             upper = row[len(marked[i].split("{status}")[0]):][:1].isupper()

@@ -333,7 +333,7 @@ def _style(ctx: Context, lay: Layout) -> Optional[_Style]:
         title_row = f"# {m.group(1)}{{number}}{m.group(3)}{{title}}"
     head += [title_row, ""]
     stop = heads[0].line if heads else len(rows) + 1
-    in_head = 0 < entry.status_line < stop  # a line, not a Status section's
+    in_head = first < entry.status_line < stop  # not front matter, no section
     marked = _status_to(text, entry, "{status}", None).split("\n") \
         if in_head else rows
     for i in range(first, stop - 1):

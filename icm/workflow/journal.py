@@ -12,6 +12,9 @@ The entry takes the configured format's template (``journal_format``) and
 file-name rule (``journal_pattern``): a numbered rule (``NNNN-title.md``)
 gives the next number, found under the journal folder's lock as
 ``new-queue`` finds its own, so two writers at once get two numbers.
+In a record journal the template is the newest record's own form
+(``_style``): its title's number form, status and date lines, sections in
+its order; the shipped template only when there is no record yet.
 ``--supersedes ENTRY`` marks ENTRY superseded in the format's way (icm:
 a ``Superseded-by:`` line; adr-tools: its Status becomes ``Superseded by
 [N. Title](NNNN-title.md)`` and the new one says ``Supersedes``; MADR: its
@@ -24,6 +27,7 @@ import contextlib
 import os
 import posixpath
 import re
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import ContextManager, Dict, List, Optional, Sequence, Tuple
@@ -226,9 +230,11 @@ def _place(ctx: Context, slug: str, title: str, day: Optional[date],
         rel = f"{cfg.journal_dir}/{name}"
         marked: Optional[str] = None
         link = ""
+        style = _style(ctx, lay)
         if old is not None:
-            marked, link = _superseded(ctx, old, lay, rel, title, number)
-        text = _entry(ctx, lay, title, number, day, item, link)
+            label = style.label(title, number) if style else f"{number}. {title}"
+            marked, link = _superseded(ctx, old, lay, rel, label, number)
+        text = _entry(ctx, lay, title, number, day, item, link, style)
         # Every path is resolved before anything changes: a journal folder or
         # a queue folder symlinked out of the root refuses the whole command.
         with all_or_nothing(ctx) as changes:
@@ -259,16 +265,119 @@ def _staged(ctx: Context, source: str, rel: str) -> str:
     return f"removed {source} (staged in git as a move)"
 
 
+_NUMBERED = re.compile(r"#[ \t]+([^0-9\n{}]{0,20}?)([0-9]{1,9})"
+                       r"([ \t]+[-:\u2013\u2014][ \t]+|[.:)]?[ \t]+)")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+@dataclass(frozen=True)
+class _Style:
+    """The form a record journal's newest record is written in: its template
+    (title, status, date and section headings in its order), the zero
+    padding of its title's number and its status word's case."""
+
+    text: str
+    width: int = 0
+    upper: bool = True
+    line: bool = False  # its status is a line (``**Status:** X``), no section
+
+    def label(self, title: str, number: int) -> str:
+        """The new record's title as its own title row writes it."""
+        row = self.text.split("\n")[self.text.split("\n").index("---", 1) + 1
+                                     if self.text.startswith("---\n") else 0]
+        return fill(row[2:], {"title": title,
+                              "number": f"{number:0{self.width}d}"})
+
+
+def _style(ctx: Context, lay: Layout) -> Optional[_Style]:
+    """The newest record's form as a template (adr-tools keeps a template
+    file; a tree's records are its template), or None: an icm journal, no
+    record, or one that cannot be read. Read with the readers every command
+    uses (``front_matter``, ``parse_entry``); one record, so linear."""
+    if lay.format == "icm":
+        return None
+    every = sorted(entries(ctx))
+    numbers = numbered(every, lay)
+    path = numbers[max(numbers)] if numbers else every[-1] if every else None
+    if path is None:
+        return None
+    try:
+        text = to_lf(ctx.read_markdown(path))
+    except Unreadable:
+        return None
+    from icm import markdown
+
+    entry = parse_entry(text, path, lay.slots, lay.verify, lay, numbers)
+    fm = front_matter(text)
+    rows = text.split("\n")
+    flags, _open = fenced(rows)
+    secs = markdown.sections(fm.text)
+    first = next((s.line for s in secs if s.level == 1), 0)
+    heads = [s for s in secs if s.level == 2 and s.line > first]
+    if not first:
+        return None
+    head: List[str] = []
+    upper = True
+    if "status" in fm.keys:
+        keys = sorted((k for k in ("status", "date") if k in fm.keys),
+                      key=lambda k: fm.keys[k][1])
+        head = ["---", *(f"{k}: {{{k}}}" for k in keys), "---", ""]
+        upper = fm.keys["status"][0].strip("\"' ")[:1].isupper()
+    width, title_row = 0, "# {title}"
+    m = _NUMBERED.match(rows[first - 1])
+    # "# 7. T" in 0017-t.md is a numbered title; "# 2024 plans" is one only
+    # where its number is the file's
+    if m and (m.group(1) or m.group(3).strip() or int(m.group(2))
+              == lay.pattern.number(path.rsplit("/", 1)[-1])):
+        width = len(m.group(2)) if m.group(2).startswith("0") else 0
+        title_row = f"# {m.group(1)}{{number}}{m.group(3)}{{title}}"
+    head += [title_row, ""]
+    stop = heads[0].line if heads else len(rows) + 1
+    in_head = first < entry.status_line < stop  # not front matter, no section
+    marked = _status_to(text, entry, "{status}", None).split("\n") \
+        if in_head else rows
+    for i in range(first, stop - 1):
+        row = rows[i]
+        if flags[i] or "{" in row:  # the record's text is never a placeholder
+            continue
+        if marked[i] != row:  # the status line, its value a placeholder
+            upper = row[len(marked[i].split("{status}")[0]):][:1].isupper()
+            row = marked[i]
+        elif "date" in row.lower() and _DATE.search(row):
+            row = _DATE.sub("{date}", row, count=1)
+        elif row.strip():
+            continue  # prose: this record's, not the next one's
+        if row.strip() or head[-1].strip():
+            head.append(row)
+    if head[-1].strip():
+        head.append("")
+    own = dict(_sections(template(TEMPLATES[lay.format]))[1])
+    status_heads = {h.casefold() for h in lay.headings("status")}
+    parts = []
+    for sec in heads:
+        name = sec.title
+        body = own.get(name, [""])
+        if name.casefold() in status_heads and not in_head:
+            body = ["", "{status}", ""]
+        parts.append("\n".join([f"## {name}", *body]).rstrip("\n"))
+    return _Style("\n".join([*head, "{carried}", *"\n\n".join(parts).split(
+        "\n")]) + "\n", width, upper, in_head)
+
+
 def _entry(ctx: Context, lay: Layout, title: str, number: int, day: date,
-           item: Optional[_Item], link: str) -> str:
-    """The new entry's text: the format's template, the item's text carried."""
+           item: Optional[_Item], link: str,
+           style: Optional[_Style] = None) -> str:
+    """The new entry's text: the format's template (or the tree's own form,
+    ``_style``), the item's text carried."""
     slots = lay.slots
     status = STATUS[lay.format]
-    if link and lay.format == "nygard":
-        status += f"\n\nSupersedes {link}"
-    values = {"title": title, "number": str(number), "date": day.isoformat(),
-              "status": status}
-    text = template(TEMPLATES[lay.format])
+    if style is not None:
+        status = status[:1].upper() + status[1:] if style.upper else status.lower()
+    if link and lay.format == "nygard" and not (style and style.line):
+        status += f"\n\nSupersedes {link}"  # a status line takes no paragraph
+    values = {"title": title, "number": f"{number:0{style.width if style else 0}d}",
+              "date": day.isoformat(), "status": status}
+    text = style.text if style is not None else template(TEMPLATES[lay.format])
     fmt = entry_text if lay.format == "icm" else record_text
     if item is None:
         rows = text.split("\n")
@@ -325,7 +434,7 @@ def _link_text(text: str) -> str:
     return re.sub(r"([\\\[\]])", r"\\\1", text)
 
 
-def _superseded(ctx: Context, old: str, lay: Layout, rel: str, title: str,
+def _superseded(ctx: Context, old: str, lay: Layout, rel: str, label: str,
                 number: int) -> Tuple[str, str]:
     """The old entry's text marked superseded by ``rel``, in the format's way,
     and the link to the old entry the new one carries (adr-tools' form)."""
@@ -345,7 +454,7 @@ def _superseded(ctx: Context, old: str, lay: Layout, rel: str, title: str,
     if lay.format == "icm":
         return _after_title(text, entry, f"Superseded-by: {rel}"), ""
     if lay.format == "nygard":
-        line = f"Superseded by [{_link_text(f'{number}. {title}')}]({dest})"
+        line = f"Superseded by [{_link_text(label)}]({dest})"
         label = entry.title or old.rsplit("/", 1)[-1]
         return _status_to(text, entry, line, "## Status"), \
             f"[{_link_text(label)}]({back})"

@@ -38,15 +38,12 @@ the git processes those stages start (``Context.blobs`` reads 1,024 blobs a
 from __future__ import annotations
 
 import json
-import random
 import sys
 from pathlib import Path
 
-from run_words import FastImport, imported, table
+from run_words import NOTE, imported, opening, table
 
 from icm.checks import stale
-
-NOTE = "# {d}\n\nWhy this folder keeps its rows\nas they came, and what reads them.\n"
 
 
 def manifest(d: str, version: str, dep: str = "^1.0.0") -> str:
@@ -55,14 +52,9 @@ def manifest(d: str, version: str, dep: str = "^1.0.0") -> str:
 
 
 def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
-    rng = random.Random(seed)
-    folders = [f"pkg{i // 50:02d}/mod{i:04d}" for i in range(notes)]
-    fast = FastImport()
+    rng, folders, fast, head = opening(
+        notes, seed, lambda d: {f"{d}/package.json": manifest(d, "1.0.0")})
     commit = fast.commit
-
-    head = commit({**{f"{d}/context.md": NOTE.format(d=d) for d in folders},
-                   **{f"{d}/a.py": "0\n" for d in folders},
-                   **{f"{d}/package.json": manifest(d, "1.0.0") for d in folders}}, 0)
     deps = {d: "^1.0.0" for d in folders}
     for n in range(commits):
         files = {}

@@ -64,14 +64,26 @@ class FastImport:
         return self.mark
 
 
-def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
+def opening(notes: int, seed: int,
+            more: Callable[[str], Dict[str, str]] = lambda d: {}
+            ) -> Tuple[random.Random, List[str], FastImport, int]:
+    """The streams' first commit: ``notes`` folders of 50 to a package, each
+    a note, an ``a.py`` and ``more(folder)``'s files; the seeded random, the
+    folders, the stream and the commit's mark."""
     rng = random.Random(seed)
     folders = [f"pkg{i // 50:02d}/mod{i:04d}" for i in range(notes)]
     fast = FastImport()
-    commit = fast.commit
+    first: Dict[str, str] = {}
+    for d in folders:
+        first[f"{d}/context.md"] = NOTE.format(d=d)
+        first[f"{d}/a.py"] = "0\n"
+        first.update(more(d))
+    return rng, folders, fast, fast.commit(first, 0)
 
-    head = commit({**{f"{d}/context.md": NOTE.format(d=d) for d in folders},
-                   **{f"{d}/a.py": "0\n" for d in folders}}, 0)
+
+def stream(notes: int, commits: int, ending: str, seed: int = 1) -> bytes:
+    rng, folders, fast, head = opening(notes, seed)
+    commit = fast.commit
     for n in range(commits):
         head = commit({f"{d}/a.py": f"{n}\n"
                        for d in rng.sample(folders, rng.randint(1, 3))}, head)

@@ -47,6 +47,15 @@ DEFAULT_STALE_IGNORE = (
     "NEWS", "NEWS.*",
 )
 
+# The packages in folders of other people's code (GitHub linguist's
+# vendored folders, the unambiguous ones): not the repository's own prose; a
+# file in the folder itself is (``vendor/AGENTS.md`` on why it vendors). A
+# ``linguist-vendored`` or ``linguist-generated`` attribute adds or removes.
+DEFAULT_VENDORED = tuple(f"**/{d}/*/**" for d in (
+    "vendor", "vendors", "Vendor", "third_party", "third-party", "thirdparty",
+    "ThirdParty", "3rdparty", "3rd_party", "3rd-party", "node_modules",
+    "bower_components"))
+
 
 @dataclass(frozen=True)
 class Config:
@@ -63,6 +72,8 @@ class Config:
     boot: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
     links_ignore: Tuple[str, ...] = ()
+    ignored_targets: str = "info"  # "error": a link into git-ignored paths fails
+    vendored: Tuple[str, ...] = DEFAULT_VENDORED
     site_content: Tuple[str, ...] = ()  # docs sites' page folders (model/sites)
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
@@ -126,6 +137,8 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "boot": ("globs", None),
     "exclude": ("globs", None),
     "links_ignore": ("destinations", None),
+    "ignored_targets": ("enum", ("info", "error")),
+    "vendored": ("globs", None),
     "site_content": ("paths", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import posixpath
 import stat
 from array import array
 from bisect import bisect_left, bisect_right
@@ -55,6 +56,7 @@ class Unreadable(Exception):
 
 
 ON_DISK, TRACKED = 1, 2  # a path's flags in ``FileList``
+_LINGUIST = ("linguist-vendored", "linguist-generated")
 FLAG_VALUES = (ON_DISK, TRACKED, ON_DISK | TRACKED)  # each path has one
 STEP = 32  # ``FileList``: every STEP-th path is a bytes object, for bisection
 CHUNK = 1 << 20  # bytes decoded at a time when a view is iterated
@@ -416,6 +418,16 @@ class Context:
         found: FrozenSet[str] = self._memo[key]
         return found
 
+    def ignored(self, paths: Sequence[str]) -> FrozenSet[str]:
+        """Which of ``paths`` (that do not exist) git's ignore rules match, as
+        a file or as a folder; none outside git (``git.ignored_paths``)."""
+        if not self.in_git or not paths:
+            return frozenset()
+        _asked_git()
+        asked = [p for path in paths for p in (path, path + "/")]
+        hits = git.ignored_paths(self.root, asked)
+        return frozenset(p for p in paths if p in hits or p + "/" in hits)
+
     def read_bytes(self, rel: str, limit: int = 0) -> bytes:
         return read_real(self.real(rel), rel, limit)
 
@@ -460,12 +472,44 @@ class Context:
     def notes(self) -> Tuple[str, ...]:
         """The files of the set that are notes (``is_note``)."""
         is_note = self.note_names().is_note
-        return tuple(f for f in self.files if is_note(f))
+        return tuple(f for f in self.files if is_note(f) and not self.vendored(f))
 
     def is_note(self, rel: str) -> bool:
         """Whether ``rel`` is a folder note: the one answer every check and
-        writer asks (``NoteNames``)."""
-        return self.note_names().is_note(rel)
+        writer asks (``NoteNames``); a vendored file is none."""
+        return self.note_names().is_note(rel) and not self.vendored(rel)
+
+    def vendored(self, rel: str) -> bool:
+        """Whether ``rel`` is other people's text: under a ``vendored``
+        folder, or marked ``linguist-vendored``/``linguist-generated`` (the
+        attribute's ``false`` keeps a vendored folder's file)."""
+        if "vendored" not in self._memo:
+            self._memo["vendored"] = (compile_globs(self.config.vendored),
+                                      self._linguist())
+        globs, attrs = self._memo["vendored"]
+        said = attrs.get(rel, {})
+        if any(said.get(n) in ("set", "true") for n in _LINGUIST):
+            return True
+        return globs is not None and globs.match(rel) \
+            and said.get(_LINGUIST[0]) not in ("unset", "false")
+
+    def _linguist(self) -> Dict[str, Dict[str, str]]:
+        """The linguist attributes of the markdown files: one ``check-attr``,
+        asked only when a ``.gitattributes`` of the set names one."""
+        if not self.in_git:
+            return {}
+        for rel in self.file_list.ending(".gitattributes"):
+            if posixpath.basename(rel) != ".gitattributes":
+                continue
+            try:
+                if b"linguist-" in self.read_bytes(rel, 1 << 20):
+                    break
+            except Unreadable:
+                continue
+        else:
+            return {}
+        return git.attributes(self.root, self.markdown_files(own=False),
+                              _LINGUIST)
 
     def note_names(self) -> "NoteNames":
         if "notes" not in self._memo:
@@ -473,8 +517,10 @@ class Context:
         names: NoteNames = self._memo["notes"]
         return names
 
-    def markdown_files(self) -> Tuple[str, ...]:
-        return tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
+    def markdown_files(self, own: bool = True) -> Tuple[str, ...]:
+        """The markdown files of the set; ``own``: none vendored."""
+        found = tuple(f for f in self.files if f.lower().endswith(MARKDOWN_SUFFIXES))
+        return tuple(f for f in found if not self.vendored(f)) if own else found
 
     def path_changes(self, paths: Sequence[str], base: Optional[str] = None,
                      commits: Sequence[str] = ()

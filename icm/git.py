@@ -215,7 +215,7 @@ def _explain(stderr: str, cwd: Path) -> str:
 # (Object-only commands never read the work tree either.)
 _NO_CONVERSION = frozenset({"rev-parse", "ls-files", "log", "config", "symbolic-ref",
                             "merge-base", "rev-list", "ls-tree", "cat-file",
-                            "for-each-ref"})
+                            "for-each-ref", "check-ignore", "check-attr"})
 
 
 # A git command line built by ``command``: ``run`` takes no other, so no text
@@ -240,8 +240,11 @@ def command(name: str, *options: str, revs: Sequence[str] = (),
 
 
 def run(args: Argv, cwd: Path, check: bool = True,
-        stdin: Optional[bytes] = None) -> Tuple[int, bytes, str]:
-    """Run git with fixed options; raise UsageError on failure when ``check``."""
+        stdin: Optional[bytes] = None, literal: bool = True
+        ) -> Tuple[int, bytes, str]:
+    """Run git with fixed options; raise UsageError on failure when ``check``.
+    Not ``literal``: without ``--literal-pathspecs`` (``check-ignore``
+    refuses it; its caller keeps out the ``:`` that starts magic)."""
     exe = executable()
     if exe is None:
         raise UsageError("git is not installed or not on PATH")
@@ -250,7 +253,8 @@ def run(args: Argv, cwd: Path, check: bool = True,
     # to empty them.
     filters = () if args[0] in _NO_CONVERSION else setup(cwd).filters
     proc = subprocess.run(
-        [exe, *BASE, *args], cwd=str(cwd), env=environment(filters),
+        [exe, *(BASE if literal else BASE[:1]), *args], cwd=str(cwd),
+        env=environment(filters),
         input=stdin or b"", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = proc.stderr.decode("utf-8", "replace")
     if check and proc.returncode != 0:
@@ -339,6 +343,40 @@ def list_files(root: Path
             if len(blob) > 1 else []
         blob = b"\0" + b"".join(name + b"\0" for name in kept)
     return blob, untracked, sparse, unopened(err)
+
+
+def ignored_paths(root: Path, paths: Sequence[str]) -> FrozenSet[str]:
+    """Which of ``paths`` (files that do not exist) the ignore rules match:
+    one ``check-ignore --no-index``, the paths on stdin. A batch git refuses
+    (a path beyond a symbolic link) answers none: they stay broken links."""
+    paths = [p for p in paths if not p.startswith(":")]  # ":(glob)" is magic
+    if not paths:
+        return frozenset()
+    data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    code, out, _ = run(command("check-ignore", "--no-index", "-z", "--stdin"),
+                       root, check=False, stdin=data, literal=False)
+    if code != 0:  # 1: none is ignored; 128: refused
+        return frozenset()
+    return frozenset(i.decode("utf-8", "surrogateescape") for i in _nul_items(out))
+
+
+def attributes(root: Path, paths: Sequence[str], names: Sequence[str]
+               ) -> Dict[str, Dict[str, str]]:
+    """``names``' values (``set``, ``unset``, ``unspecified`` or a value) for
+    each of ``paths``: one ``check-attr``, the paths on stdin."""
+    if not paths:
+        return {}
+    data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    code, out, _ = run(command("check-attr", "-z", "--stdin", *names), root,
+                       check=False, stdin=data)
+    items = out.split(b"\0") if code == 0 else []
+    items = out.split(b"\0")
+    found: Dict[str, Dict[str, str]] = {}
+    for i in range(0, len(items) - 2, 3):
+        path, name, value = (x.decode("utf-8", "surrogateescape")
+                             for x in items[i:i + 3])
+        found.setdefault(path, {})[name] = value
+    return found
 
 
 def _nul_items(out: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:

@@ -507,6 +507,11 @@ def _calls(repo: Path, x: str):
         # blob ids and commits go to cat-file's standard input (commits only
         # when they are hashes).
         "config_value": (lambda _: g.config_value(repo, x), None),
+        # Paths go to check-ignore's and check-attr's standard input.
+        "ignored_paths": (lambda _: g.ignored_paths(repo, [f"{x}/f.md", x]),
+                          frozenset()),
+        "attributes": (lambda _: g.attributes(repo, [f"{x}/f.md"], ["a"]),
+                       {f"{x}/f.md": {"a": "unspecified"}}),
         "read_blobs": (lambda _: g.read_blobs(repo, [x]), {}),
         "commit_positions": (lambda _: g.commit_positions(repo, [x]), {}),
         "stage_move": (lambda _: _moved(repo, x), ["D", f"{x}/f.md", "A", f"{x}/g.md"]),

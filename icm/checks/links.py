@@ -10,7 +10,10 @@ Every note (``context.md`` below the root) must be named in the handbook: a
 link, or its path as a code span or plain text (`` `backend/AGENTS.md` ``),
 unless ``index = "off"`` for it (notes an agent loads by location). In a
 docs site's pages (``site_content``) a link naming no file may name a route
-of the site: a page or a file of its ``public/`` (``model/sites.py``).
+of the site: a page or a file of its ``public/`` (``model/sites.py``). A
+missing target git's ignore rules match is an ``ignored-target`` info line (a
+build output or a local file: absent in a clone). Vendored files
+(``Context.vendored``) are no source.
 
 Bad::
 
@@ -76,6 +79,9 @@ RULES = Rules(NAME, {
                      fix="fix the destination's percent-encoding or length"),
     "case-mismatch": Rule("a link's target exists only in another letter case",
                           fix="match the file name's letter case exactly"),
+    "ignored-target": Rule("a link's missing target is a path git ignores (a "
+                           "build output, a local file)", Severity.INFO,
+                           "ignored_targets = \"error\" makes it a broken link"),
     "unindexed-note": Rule("a note the handbook does not link to",
                            fix="run 'icm check-links --fix' or link the note "
                            "from the handbook"),
@@ -99,6 +105,7 @@ KIND_LABELS = {
     "outside-root": "outside the root",
     "bad-path": "impossible path",
     "case-mismatch": "case mismatch",
+    "ignored-target": "git-ignored target",
     "unindexed-note": "unindexed note",
     "missing-handbook": "missing handbook",
     "unreadable": "unreadable file",
@@ -137,6 +144,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
         return anchors[rel]
 
     broken: List[Finding] = []
+    missing: List[Tuple[int, str]] = []  # (at in broken, target) of missing files
     counts: Counter[str] = Counter()
     for rel in md_files:
         if chosen is not None and rel not in chosen:
@@ -169,6 +177,17 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                                                           else "")
                 broken.append(RULES(code, rel, text, line=line, rank=rank,
                                     located=True))
+                if code == "missing-file":
+                    missing.append((len(broken) - 1, target.path))
+    if missing and cfg.ignored_targets == "info":
+        ignored_paths = ctx.ignored(sorted({path for _, path in missing}))
+        for at, path in missing:
+            if path in ignored_paths:
+                f = broken[at]
+                broken[at] = RULES("ignored-target", f.path, "link into a "
+                                   "git-ignored path: " + f.message[len(
+                                       "broken link: "):], line=f.line,
+                                   rank=f.rank, located=True)
     index = index_findings(ctx, corpus, tree)
     if chosen is not None and ctx.config.handbook not in chosen:
         index = about(index, changed)  # a new note, or the handbook changed
@@ -190,7 +209,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
 
 def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
     """``links ok``, or the problems counted by kind."""
-    found = [f for f in findings if f.code != "nothing-to-check"]
+    found = [f for f in findings if f.severity is not Severity.INFO]
     if not found:
         return ("links ok",)
     counts = Counter(f.code for f in found)

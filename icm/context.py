@@ -419,11 +419,15 @@ class Context:
         return found
 
     def ignored(self, paths: Sequence[str]) -> FrozenSet[str]:
-        """Which of ``paths`` (that do not exist) git's ignore rules match, as
-        a file or as a folder; none outside git (``git.ignored_paths``)."""
+        """Which of ``paths`` (that do not exist) the tree's ``.gitignore``
+        files ignore, as a file or as a folder; none outside git
+        (``git.ignored_paths``). Those files are touched: a memo holds."""
         if not self.in_git or not paths:
             return frozenset()
-        _asked_git()
+        for rel in self.file_list.ending(".gitignore"):
+            if posixpath.basename(rel) == ".gitignore":
+                with _reading(rel):
+                    pass
         asked = [p for path in paths for p in (path, path + "/")]
         hits = git.ignored_paths(self.root, asked)
         return frozenset(p for p in paths if p in hits or p + "/" in hits)
@@ -508,6 +512,7 @@ class Context:
                 continue
         else:
             return {}
+        _asked_git()  # git reads .git/info/attributes too: no memo holds it
         return git.attributes(self.root, self.markdown_files(own=False),
                               _LINGUIST)
 

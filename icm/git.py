@@ -346,18 +346,29 @@ def list_files(root: Path
 
 
 def ignored_paths(root: Path, paths: Sequence[str]) -> FrozenSet[str]:
-    """Which of ``paths`` (files that do not exist) the ignore rules match:
-    one ``check-ignore --no-index``, the paths on stdin. A batch git refuses
-    (a path beyond a symbolic link) answers none: they stay broken links."""
+    """Which of ``paths`` (files that do not exist) a ``.gitignore`` of the
+    tree ignores: one ``check-ignore --no-index -v``, the paths on stdin. A
+    match of this clone's own rules (``info/exclude``, ``core.excludesFile``)
+    is none: a clone and CI would disagree. A batch git refuses (a path
+    beyond a symbolic link) answers none: they stay broken links."""
     paths = [p for p in paths if not p.startswith(":")]  # ":(glob)" is magic
     if not paths:
         return frozenset()
     data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
-    code, out, _ = run(command("check-ignore", "--no-index", "-z", "--stdin"),
-                       root, check=False, stdin=data, literal=False)
+    code, out, _ = run(command("check-ignore", "--no-index", "-v", "-z",
+                               "--stdin"), root, check=False, stdin=data,
+                       literal=False)
     if code != 0:  # 1: none is ignored; 128: refused
         return frozenset()
-    return frozenset(i.decode("utf-8", "surrogateescape") for i in _nul_items(out))
+    items = out.split(b"\0")
+    found = set()
+    for i in range(0, len(items) - 3, 4):
+        source, _, pattern, path = items[i:i + 4]
+        if pattern.startswith(b"!") or source.startswith((b"/", b".git/")) \
+                or source.rsplit(b"/", 1)[-1] != b".gitignore":
+            continue
+        found.add(path.decode("utf-8", "surrogateescape"))
+    return frozenset(found)
 
 
 def attributes(root: Path, paths: Sequence[str], names: Sequence[str]

@@ -109,3 +109,58 @@ def test_linguist_attributes_add_and_remove(repo: Path, icm) -> None:
     assert run(icm, repo) == (1, (
         "broken link: third_party/own/notes.md -> gone.md\n"
         "links: 1 problem (missing file 1)\n"), "")
+
+
+def test_one_git_process_per_question_at_any_size(repo: Path, icm,
+                                                  monkeypatch) -> None:
+    """One ``check-ignore`` whatever the missing targets (none when none is
+    missing), one ``check-attr`` whatever the markdown files (none when no
+    ``.gitattributes`` names linguist)."""
+    from tests.test_stale import _git_processes
+
+    def asked(files: dict) -> list:
+        write(repo, files)
+        started = _git_processes(monkeypatch)
+        run(icm, repo)
+        monkeypatch.undo()
+        return sorted(w for a in started for w in a
+                      if w in ("check-ignore", "check-attr"))
+
+    both = ["check-attr", "check-ignore"]
+    write(repo, {"AGENTS.md": HB, ".gitignore": IGNORES})
+    assert asked({"a.md": "[a](a.md)\n"}) == []
+    assert asked({".gitattributes": "x linguist-generated\n",
+                  "b.md": "[p](templ/p.md)\n"}) == both
+    assert asked({f"d{i}.md": f"[p](templ/{i}.md) [g](gone{i}.md)\n"
+                  for i in range(30)}) == both
+
+
+def test_a_vendored_folders_own_note_is_a_note(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, "vendor/context.md": "why we vendor\n",
+                 "vendor/lib/context.md": "theirs\n"})
+    assert run(icm, repo) == (1, (
+        "note missing from handbook index: vendor/context.md\n"
+        "links: 1 problem (unindexed note 1)\n"), "")
+
+
+def test_only_the_trees_rules_count_and_a_warm_run_sees_them_change(
+        repo: Path, icm, memo: None) -> None:
+    """This clone's own excludes (``info/exclude``) are not the
+    repository's: a clone and CI would call the link broken. The memo of a
+    warm run holds the ``.gitignore`` files: an edit to one is seen."""
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("local.md\n")
+    write(repo, {"AGENTS.md": HB, ".gitignore": "/templ/\n",
+                 "a.md": "[l](local.md)\n[p](templ/p.md)\n"})
+    from tests.test_memo import _age, _memos
+
+    seen = ("link into a git-ignored path: a.md -> templ/p.md\n")
+    for _ in range(2):
+        assert run(icm, repo) == (1, "broken link: a.md -> local.md\n" + seen
+                                  + "links: 1 problem (missing file 1)\n", "")
+        _age(repo)
+    assert [p.name for p in _memos(repo)] == ["memo-links.json"]
+    write(repo, {".gitignore": "other/\n"})
+    assert run(icm, repo) == (1, "broken link: a.md -> local.md\n"
+                              "broken link: a.md -> templ/p.md\n"
+                              "links: 2 problems (missing file 2)\n", "")

@@ -489,32 +489,34 @@ class Context:
         attribute's ``false`` keeps a vendored folder's file)."""
         if "vendored" not in self._memo:
             self._memo["vendored"] = (compile_globs(self.config.vendored),
-                                      self._linguist())
-        globs, attrs = self._memo["vendored"]
+                                      *self._linguist())
+        globs, attrs, sources = self._memo["vendored"]
+        for found in _touched:  # each check's memo holds the attributes
+            found.paths.update(sources)
         said = attrs.get(rel, {})
         if any(said.get(n) in ("set", "true") for n in _LINGUIST):
             return True
         return globs is not None and globs.match(rel) \
             and said.get(_LINGUIST[0]) not in ("unset", "false")
 
-    def _linguist(self) -> Dict[str, Dict[str, str]]:
-        """The linguist attributes of the markdown files: one ``check-attr``,
-        asked only when a ``.gitattributes`` of the set names one."""
+    def _linguist(self) -> Tuple[Dict[str, Dict[str, str]], Tuple[str, ...]]:
+        """The linguist attributes of the markdown files (one ``check-attr``,
+        asked only when a ``.gitattributes`` of the set names one) and the
+        ``.gitattributes`` files: the inputs of a memo of the answer."""
         if not self.in_git:
-            return {}
-        for rel in self.file_list.ending(".gitattributes"):
-            if posixpath.basename(rel) != ".gitattributes":
-                continue
+            return {}, ()
+        sources = tuple(rel for rel in self.file_list.ending(".gitattributes")
+                        if posixpath.basename(rel) == ".gitattributes")
+        named = False
+        for rel in sources:
             try:
-                if b"linguist-" in self.read_bytes(rel, 1 << 20):
-                    break
+                named = named or b"linguist-" in self.read_bytes(rel, 1 << 20)
             except Unreadable:
                 continue
-        else:
-            return {}
-        _asked_git()  # git reads .git/info/attributes too: no memo holds it
+        if not named:
+            return {}, sources
         return git.attributes(self.root, self.markdown_files(own=False),
-                              _LINGUIST)
+                              _LINGUIST), sources
 
     def note_names(self) -> "NoteNames":
         if "notes" not in self._memo:

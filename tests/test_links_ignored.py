@@ -164,3 +164,40 @@ def test_only_the_trees_rules_count_and_a_warm_run_sees_them_change(
     assert run(icm, repo) == (1, "broken link: a.md -> local.md\n"
                               "broken link: a.md -> templ/p.md\n"
                               "links: 2 problems (missing file 2)\n", "")
+
+
+def test_a_warm_run_sees_the_attributes_change(repo: Path, icm, memo: None
+                                               ) -> None:
+    """The ``.gitattributes`` files are inputs of every memo that asked
+    whether a file is vendored: an edit to one is seen."""
+    from tests.test_memo import _age, _memos
+
+    write(repo, {"AGENTS.md": HB, ".gitattributes": "x.md linguist-generated\n",
+                 "api.md": "[b](gone.md)\n"})
+    broken = (1, "broken link: api.md -> gone.md\n"
+                 "links: 1 problem (missing file 1)\n", "")
+    for _ in range(2):
+        assert run(icm, repo) == broken
+        _age(repo)
+    assert [p.name for p in _memos(repo)] == ["memo-links.json"]
+    write(repo, {".gitattributes": "api.md linguist-generated\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_every_memo_that_asked_holds_the_attributes(repo: Path, icm,
+                                                    memo: None) -> None:
+    """Links asks first and reads ``.gitattributes``; bootmap, asking the
+    same ``Context`` after it, holds them too."""
+    from tests.test_memo import _age, _fresh, _run
+
+    big = "# Lib\n\n" + "word " * 400 + "\n"
+    write(repo, {"AGENTS.md": HB + "\n- [lib](lib/context.md)\n",
+                 ".gitattributes": "x.md linguist-vendored\n",
+                 "lib/context.md": big, "app/context.md": "# App\n\nsmall\n"})
+    first = _run(icm, repo, "links", "bootmap")
+    _age(repo)
+    assert _run(icm, repo, "links", "bootmap") == first
+    _age(repo)
+    write(repo, {".gitattributes": "lib/** linguist-vendored\n"})
+    after = _run(icm, repo, "links", "bootmap")
+    assert after == _fresh(icm, repo, "links", "bootmap") and after != first

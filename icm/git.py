@@ -381,7 +381,6 @@ def attributes(root: Path, paths: Sequence[str], names: Sequence[str]
     code, out, _ = run(command("check-attr", "-z", "--stdin", *names), root,
                        check=False, stdin=data)
     items = out.split(b"\0") if code == 0 else []
-    items = out.split(b"\0")
     found: Dict[str, Dict[str, str]] = {}
     for i in range(0, len(items) - 2, 3):
         path, name, value = (x.decode("utf-8", "surrogateescape")

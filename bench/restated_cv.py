@@ -33,7 +33,7 @@ from icm import config, context, similarity  # noqa: E402
 from icm.checks import dupes  # noqa: E402
 from icm.registry import DupesOptions  # noqa: E402
 
-PARTS = ("tune", "test", "test2", "test3")
+PARTS = ("tune", "test", "test2", "test3", "test4")
 Workspace = Tuple[Path, ev.RepoLabels, Dict[str, str]]
 
 

@@ -1094,9 +1094,10 @@ def test_one_section_steps_and_a_folder_named_throughout_are_no_restatement(
         repo: Path, icm) -> None:
     """The false classes of test4's within-note pairs: list items of one
     section sharing a command prefix (`npm run lint` and `npm run lint:fix`,
-    each its own step), and lines of different sections that share only a
+    each its own step), lines of different sections that share only a
     folder the whole note names (`docs/`): a term many lines hold says no
-    rule."""
+    rule, and a long summary sharing one term and one word with a line
+    (under ``RESTATED_WITHIN_FLOOR``)."""
     write(repo, {
         "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
         "AGENTS.md": "# Site\n\n## Checks\n\n- Run `npm run lint` to check the "
@@ -1107,5 +1108,10 @@ def test_one_section_steps_and_a_folder_named_throughout_are_no_restatement(
                      "styles live in `docs/` beside the pages they shape.\n\n"
                      "## Assets\n\nImages for the site go into `docs/` next to "
                      "each page.\n\n## Deploy\n\nThe site deploys from `docs/` "
-                     "on every push to main.\n"})
+                     "on every push to main.\n\n## About\n\nThe toolkit is a "
+                     "modular coding workspace enabling many agent workflows "
+                     "with dozens of top-level modules under `src/kit/` and one "
+                     "shared runner.\n\n## Layout of the code\n\nLocated in "
+                     "`src/kit/`, these modules provide the primary "
+                     "capabilities.\n"})
     assert dupes(icm, repo) == (0, "dupes ok\n", "")

@@ -86,6 +86,7 @@ RESTATED_ROLE = (0.2, 0.4)  # semantic: the cross-validation kept 0.4 (none)
 # a rule restated in two sections of one note: (lexical, semantic), None
 # for off; only test4's labels look inside a note (docs/benchmarks.md)
 RESTATED_WITHIN: Optional[Tuple[float, float]] = (0.5, 0.5)
+RESTATED_WITHIN_FLOOR = 0.15  # in one note, the least a shared term's pair
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -402,16 +403,15 @@ def _restated(stmts: Sequence[similarity.Statement],
                 named[k] = _named_folders(texts[k], folders[k])
         return folders[j] in named[i] or folders[i] in named[j]
 
+    def inside(i: int, j: int) -> bool:
+        a, b = texts[i], texts[j]
+        return a.path == b.path and _apart(a, b) and not selves.both(a, b)
+
     pairs = [(texts[i], texts[j], score) for i, j, score in ranker.neighbours(
         threshold, accept, floor,
-        relaxed=(RESTATED_ROLE[semantic], names_folder))]
-    if RESTATED_WITHIN is not None:
-        def inside(i: int, j: int) -> bool:
-            a, b = texts[i], texts[j]
-            return a.path == b.path and _apart(a, b) and not selves.both(a, b)
-
-        pairs += [(texts[i], texts[j], score) for i, j, score in ranker.neighbours(
-            RESTATED_WITHIN[semantic], inside, floor)]
+        relaxed=(RESTATED_ROLE[semantic], names_folder),
+        apart=None if RESTATED_WITHIN is None else (
+            RESTATED_WITHIN[semantic], inside))]
     pairs += _same_targets(stmts, kinds, paired | {
         (id(a), id(b)) for a, b, _s in pairs}, selves,
         within=RESTATED_WITHIN is not None)
@@ -520,10 +520,13 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
                     continue
                 words_a = similarity.rank_words(a.text)
                 words_b = similarity.rank_words(b.text)
-                if words_a & words_b:  # a label in common, not a bare path
+                score = round(2 * len(words_a & words_b) / (
+                    len(words_a) + len(words_b)), 3)
+                # a label in common, not a bare path; in one note, more
+                if score > 0 and not (a.path == b.path
+                                      and score < RESTATED_WITHIN_FLOOR):
                     seen.add(key)
-                    found.append((a, b, round(2 * len(words_a & words_b) / (
-                        len(words_a) + len(words_b)), 3)))
+                    found.append((a, b, score))
     return found
 
 

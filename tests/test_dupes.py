@@ -1115,3 +1115,33 @@ def test_one_section_steps_and_a_folder_named_throughout_are_no_restatement(
                      "`src/kit/`, these modules provide the primary "
                      "capabilities.\n"})
     assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_copies_that_each_point_at_one_home_are_no_second_home(repo: Path,
+                                                                 icm) -> None:
+    """Two sibling notes each summing up a rule in one line that sends the
+    reader to its home ("see `cmd/AGENTS.md` -> Testing", round 5's trial:
+    noise, each copy names where the rule lives); the same line naming no
+    home is still a copy, and a pointer line that disagrees is still
+    diverged."""
+    line = ("New tests inject the runner and capture output in buffers; the old "
+            "mocks package is deprecated{see}.\n")
+    see = " (see `cmd/AGENTS.md` -> Testing)"
+    files = {"icm.toml": 'note_name = "AGENTS.md"\ndupes_siblings = "warning"\n',
+             "AGENTS.md": "# H\n",
+             "cmd/AGENTS.md": "# Cmd\n\n## Testing\n\nEach command takes its "
+                              "runner as an argument, and tests pass a fake.\n",
+             "internal/AGENTS.md": "# Internal\n\n" + line.format(see=see),
+             "test/AGENTS.md": "# Test\n\n" + line.format(see=see)}
+    write(repo, files)
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"test/AGENTS.md": "# Test\n\n" + line.format(see="")})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: test/AGENTS.md:3 repeats internal/AGENTS.md:3 "
+        "(keep one home, link to it)\n"), "")
+    write(repo, {"internal/AGENTS.md": "# Internal\n\n" + line.format(see="")})
+    assert dupes(icm, repo)[1].startswith("duplicate rule: ")
+    write(repo, {"internal/AGENTS.md": "# Internal\n\n" + line.replace(
+        "deprecated", "not deprecated").format(see=see),
+        "test/AGENTS.md": "# Test\n\n" + line.format(see=see)})
+    assert dupes(icm, repo)[1].startswith("diverged rule: ")

@@ -195,7 +195,9 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     near, far = _matches(index, cfg.dupes_similarity, accept, together,
                          cfg.dupes_siblings)
     matches = near + far
-    kept = [m for m in _kept(near, far, kinds) if not _described(m)]
+    notes = frozenset(p for p, k in kinds.items() if k != 2)
+    kept = [m for m in _kept(near, far, kinds)
+            if not _described(m) and not _pointers(m, notes)]
     groups = _templates(kept, kinds)
     sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
@@ -537,6 +539,18 @@ def _described(m: similarity.Match) -> bool:
     disagree on a value are one of them wrong."""
     return not m.diverged and (similarity.describes(m.a.text)
                                or similarity.describes(m.b.text))
+
+
+def _pointers(m: similarity.Match, notes: FrozenSet[str]) -> bool:
+    """Whether a copy's two statements each send the reader to one home,
+    the same note that is neither's ("see `cmd/AGENTS.md` -> Testing"), or
+    one names the other's: a summary with its pointer, no second home. A
+    diverged one stays: two pointers that disagree have one wrong."""
+    if m.diverged:
+        return False
+    a = named_notes(m.a.path, m.a.text, notes)
+    b = named_notes(m.b.path, m.b.text, notes)
+    return m.b.path in a or m.a.path in b or bool((a & b) - {m.a.path, m.b.path})
 
 
 def _siblings(held: Sequence[similarity.Statement]) -> bool:

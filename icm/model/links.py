@@ -63,7 +63,7 @@ CACHE_FORMAT = 5
 def parse_text(text: str) -> Parsed:
     from icm import extract  # not needed at all when every file is cached
 
-    ext = extract.extract(text)
+    ext = extract.extract(text, headings=False)
     return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
             list(ext.anchors), ext.too_deep)
 

@@ -82,6 +82,10 @@ RULES = Rules(NAME, {
     "ignored-target": Rule("a link's missing target is a path git ignores (a "
                            "build output, a local file)", Severity.INFO,
                            "ignored_targets = \"error\" makes it a broken link"),
+    "misplaced-file": Rule("nearly every relative link of a file names no file: "
+                           "a page written for another place, or moved",
+                           fix="fix its links, or leave the file out (exclude) "
+                           "or its destinations (links_ignore)"),
     "unindexed-note": Rule("a note the handbook does not link to",
                            fix="run 'icm check-links --fix' or link the note "
                            "from the handbook"),
@@ -106,6 +110,7 @@ KIND_LABELS = {
     "bad-path": "impossible path",
     "case-mismatch": "case mismatch",
     "ignored-target": "git-ignored target",
+    "misplaced-file": "file of broken links",
     "unindexed-note": "unindexed note",
     "missing-handbook": "missing handbook",
     "unreadable": "unreadable file",
@@ -146,6 +151,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     broken: List[Finding] = []
     missing: List[Tuple[int, str]] = []  # (at in broken, target) of missing files
     counts: Counter[str] = Counter()
+    local: Counter[str] = Counter()  # each file's links to another file
     # Links written in one folder to one destination resolve and are judged
     # alike (a fragment alone, ``#x``/``?x``, names its own file): each is
     # worked out once (PowerShell-Docs: 32,794 links, 12,373 distinct).
@@ -176,6 +182,8 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             target, code, reason, doc = seen
             if target is None:
                 continue
+            if href[:1] not in "#?":
+                local[rel] += 1
             if ignored is not None and (ignored.match(target.path)
                                         or ignored.match(raw)):
                 continue
@@ -193,13 +201,14 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                     missing.append((len(broken) - 1, target.path))
     if missing and cfg.ignored_targets == "info":
         ignored_paths = ctx.ignored(sorted({path for _, path in missing}))
-        for at, path in missing:
+        for place, path in missing:
             if path in ignored_paths:
-                f = broken[at]
-                broken[at] = RULES("ignored-target", f.path, "link into a "
+                f = broken[place]
+                broken[place] = RULES("ignored-target", f.path, "link into a "
                                    "git-ignored path: " + f.message[len(
                                        "broken link: "):], line=f.line,
                                    rank=f.rank, located=True)
+    broken = _misplaced(broken, local)
     index = index_findings(ctx, corpus, tree)
     if chosen is not None and ctx.config.handbook not in chosen:
         index = about(index, changed)  # a new note, or the handbook changed
@@ -217,6 +226,35 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     return Report(NAME, nothing + findings, tail=tail_of(findings),
                   data={"files": len(md_files), "links": links_total,
                         "by_kind": dict(counts)}, retail=tail_of)
+
+
+MISPLACED_AT = 8  # broken links a file needs, and four in five of its own
+
+
+def _misplaced(broken: List[Finding], local: Counter[str]) -> List[Finding]:
+    """Each file whose relative links nearly all name no file as one finding
+    (a docs page saved from a site: 25 lines of one cause, round 5), its
+    links in the JSON; a file with fewer keeps the seed's line a link."""
+    missed: Dict[str, List[Finding]] = {}
+    for f in broken:
+        if f.code == "missing-file":
+            missed.setdefault(f.path, []).append(f)
+    whole = {rel for rel, found in missed.items()
+             if len(found) >= MISPLACED_AT and 5 * len(found) >= 4 * local[rel]}
+    if not whole:
+        return broken
+    kept = [f for f in broken if not (f.code == "missing-file" and f.path in whole)]
+    for rel in sorted(whole):
+        found = sorted(missed[rel])
+        first = found[0].message.split(" -> ", 1)[1]
+        kept.append(RULES("misplaced-file", rel, (
+            f"broken links: {rel} -> {len(found)} of its {local[rel]} relative "
+            f"links name no file (written for another place, or moved? first: "
+            f"{first})"), line=found[0].line, rank=found[0].rank, located=True,
+            extra={"links": [{"line": f.line,
+                              "target": f.message.split(" -> ", 1)[1]}
+                             for f in found]}))
+    return kept
 
 
 def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:

@@ -5,7 +5,9 @@ Code is every tracked file in the note's folder (``stale_scope =
 "subtree"``: and in subfolders without a note of their own) that is not
 prose (``.md``, ``.markdown``, ``.mdx``) and that ``stale_ignore`` (plus
 ``stale_ignore_extend``) leaves in: by default lockfiles and test
-snapshots, which a tool writes, so a commit of only those moves no code. A
+snapshots, which a tool writes, so a commit of only those moves no code;
+with ``stale_tests = "ignore"`` (the default) test files too
+(``DEFAULT_STALE_TESTS``), unless all of the note's code is tests. A
 deleted file is code too: in first-parent history each folder's newest
 deleted file that is no prose (``HitStore.gone``; a note whose files were
 removed was ok once the commit landed, STALE only while pending). A

@@ -46,6 +46,19 @@ DEFAULT_STALE_IGNORE = (
     "CHANGELOG", "CHANGELOG.*", "CHANGES", "CHANGES.*", "HISTORY", "HISTORY.*",
     "NEWS", "NEWS.*",
 )
+# Test files by each ecosystem's naming (Go, pytest, Jest/Vitest/Mocha,
+# Playwright, Cypress, RSpec, ExUnit, Dart, JUnit, xUnit, XCTest, PHPUnit,
+# GoogleTest) and test folders: with ``stale_tests = "ignore"`` a change to
+# these alone moves no note's code, unless the note's code is all tests.
+DEFAULT_STALE_TESTS = (
+    "*_test.go", "test_*.py", "*_test.py", "conftest.py", "*.test.*",
+    "*.spec.*", "*.e2e-spec.*", "*.cy.*", "*_spec.rb", "*_test.rb",
+    "*_test.exs", "*_test.dart", "*Test.java", "*Tests.java", "*Test.kt",
+    "*Tests.kt", "*Test.php", "*Tests.cs", "*Test.cs", "*Tests.swift",
+    "*_test.cc", "*_test.cpp", "*_unittest.cc", "tests/", "test/", "Tests/",
+    "__tests__/", "__mocks__/", "testdata/", "fixtures/", "__fixtures__/",
+    "e2e/", "*.Tests/", "*.UnitTests/", "*.IntegrationTests/",
+)
 
 # The packages in folders of other people's code (GitHub linguist's
 # vendored folders, the unambiguous ones): not the repository's own prose; a
@@ -79,6 +92,7 @@ class Config:
     stale_history: str = "first-parent"
     stale_ignore: Tuple[str, ...] = DEFAULT_STALE_IGNORE
     stale_ignore_extend: Tuple[str, ...] = ()
+    stale_tests: str = "ignore"
     max_file_bytes: int = 10_000_000
     queue_refs: Tuple[str, ...] = ()
     agents_dirs: Tuple[str, ...] = ("Agents/*",)
@@ -144,6 +158,7 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "stale_history": ("enum", ("first-parent", "all")),
     "stale_ignore": ("globs", None),
     "stale_ignore_extend": ("globs", None),
+    "stale_tests": ("enum", ("code", "ignore")),
     "max_file_bytes": ("int", None),
     "queue_refs": ("list", None),
     "agents_dirs": ("globs", None),

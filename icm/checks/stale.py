@@ -127,7 +127,7 @@ from icm.context import (
 )
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.model.notes import code_by_note, link_target, sibling_links
+from icm.model.notes import code_by_note, link_target, sibling_links, stamped
 from icm.registry import StaleOptions
 
 if sys.version_info >= (3, 11):
@@ -590,6 +590,11 @@ def _moved(folder: str, gap: int) -> str:
     return f"STALE - code in {folder} {when}"
 
 
+def _stamped_line(others: int) -> str:
+    return (f"ok - the same text as {others} other notes (a stamped note: says "
+            "nothing of its folder's code)")
+
+
 def _review_fix(note: str) -> str:
     return (f"reread the note against the code and correct it; if it is still "
             f"true, run `icm review {shlex.quote(note)}` (a whitespace change is "
@@ -708,6 +713,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                                 base, history)
     findings: List[Finding] = []
     counts = {"stale": 0, "unknown": 0, "ok": 0}
+    stamps: Optional[Dict[str, int]] = None
     for note, folder, verdict, sev, code_name, parts in judged:
         if note in released:
             when = released[note]
@@ -727,6 +733,12 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             verdict, code_name, sev = (
                 "unknown (shallow) - history before the shallow boundary is "
                 "missing", "unknown", unknown)
+        if code_name == "stale" and len(parts) == 1:  # no stub, no link
+            if stamps is None:  # read only when a note would be STALE
+                stamps = stamped(ctx, [n for n, _ in owned], WORDS_CAP, _digest)
+            if note in stamps:
+                verdict, code_name, sev = _stamped_line(stamps[note]), "ok", \
+                    Severity.INFO
         dirty = " (uncommitted changes)" if committed and any(
             p in history.pending for p in parts) else ""
         counts[code_name] += 1

@@ -300,3 +300,26 @@ def test_a_root_commit_read_apart_gives_the_logs_facts(repo: Path, mode: str) ->
                         where, mode, paths, start, commits, apart=apart))
                         for apart in (False, True)]
                     assert logs[0] == logs[1] and logs[0]
+
+
+def test_a_commits_hit_is_one_object_whatever_the_paths_asked(repo: Path) -> None:
+    """Stale asks the history of every code path: each commit's hit is made
+    once (a tuple and a hash per path asked were 150 bytes each), the
+    triple the pass gives; a note's code holds no list of other paths
+    until one comes (``PathList``), and the notes are found once."""
+    commit(repo, {"a/context.md": "n", "a/x.py": "1", "a/y.py": "1"}, D1)
+    commit(repo, {"a/y.py": "2"}, D5)
+    ctx = context.build(repo, config.load(repo))
+    history = ctx.history()
+    first, again, other = (history.last(p) for p in ("a/x.py", "a/context.md",
+                                                     "a/y.py"))
+    assert first is again and first == (int(git(
+        repo, "log", "-1", "--format=%ct", "HEAD~1").strip()),
+        git(repo, "rev-parse", "HEAD~1").strip(), -1)
+    assert other is not None and other[1] == git(repo, "rev-parse", "HEAD").strip()
+    code = context.PathList(ctx.file_list)
+    code.append("a/x.py", ctx.file_list.index("a/x.py"))
+    assert code._others == () and not hasattr(code, "__dict__")
+    code.append("gone.py")
+    assert list(code) == ["a/x.py", "gone.py"] and code[-1] == "gone.py"
+    assert ctx.notes() is ctx.notes() == ("a/context.md",)

@@ -380,6 +380,10 @@ def streamed(args: Argv, cwd: Path, use: Callable[[bytes], None],
     gives it (``chunk`` bytes at most a block), never whole; its stderr
     (read alongside: a full stderr pipe would stop git), UsageError when
     it fails."""
+    if os.name == "nt":  # pragma: no cover - select takes sockets only there
+        _, out, text = run(args, cwd)
+        use(out)
+        return text
     exe = executable()
     if exe is None:
         raise UsageError("git is not installed or not on PATH")

@@ -449,7 +449,7 @@ OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "lim
                   "cap", "chunk", "check", "stdin", "filters", "partial", "seen",
                   "roots"}
 # The mechanism itself, and a parser that runs nothing.
-NOT_A_CALL = {"command", "run", "unopened", "history_command",
+NOT_A_CALL = {"command", "run", "streamed", "unopened", "history_command",
               "own_commits_command", "changes_command"}  # argv builders
 
 EVIL = ["--output={outside}/written", "-o", "-c", "--all", "--exec={program}",

@@ -413,16 +413,19 @@ def _wordless_commits(ctx: Context, deciding: Dict[str, str]) -> Set[str]:
     """The notes whose deciding commit (``deciding``: note -> commit) changed
     no word of them: one ``git log --no-walk`` of those commits, one
     ``cat-file``."""
-    found: Dict[Tuple[str, str], Tuple[str, str]] = {}
+    # note -> its deciding commit's change, the log's own tuple (a key and a
+    # pair a note were 10 MiB at 500k)
+    found: Dict[str, Change] = {}
     with closing(ctx.path_changes(sorted(deciding),
                                   commits=sorted(set(deciding.values())))) as walk:
         for sha, _, changes in walk:
-            for path, old, new in changes:
-                if path in deciding:  # past PATHSPEC_MAX every change comes
-                    found[(sha, path)] = (old, new)
-    digests = _digests(ctx, [oid for pair in found.values() for oid in pair])
-    return {note for note, sha in deciding.items() if (sha, note) in found
-            and not _changed(digests, *found[(sha, note)])}
+            for change in changes:  # past PATHSPEC_MAX every change comes
+                if deciding.get(change[0]) == sha:
+                    found[change[0]] = change
+    digests = _digests(ctx, [oid for _, old, new in found.values()
+                             for oid in (old, new)])
+    return {note for note, (_, old, new) in found.items()
+            if not _changed(digests, old, new)}
 
 
 def _walk_back(ctx: Context, pairs: Dict[str, str], base: Optional[str],
@@ -643,12 +646,16 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     # bootmap's own reading of imports, so a stub means one thing to both
     from icm.model.imports import stub_imports
 
-    judged: List[Tuple[str, str, str, Severity, str, List[str]]] = []
+    # (note, verdict, severity, code, parts: None for the note alone): a
+    # note's code is let go once judged (all of it held was 10 MiB at 500k)
+    judged: List[Tuple[str, str, Severity, str, Optional[List[str]]]] = []
     deciding: Dict[str, str] = {}  # note -> its commit, where words decide
     newest_path: Dict[str, str] = {}
     moved: Dict[str, Tuple[List[str], Sequence[str]]] = {}
     note_time: Dict[str, Hit] = {}
-    for note, code in owned:
+    owned.reverse()
+    while owned:
+        note, code = owned.pop()
         folder = posixpath.dirname(note) or "."
         note_last = history.last(note) if note in ctx.tracked else None
         skip = skips[note]
@@ -695,7 +702,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             if newest is not None:
                 deciding[note] = note_last[1]
                 newest_path[note] = path
-        judged.append((note, folder, verdict, sev, code_name, parts))
+        judged.append((note, verdict, sev, code_name, parts if parts[1:] else None))
     released = _last_moving(ctx, moved, skips, base) if moved else {}
     # No token of code changed since the note: its words decide, as for an
     # ok note; a wordless one keeps its STALE (the newest commit of its code
@@ -704,7 +711,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                   if when is None}
     walked: Dict[str, str] = {}
     if deciding or bumps_only:
-        wordless_commits = _wordless_commits(ctx, {**deciding, **bumps_only})
+        wordless_commits = _wordless_commits(ctx, {**deciding, **bumps_only}
+                                             if bumps_only else deciding)
         for note in wordless_commits & set(bumps_only):
             del released[note]
         wordless_commits -= set(bumps_only)
@@ -714,7 +722,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     findings: List[Finding] = []
     counts = {"stale": 0, "unknown": 0, "ok": 0}
     stamps: Optional[Dict[str, int]] = None
-    for note, folder, verdict, sev, code_name, parts in judged:
+    for note, verdict, sev, code_name, read in judged:
+        folder = posixpath.dirname(note) or "."
         if note in released:
             when = released[note]
             verdict, code_name, sev = ("ok", "ok", Severity.INFO) if when is None \
@@ -733,16 +742,17 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             verdict, code_name, sev = (
                 "unknown (shallow) - history before the shallow boundary is "
                 "missing", "unknown", unknown)
-        if code_name == "stale" and len(parts) == 1:  # no stub, no link
+        if code_name == "stale" and read is None:  # no stub, no link
             if stamps is None:  # read only when a note would be STALE
-                stamps = stamped(ctx, [n for n, _ in owned], WORDS_CAP, _digest)
+                stamps = stamped(ctx, [j[0] for j in judged], WORDS_CAP, _digest)
             if note in stamps:
                 verdict, code_name, sev = _stamped_line(stamps[note]), "ok", \
                     Severity.INFO
         dirty = " (uncommitted changes)" if committed and any(
-            p in history.pending for p in parts) else ""
+            p in history.pending for p in read or (note,)) else ""
         counts[code_name] += 1
-        findings.append(RULES(code_name, note, f"{verdict}{dirty}", severity=sev,
+        findings.append(RULES(code_name, note, verdict + dirty if dirty else verdict,
+                              severity=sev,
                               fix=_review_fix(note) if code_name == "stale" else None,
                               subject=f"code in {folder}"))
     return Report(NAME, tuple(sorted(findings)), data=counts)

@@ -1,7 +1,8 @@
 """Held-out evaluation of the dupes check and the re-invention warning.
 
-    python bench/eval_heldout.py CHECKOUTS_DIR [--part tune|test|test2|test3|test4]
-        [--icm CMD] [--show] [--draft OWNER/NAME]
+    python bench/eval_heldout.py CHECKOUTS_DIR
+        [--part tune|test|test2|test3|test4|test5] [--icm CMD] [--show]
+        [--draft OWNER/NAME]
 
 CHECKOUTS_DIR holds one work tree per repository of ``bench/labels/split.json``,
 named ``owner+name`` and checked out at the commit the split pins (the
@@ -887,8 +888,8 @@ def render(part: str, dupes: Dict[str, Tally], sizes: Sequence[Dict[str, Any]],
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("checkouts", type=Path)
-    ap.add_argument("--part", choices=("tune", "test", "test2", "test3", "test4"),
-                    default="tune")
+    ap.add_argument("--part", default="tune", choices=(
+        "tune", "test", "test2", "test3", "test4", "test5"))
     ap.add_argument("--icm", nargs="+", default=[sys.executable, "-m", "icm"],
                     help="the command that runs icm (default: this Python's)")
     ap.add_argument("--naive", type=float, default=NAIVE_THRESHOLD,

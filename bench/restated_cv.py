@@ -10,10 +10,11 @@ runs in this process (the semantic model loads once), scored by
 'dupes_restated = "info"'``. Prints restated-rule cluster recall and
 ``restated-rule`` finding precision per part, lexical and semantic.
 
-``--rotate`` sweeps ``similarity.WRITTEN_CAP`` and ``dupes.RESTATED_ROLE``
-and, for each part, chooses the value with the best F1 (pooled recall and
-precision) on the three other parts and reports it on that part: every
-part is spent, so the figure that is not the tuned one is the rotation's.
+``--rotate`` sweeps ``similarity.WRITTEN_CAP``, ``dupes.RESTATED_ROLE`` and
+``dupes.RESTATED_WITHIN`` (None: no pair inside one note) and, for each
+part, chooses the value with the best F1 (pooled recall and precision) on
+the other parts and reports it on that part: every part is spent, so the
+figure that is not the tuned one is the rotation's.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from icm import config, context, similarity  # noqa: E402
 from icm.checks import dupes  # noqa: E402
 from icm.registry import DupesOptions  # noqa: E402
 
-PARTS = ("tune", "test", "test2", "test3")
+PARTS = ("tune", "test", "test2", "test3", "test4")
 Workspace = Tuple[Path, ev.RepoLabels, Dict[str, str]]
 
 
@@ -88,7 +89,7 @@ def f1(tallies: Sequence[ev.Tally]) -> float:
 
 def rotate(ws: Dict[str, List[Workspace]], semantic: bool, name: str,
            values: Sequence[Any], setter: Callable[[Any], None]) -> None:
-    """Each part held out in turn: the value best on the other three."""
+    """Each part held out in turn: the value best on the others."""
     got = {}
     for v in values:
         setter(v)
@@ -134,6 +135,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                    (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4),
                    lambda v: setattr(dupes, "RESTATED_ROLE", (v, v)))
             dupes.RESTATED_ROLE = role
+            within = dupes.RESTATED_WITHIN
+            rotate(ws, semantic, "RESTATED_WITHIN", (None, 0.4, 0.5, 0.6),
+                   lambda v: setattr(dupes, "RESTATED_WITHIN",
+                                     None if v is None else (v, v)))
+            dupes.RESTATED_WITHIN = within
     return 0
 
 

@@ -46,6 +46,28 @@ DEFAULT_STALE_IGNORE = (
     "CHANGELOG", "CHANGELOG.*", "CHANGES", "CHANGES.*", "HISTORY", "HISTORY.*",
     "NEWS", "NEWS.*",
 )
+# Test files by each ecosystem's naming (Go, pytest, Jest/Vitest/Mocha,
+# Playwright, Cypress, RSpec, ExUnit, Dart, JUnit, xUnit, XCTest, PHPUnit,
+# GoogleTest) and test folders: with ``stale_tests = "ignore"`` a change to
+# these alone moves no note's code, unless the note's code is all tests.
+DEFAULT_STALE_TESTS = (
+    "*_test.go", "test_*.py", "*_test.py", "conftest.py", "*.test.*",
+    "*.spec.*", "*.e2e-spec.*", "*.cy.*", "*_spec.rb", "*_test.rb",
+    "*_test.exs", "*_test.dart", "*Test.java", "*Tests.java", "*Test.kt",
+    "*Tests.kt", "*Test.php", "*Tests.cs", "*Test.cs", "*Tests.swift",
+    "*_test.cc", "*_test.cpp", "*_unittest.cc", "tests/", "test/", "Tests/",
+    "__tests__/", "__mocks__/", "testdata/", "fixtures/", "__fixtures__/",
+    "e2e/", "*.Tests/", "*.UnitTests/", "*.IntegrationTests/",
+)
+
+# The packages in folders of other people's code (GitHub linguist's
+# vendored folders, the unambiguous ones): not the repository's own prose; a
+# file in the folder itself is (``vendor/AGENTS.md`` on why it vendors). A
+# ``linguist-vendored`` or ``linguist-generated`` attribute adds or removes.
+DEFAULT_VENDORED = tuple(f"**/{d}/*/**" for d in (
+    "vendor", "vendors", "Vendor", "third_party", "third-party", "thirdparty",
+    "ThirdParty", "3rdparty", "3rd_party", "3rd-party", "node_modules",
+    "bower_components"))
 
 
 @dataclass(frozen=True)
@@ -63,11 +85,14 @@ class Config:
     boot: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
     links_ignore: Tuple[str, ...] = ()
+    ignored_targets: str = "info"  # "error": a link into git-ignored paths fails
+    vendored: Tuple[str, ...] = DEFAULT_VENDORED
     site_content: Tuple[str, ...] = ()  # docs sites' page folders (model/sites)
     stale_scope: str = "folder"
     stale_history: str = "first-parent"
     stale_ignore: Tuple[str, ...] = DEFAULT_STALE_IGNORE
     stale_ignore_extend: Tuple[str, ...] = ()
+    stale_tests: str = "ignore"
     max_file_bytes: int = 10_000_000
     queue_refs: Tuple[str, ...] = ()
     agents_dirs: Tuple[str, ...] = ("Agents/*",)
@@ -126,11 +151,14 @@ _SCHEMA: Dict[str, Tuple[str, Optional[Tuple[str, ...]]]] = {
     "boot": ("globs", None),
     "exclude": ("globs", None),
     "links_ignore": ("destinations", None),
+    "ignored_targets": ("enum", ("info", "error")),
+    "vendored": ("globs", None),
     "site_content": ("paths", None),
     "stale_scope": ("enum", ("folder", "subtree")),
     "stale_history": ("enum", ("first-parent", "all")),
     "stale_ignore": ("globs", None),
     "stale_ignore_extend": ("globs", None),
+    "stale_tests": ("enum", ("code", "ignore")),
     "max_file_bytes": ("int", None),
     "queue_refs": ("list", None),
     "agents_dirs": ("globs", None),

@@ -8,6 +8,7 @@ off."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any, Optional
 
 from icm import markdown
@@ -19,17 +20,19 @@ REFERENCE = "markdown-it-py"
 _fast: Any = None  # markdown_events.extract, or False once known to be off
 
 
-def extract(text: str) -> Extract:
+def extract(text: str, headings: bool = True) -> Extract:
     """Links (with 1-based lines), anchors and headings of one document:
     through pulldown-cmark where it is installed and gives the same answer
-    (``icm.markdown_events``), else ``markdown.extract_reference``."""
+    (``icm.markdown_events``), else ``markdown.extract_reference``.
+    ``headings=False``: no heading records (``headings`` is empty)."""
     if _fast is None:
         backend()
     if _fast:
-        got: Optional[Extract] = _fast(text)
+        got: Optional[Extract] = _fast(text, headings)
         if got is not None:
             return got
-    return markdown.extract_reference(text)
+    found = markdown.extract_reference(text)
+    return found if headings else replace(found, headings=())
 
 
 def backend() -> str:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import os
 import re
+import selectors
 import shutil
 import subprocess
 from pathlib import Path
@@ -31,6 +33,7 @@ from typing import (
     Optional,
     Protocol,
     Sequence,
+    Set,
     Tuple,
 )
 
@@ -215,7 +218,7 @@ def _explain(stderr: str, cwd: Path) -> str:
 # (Object-only commands never read the work tree either.)
 _NO_CONVERSION = frozenset({"rev-parse", "ls-files", "log", "config", "symbolic-ref",
                             "merge-base", "rev-list", "ls-tree", "cat-file",
-                            "for-each-ref"})
+                            "for-each-ref", "check-ignore", "check-attr"})
 
 
 # A git command line built by ``command``: ``run`` takes no other, so no text
@@ -240,8 +243,11 @@ def command(name: str, *options: str, revs: Sequence[str] = (),
 
 
 def run(args: Argv, cwd: Path, check: bool = True,
-        stdin: Optional[bytes] = None) -> Tuple[int, bytes, str]:
-    """Run git with fixed options; raise UsageError on failure when ``check``."""
+        stdin: Optional[bytes] = None, literal: bool = True
+        ) -> Tuple[int, bytes, str]:
+    """Run git with fixed options; raise UsageError on failure when ``check``.
+    Not ``literal``: without ``--literal-pathspecs`` (``check-ignore``
+    refuses it; its caller keeps out the ``:`` that starts magic)."""
     exe = executable()
     if exe is None:
         raise UsageError("git is not installed or not on PATH")
@@ -250,7 +256,8 @@ def run(args: Argv, cwd: Path, check: bool = True,
     # to empty them.
     filters = () if args[0] in _NO_CONVERSION else setup(cwd).filters
     proc = subprocess.run(
-        [exe, *BASE, *args], cwd=str(cwd), env=environment(filters),
+        [exe, *(BASE if literal else BASE[:1]), *args], cwd=str(cwd),
+        env=environment(filters),
         input=stdin or b"", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     err = proc.stderr.decode("utf-8", "replace")
     if check and proc.returncode != 0:
@@ -303,56 +310,157 @@ def list_files(root: Path
     One ``ls-files`` call; ``-t`` tags tell them apart: files deleted from
     the work tree (tag ``R``) are left out without a stat per file, and
     skip-worktree files (tag ``S``) come back on their own. Paths come back
-    relative to ``root`` because git runs there. The index lists paths in
-    order, an unmerged one once per stage: the blob is built as they come,
-    with no object per path.
+    relative to ``root`` because git runs there. Read as git prints it
+    (``streamed``): the listing and the blob were never whole at once (14
+    MB each at 500,000 files).
     """
-    _, out, err = run(command("ls-files", "-z", "-t", "--cached", "--deleted",
-                              "--others", "--exclude-standard"), root)
-    tracked = bytearray(b"\0")
-    untracked: List[str] = []
-    sparse: List[str] = []
-    deleted = set()
-    last, ordered = b"", True
-    for item in _nul_items(out):
-        tag, name = item[:1], item[2:]
-        if tag == b"?":
-            untracked.append(name.decode("utf-8", "surrogateescape"))
-        elif tag == b"R" and name == last:  # gone from the work tree: it
-            del tracked[len(tracked) - len(name) - 1:]  # follows its entry
-            cut = tracked.rfind(b"\0", 0, len(tracked) - 1)
-            last = bytes(tracked[cut + 1:-1]) if cut >= 0 else b""
-        elif tag == b"R":
-            deleted.add(name)
-        elif tag == b"S":  # skip-worktree: in the index, not on disk
-            sparse.append(name.decode("utf-8", "surrogateescape"))
-        elif name != last:
-            ordered = ordered and name > last
-            tracked += name
-            tracked.append(0)
-            last = name
-    del out
-    blob = bytes(tracked)
-    del tracked
-    if deleted or not ordered:
-        kept = sorted({name for name in blob[1:-1].split(b"\0")} - deleted) \
-            if len(blob) > 1 else []
-        blob = b"\0" + b"".join(name + b"\0" for name in kept)
+    listing = _Listing()
+    err = streamed(command("ls-files", "-z", "-t", "--cached", "--deleted",
+                           "--others", "--exclude-standard"), root, listing.add)
+    blob, untracked, sparse = listing.result()
     return blob, untracked, sparse, unopened(err)
 
 
-def _nul_items(out: bytes, chunk: int = 1 << 20) -> Iterator[bytes]:
-    """The non-empty NUL-terminated items of ``out``, ``chunk`` bytes at a
-    time: splitting the whole listing at once held a bytes object per
-    path until the last was read."""
-    start = 0
-    while start < len(out):
-        end = out.find(b"\0", start + chunk)
-        end = len(out) if end < 0 else end
-        for item in out[start:end].split(b"\0"):
-            if item:
-                yield item
-        start = end + 1
+def ignored_paths(root: Path, paths: Sequence[str]) -> FrozenSet[str]:
+    """Which of ``paths`` (files that do not exist) a ``.gitignore`` of the
+    tree ignores: one ``check-ignore --no-index -v``, the paths on stdin. A
+    match of this clone's own rules (``info/exclude``, ``core.excludesFile``)
+    is none: a clone and CI would disagree. A batch git refuses (a path
+    beyond a symbolic link) answers none: they stay broken links."""
+    paths = [p for p in paths if not p.startswith(":")]  # ":(glob)" is magic
+    if not paths:
+        return frozenset()
+    data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    code, out, _ = run(command("check-ignore", "--no-index", "-v", "-z",
+                               "--stdin"), root, check=False, stdin=data,
+                       literal=False)
+    if code != 0:  # 1: none is ignored; 128: refused
+        return frozenset()
+    items = out.split(b"\0")
+    found = set()
+    for i in range(0, len(items) - 3, 4):
+        source, _, pattern, path = items[i:i + 4]
+        if pattern.startswith(b"!") or source.startswith((b"/", b".git/")) \
+                or source.rsplit(b"/", 1)[-1] != b".gitignore":
+            continue
+        found.add(path.decode("utf-8", "surrogateescape"))
+    return frozenset(found)
+
+
+def attributes(root: Path, paths: Sequence[str], names: Sequence[str]
+               ) -> Dict[str, Dict[str, str]]:
+    """``names``' values (``set``, ``unset``, ``unspecified`` or a value) for
+    each of ``paths``: one ``check-attr``, the paths on stdin."""
+    if not paths:
+        return {}
+    data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
+    code, out, _ = run(command("check-attr", "-z", "--stdin", *names), root,
+                       check=False, stdin=data)
+    items = out.split(b"\0") if code == 0 else []
+    found: Dict[str, Dict[str, str]] = {}
+    for i in range(0, len(items) - 2, 3):
+        path, name, value = (x.decode("utf-8", "surrogateescape")
+                             for x in items[i:i + 3])
+        found.setdefault(path, {})[name] = value
+    return found
+
+
+class _Listing:
+    """``ls-files -z -t`` output parsed block by block (``add``). The index
+    lists paths in order, an unmerged one once per stage, a deleted one
+    (``R``) right after its entry: the blob is written as they come, the
+    last path held back until the next (an ``R`` may take it back), into a
+    ``BytesIO``, whose ``getvalue`` hands over its buffer uncopied."""
+
+    def __init__(self) -> None:
+        self.out = io.BytesIO(b"\0")
+        self.out.seek(1)
+        self.untracked: List[str] = []
+        self.sparse: List[str] = []
+        self.deleted: Set[bytes] = set()
+        self.held: List[bytes] = []  # paths not yet written
+        self.written = b""  # the last path written
+        self.ordered = True
+        self.rest = b""
+
+    def add(self, block: bytes) -> None:
+        items = (self.rest + block).split(b"\0")
+        self.rest = items.pop()
+        held = self.held
+        for item in items:
+            if not item:
+                continue
+            tag, name = item[:1], item[2:]
+            last = held[-1] if held else self.written
+            if tag == b"?":
+                self.untracked.append(name.decode("utf-8", "surrogateescape"))
+            elif tag == b"R" and name == last and held:  # gone from the work
+                held.pop()  # tree: it follows its entry
+            elif tag == b"R":
+                self.deleted.add(name)
+            elif tag == b"S":  # skip-worktree: in the index, not on disk
+                self.sparse.append(name.decode("utf-8", "surrogateescape"))
+            elif name != last:
+                self.ordered = self.ordered and name > last
+                held.append(name)
+        if len(held) > 1:
+            self.out.write(b"\0".join(held[:-1]))
+            self.out.write(b"\0")
+            self.written = held[-2]
+            del held[:-1]
+
+    def result(self) -> Tuple[bytes, List[str], List[str]]:
+        self.add(b"\0")
+        for name in self.held:
+            self.out.write(name + b"\0")
+        blob = self.out.getvalue()
+        self.out.close()
+        if self.deleted or not self.ordered:
+            kept = sorted({name for name in blob[1:-1].split(b"\0")}
+                          - self.deleted) if len(blob) > 1 else []
+            blob = b"\0" + b"".join(name + b"\0" for name in kept)
+        return blob, self.untracked, self.sparse
+
+
+def streamed(args: Argv, cwd: Path, use: Callable[[bytes], None],
+             chunk: int = 1 << 16) -> str:
+    """Run git as ``run`` does, handing its output to ``use`` as the pipe
+    gives it (``chunk`` bytes at most a block), never whole; its stderr
+    (read alongside: a full stderr pipe would stop git), UsageError when
+    it fails."""
+    if os.name == "nt":  # pragma: no cover - select takes sockets only there
+        _, out, text = run(args, cwd)
+        use(out)
+        return text
+    exe = executable()
+    if exe is None:
+        raise UsageError("git is not installed or not on PATH")
+    filters = () if args[0] in _NO_CONVERSION else setup(cwd).filters
+    err = bytearray()
+    with subprocess.Popen([exe, *BASE, *args], cwd=str(cwd),
+                          env=environment(filters), stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        done = False
+        try:
+            with selectors.DefaultSelector() as ready:
+                ready.register(proc.stdout, selectors.EVENT_READ, use)
+                ready.register(proc.stderr, selectors.EVENT_READ, err.extend)
+                while ready.get_map():
+                    for key, _ in ready.select():
+                        block = os.read(key.fd, chunk)
+                        if block:
+                            key.data(block)
+                        else:
+                            ready.unregister(key.fileobj)
+            done = True
+        finally:
+            if not done:  # ``use`` failed, or an interrupt: git stops too
+                proc.kill()
+    text = err.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        raise UsageError(_explain(text, cwd))
+    return text
 
 
 _UNOPENED = re.compile(r"warning: could not open directory '(.*)': (.+)")

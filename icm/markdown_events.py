@@ -76,16 +76,17 @@ class _Decline(Exception):
     """This file goes to the reference parser (the reason is the message)."""
 
 
-def extract(text: str) -> Optional[Extract]:
+def extract(text: str, headings: bool = True) -> Optional[Extract]:
     """``markdown.extract(text)`` through pulldown-cmark, or None where the
-    answer could differ from the reference's."""
-    return explain(text)[0]
+    answer could differ from the reference's; ``headings=False``: without
+    the heading records (anchors are kept)."""
+    return explain(text, headings)[0]
 
 
 _null = -1  # a descriptor of /dev/null, opened once
 
 
-def explain(text: str) -> Tuple[Optional[Extract], str]:
+def explain(text: str, headings: bool = True) -> Tuple[Optional[Extract], str]:
     """``extract`` with the reason it declined ("" when it did not)."""
     if _PM is None:
         return None, "off"
@@ -101,7 +102,7 @@ def explain(text: str) -> Tuple[Optional[Extract], str]:
     try:
         os.dup2(_null, 2)
         try:
-            return _Walk(text).run(), ""
+            return _Walk(text, headings).run(), ""
         except _Decline as exc:
             return None, str(exc)
         except Exception:  # icm's own mistake: never hidden as a decline
@@ -384,8 +385,11 @@ _BRACKET_LINE = re.compile(rb"\n[ \t>*+\-0-9.)]*\[")
 
 
 class _Walk:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, headings: bool = True) -> None:
         self.text = text
+        # the link check reads anchors only: 68,000 heading records were 5 %
+        # of PowerShell-Docs' walk
+        self.headings = headings
         self.data = text.encode("utf-8")
         self._at = 0  # byte offset ``_line`` counted to
         self._line = 1
@@ -422,6 +426,7 @@ class _Walk:
         links = self.links
         anchors: List[str] = []
         heads: List[Heading] = []
+        heads_at: List[int] = []  # where each heading starts
         slugger = markdown.Slugger()
         defs: Dict[str, Any] = (_PM.reference_definitions(text)
                                 if "]:" in text else {})
@@ -511,8 +516,10 @@ class _Walk:
                     anchors.append(slugger.slug(value))
                     anchors.extend(held)
                     held.clear()
-                    heads.append(Heading(head_level, value.strip(),
-                                         self.line(head_start)))
+                    heads_at.append(head_start)
+                    if self.headings:
+                        heads.append(Heading(head_level, value.strip(),
+                                             self.line(head_start)))
                     head = sink = None
                 continue
             tag = event.get("Start")
@@ -591,11 +598,11 @@ class _Walk:
                     raise _Decline(_LAZY_PART)
                 self.definitions(defs, repeats)
         if parted:
-            self.by_reference(parted, blocks, heads)
+            self.by_reference(parted, blocks, heads_at)
         return Extract(tuple(links), tuple(anchors), tuple(heads), 0)
 
     def by_reference(self, parted: List[int], blocks: List[Tuple[int, int]],
-                     heads: List[Heading]) -> None:
+                     heads_at: List[int]) -> None:
         """Read each top-level block holding a line of ``parted`` with the
         reference, alone, and put its links in place of the walk's.
 
@@ -626,7 +633,6 @@ class _Walk:
             i = bisect.bisect_right(open_at, line) - 1
             chunks.append((open_at[i], open_at[i + 1]))
         links, at = self.links, self.at
-        head_lines = [h.line for h in heads]  # in order: one search a block
         kept: List[Link] = []
         kept_at: List[int] = []
         k = 0
@@ -635,9 +641,10 @@ class _Walk:
             if _CHUNK_RISK.search(chunk):
                 raise _Decline(_LAZY_PART)
             first = self.line(start)
-            after = first + chunk.count(b"\n") + (not chunk.endswith(b"\n"))
-            i = bisect.bisect_left(head_lines, first)
-            if i < len(head_lines) and head_lines[i] < after:
+            # blocks start and end at lines' starts: a heading on one of
+            # its lines starts in its bytes
+            i = bisect.bisect_left(heads_at, start)
+            if i < len(heads_at) and heads_at[i] < end:
                 raise _Decline(_LAZY_PART)
             got = markdown.extract_reference(chunk.decode("utf-8"))
             if got.anchors or got.headings or got.too_deep:

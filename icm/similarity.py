@@ -1281,6 +1281,8 @@ class Ranker:
     def neighbours(self, threshold: float, accept: Callable[[int, int], bool],
                    floor: float = 0.0, cap: int = RANK_CAP,
                    relaxed: Optional[Tuple[float, Callable[[int, int], bool]]]
+                   = None,
+                   apart: Optional[Tuple[float, Callable[[int, int], bool]]]
                    = None) -> List[Tuple[int, int, float]]:
         """(i, j, score), i < j: each text's best match among the others at
         or above ``threshold``, each pair once, in order (restated rules:
@@ -1289,11 +1291,15 @@ class Ranker:
         text; a pair under the lexical ``floor`` is not scored further (the
         semantic score is the mean of the lexical one and the cosine);
         ``relaxed`` (a lower threshold, a test of the pair) holds the pairs
-        the test accepts to that threshold, asked only of pairs between."""
+        the test accepts to that threshold, asked only of pairs between;
+        ``apart`` (a threshold, a test no pair ``accept`` takes passes) finds
+        each text's best match among the pairs its test takes, in the same
+        pass (restated rules inside one note)."""
         weight = self._weight
         weights = [self._weigh(w) for w in self._words]
         vectors = self._vectors
         best: Dict[int, Tuple[float, int]] = {}
+        best_apart: Dict[int, Tuple[float, int]] = {}
         capped = {w: p for w, p in self._postings.items() if 1 < len(p) <= cap}
         for i, words in enumerate(self._words):
             near: Set[int] = set()
@@ -1309,13 +1315,17 @@ class Ranker:
                     continue
                 if vectors is not None:
                     score = (score + float(vectors[i] @ vectors[j])) / 2
+                held = best
+                if apart is not None and score >= apart[0] and apart[1](i, j):
+                    held = best_apart
                 # under the threshold a pair is no one's best worth reporting
-                if score < threshold and (relaxed is None or score < relaxed[0]
-                                          or not relaxed[1](i, j)) or not (
+                elif score < threshold and (relaxed is None or score < relaxed[0]
+                                            or not relaxed[1](i, j)) or not (
                         accept(i, j)):
                     continue
                 for a, b in ((i, j), (j, i)):
-                    if score > best.get(a, (-1.0, 0))[0]:
-                        best[a] = (score, b)
-        pairs = {(min(a, b), max(a, b)): s for a, (s, b) in best.items()}
+                    if score > held.get(a, (-1.0, 0))[0]:
+                        held[a] = (score, b)
+        pairs = {(min(a, b), max(a, b)): s for found in (best, best_apart)
+                 for a, (s, b) in found.items()}
         return sorted((i, j, s) for (i, j), s in pairs.items())

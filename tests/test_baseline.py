@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import List
 
 import pytest
 from hypothesis import given
@@ -450,3 +451,25 @@ def test_old_entries_of_a_subject_adopt_exactly(notes) -> None:
 
 def stale_finding(path: str, message: str) -> Finding:
     return STALE_RULES("stale", path, message or "STALE", subject=f"code in {path}")
+
+
+def test_without_a_baseline_no_key_is_made_and_only_a_marked_file_decoded(
+        repo: Path, icm, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run with no baseline takes nothing, so no finding's key (two
+    regular expressions over its message) is made; of the files with
+    findings, only one whose bytes hold ``icm:`` is decoded for markers
+    (PowerShell-Docs: 5,102 findings in 1,667 files, 70 ms and 30 ms)."""
+    write(repo, {"AGENTS.md": "# H\n\n[x](gone.md)\n",
+                 "a.md": "[y](gone.md)\n",
+                 "b.md": "<!-- icm: ignore links -->\n[z](gone.md)\n"})
+    keys: List[str] = []
+    read: List[str] = []
+    identity, markers = baseline.identity, baseline.markers
+    monkeypatch.setattr(baseline, "identity",
+                        lambda message: keys.append(message) or identity(message))
+    monkeypatch.setattr(baseline, "markers",
+                        lambda text: read.append(text) or markers(text))
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: AGENTS.md -> gone.md\nbroken link: a.md -> gone.md\n"
+        "links: 2 problems (missing file 2)\n"), "")
+    assert (keys, read) == ([], ["<!-- icm: ignore links -->\n[z](gone.md)\n"])

@@ -238,8 +238,8 @@ def test_a_narrowed_run_reads_the_files_it_checks(based: Path, icm,
     (based / "many/n7.md").write_text("# N7\n\n[x](../nowhere.md)\n")
     parsed: List[int] = []
     real = extract.extract
-    monkeypatch.setattr(extract, "extract", lambda text: parsed.append(1) or real(
-        text))
+    monkeypatch.setattr(extract, "extract", lambda text, **kw: parsed.append(1)
+                        or real(text, **kw))
     loaded: List[str] = []
     read = cache.read_capped
     monkeypatch.setattr(cache, "read_capped", lambda path, cap: loaded.append(

@@ -1066,3 +1066,82 @@ def test_neighbours_pair_each_text_with_its_best_match() -> None:
     assert ranker.neighbours(0.3, lambda i, j: 0 not in (i, j)) == [
         (1, 2, pytest.approx(found[0][2], abs=1.0))]
     assert ranker.neighbours(0.3, lambda i, j: True, cap=1) == []
+
+
+# -- restated inside one note (RESTATED_WITHIN) --------------------------------
+
+WITHIN = ("# Site\n\n## Link checking\n\nRun `npm run lint:links` to build the "
+          "site and check every page for broken links.\n\n## Before a pull "
+          "request\n\n- [ ] Check for broken links: `npm run lint:links` "
+          "passes.\n")
+
+
+def test_a_rule_restated_in_another_section_of_its_note_is_found(
+        repo: Path, icm) -> None:
+    """test4's labels hold every rule stated twice: half its restated
+    clusters sit in two sections of one note (a checklist repeating the
+    sections above it); the old finder paired only two notes."""
+    write(repo, {"icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+                 "AGENTS.md": WITHIN})
+    assert dupes(icm, repo) == (0, "restated rule: AGENTS.md:9 restates "
+                                "AGENTS.md:5 (keep one home, link to it)\n", "")
+    found = json.loads(dupes(icm, repo, "--format", "json")[1])["checks"][0][
+        "findings"]
+    assert [f["fix"] for f in found] == ["if both say one rule, keep one"]
+
+
+def test_one_section_steps_and_a_folder_named_throughout_are_no_restatement(
+        repo: Path, icm) -> None:
+    """The false classes of test4's within-note pairs: list items of one
+    section sharing a command prefix (`npm run lint` and `npm run lint:fix`,
+    each its own step), lines of different sections that share only a
+    folder the whole note names (`docs/`): a term many lines hold says no
+    rule, and a long summary sharing one term and one word with a line
+    (under ``RESTATED_WITHIN_FLOOR``)."""
+    write(repo, {
+        "icm.toml": 'note_name = "AGENTS.md"\ndupes_restated = "info"\n',
+        "AGENTS.md": "# Site\n\n## Checks\n\n- Run `npm run lint` to check the "
+                     "site for ESLint issues before review.\n- Run `npm run "
+                     "lint:fix` to fix the site's ESLint issues before review."
+                     "\n\n## Layout\n\nAll site pages live under `docs/` and "
+                     "build with the site generator.\n\n## Styles\n\nSite "
+                     "styles live in `docs/` beside the pages they shape.\n\n"
+                     "## Assets\n\nImages for the site go into `docs/` next to "
+                     "each page.\n\n## Deploy\n\nThe site deploys from `docs/` "
+                     "on every push to main.\n\n## About\n\nThe toolkit is a "
+                     "modular coding workspace enabling many agent workflows "
+                     "with dozens of top-level modules under `src/kit/` and one "
+                     "shared runner.\n\n## Layout of the code\n\nLocated in "
+                     "`src/kit/`, these modules provide the primary "
+                     "capabilities.\n"})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+
+
+def test_copies_that_each_point_at_one_home_are_no_second_home(repo: Path,
+                                                                 icm) -> None:
+    """Two sibling notes each summing up a rule in one line that sends the
+    reader to its home ("see `cmd/AGENTS.md` -> Testing", round 5's trial:
+    noise, each copy names where the rule lives); the same line naming no
+    home is still a copy, and a pointer line that disagrees is still
+    diverged."""
+    line = ("New tests inject the runner and capture output in buffers; the old "
+            "mocks package is deprecated{see}.\n")
+    see = " (see `cmd/AGENTS.md` -> Testing)"
+    files = {"icm.toml": 'note_name = "AGENTS.md"\ndupes_siblings = "warning"\n',
+             "AGENTS.md": "# H\n",
+             "cmd/AGENTS.md": "# Cmd\n\n## Testing\n\nEach command takes its "
+                              "runner as an argument, and tests pass a fake.\n",
+             "internal/AGENTS.md": "# Internal\n\n" + line.format(see=see),
+             "test/AGENTS.md": "# Test\n\n" + line.format(see=see)}
+    write(repo, files)
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"test/AGENTS.md": "# Test\n\n" + line.format(see="")})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: test/AGENTS.md:3 repeats internal/AGENTS.md:3 "
+        "(keep one home, link to it)\n"), "")
+    write(repo, {"internal/AGENTS.md": "# Internal\n\n" + line.format(see="")})
+    assert dupes(icm, repo)[1].startswith("duplicate rule: ")
+    write(repo, {"internal/AGENTS.md": "# Internal\n\n" + line.replace(
+        "deprecated", "not deprecated").format(see=see),
+        "test/AGENTS.md": "# Test\n\n" + line.format(see=see)})
+    assert dupes(icm, repo)[1].startswith("diverged rule: ")

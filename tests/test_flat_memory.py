@@ -99,13 +99,76 @@ def _answers(tracked: List[str], untracked: List[str], sparse: List[str],
     assert frozenset(listed.flagged(context.TRACKED, 0)) == every - was_tracked
 
 
-@settings(max_examples=100, deadline=None)
-@given(items=st.lists(st.binary(min_size=1, max_size=6).filter(
-    lambda b: b"\0" not in b), max_size=30), chunk=st.integers(1, 20))
-def test_the_listing_is_split_in_chunks_as_a_whole(items: List[bytes],
-                                                    chunk: int) -> None:
-    out = b"".join(item + b"\0" for item in items)
-    assert list(icm_git._nul_items(out, chunk)) == items
+def _listed_whole(out: bytes):
+    """The listing's parse before it was streamed (the oracle): the whole
+    ``ls-files`` output split at once, the blob a bytearray cut back."""
+    tracked, untracked, sparse, deleted = bytearray(b"\0"), [], [], set()
+    last, ordered = b"", True
+    for item in (i for i in out.split(b"\0") if i):
+        tag, name = item[:1], item[2:]
+        if tag == b"?":
+            untracked.append(name.decode("utf-8", "surrogateescape"))
+        elif tag == b"R" and name == last:
+            del tracked[len(tracked) - len(name) - 1:]
+            cut = tracked.rfind(b"\0", 0, len(tracked) - 1)
+            last = bytes(tracked[cut + 1:-1]) if cut >= 0 else b""
+        elif tag == b"R":
+            deleted.add(name)
+        elif tag == b"S":
+            sparse.append(name.decode("utf-8", "surrogateescape"))
+        elif name != last:
+            ordered = ordered and name > last
+            tracked += name + b"\0"
+            last = name
+    blob = bytes(tracked)
+    if deleted or not ordered:
+        kept = sorted(set(blob[1:-1].split(b"\0")) - deleted) if len(blob) > 1 \
+            else []
+        blob = b"\0" + b"".join(name + b"\0" for name in kept)
+    return blob, untracked, sparse
+
+
+# ls-files -t items: a tag, a space, a path (deleted after its entry, repeated
+# as unmerged stages, out of order, or an R of another path)
+_ITEMS = st.lists(st.tuples(st.sampled_from("HHHRS?"),
+                            st.sampled_from(["a", "b", "a/b", "c", "é", "\udcff"])),
+                  max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(items=_ITEMS, ordered=st.booleans(), cuts=st.lists(st.integers(0, 400)))
+def test_the_listing_read_in_blocks_is_the_whole_listings(items, ordered: bool,
+                                                          cuts: List[int]) -> None:
+    """``git.list_files`` parses ``ls-files`` as the pipe gives it: cut
+    anywhere (inside a path, between its NUL and the next tag), the blob,
+    untracked and sparse files are those the whole output's parse gave."""
+    if ordered:  # git's order: sorted, an entry's R after it, stages together
+        items = sorted(items, key=lambda i: (context.key_of(i[1]), i[0] == "R"))
+    out = b"".join(f"{tag} {name}".encode("utf-8", "surrogateescape") + b"\0"
+                   for tag, name in items)
+    listing = icm_git._Listing()
+    at = 0
+    for cut in sorted(cuts):
+        listing.add(out[at:max(at, cut)])
+        at = max(at, cut)
+    listing.add(out[at:])
+    assert listing.result() == _listed_whole(out)
+
+
+def test_a_stream_is_read_beside_a_full_stderr(repo: Path) -> None:
+    """``git.streamed`` reads stdout and stderr together: git writing more
+    to stderr than a pipe holds (an error per unmatched path, 140 KB) while
+    stdout is open would wait forever on a reader of stdout alone; its
+    failure is a UsageError, the blocks are all of stdout."""
+    commit(repo, {f"f{i}.md": "x" for i in range(3)}, D1)
+    asked = ["f1.md", *(f"none{i:04d}.md" for i in range(2000))]
+    blocks: List[bytes] = []
+    with pytest.raises(icm_git.UsageError, match="none0000.md"):
+        icm_git.streamed(icm_git.command("ls-files", "-z", "--error-unmatch",
+                                         paths=asked), repo, blocks.append, 7)
+    assert b"".join(blocks) == b"f1.md\0" and max(map(len, blocks)) <= 7
+    assert icm_git.streamed(icm_git.command("ls-files", "-z"), repo,
+                            blocks.append) == ""
 
 
 def test_past_pathspec_max_only_the_asked_changes_are_kept(
@@ -237,3 +300,26 @@ def test_a_root_commit_read_apart_gives_the_logs_facts(repo: Path, mode: str) ->
                         where, mode, paths, start, commits, apart=apart))
                         for apart in (False, True)]
                     assert logs[0] == logs[1] and logs[0]
+
+
+def test_a_commits_hit_is_one_object_whatever_the_paths_asked(repo: Path) -> None:
+    """Stale asks the history of every code path: each commit's hit is made
+    once (a tuple and a hash per path asked were 150 bytes each), the
+    triple the pass gives; a note's code holds no list of other paths
+    until one comes (``PathList``), and the notes are found once."""
+    commit(repo, {"a/context.md": "n", "a/x.py": "1", "a/y.py": "1"}, D1)
+    commit(repo, {"a/y.py": "2"}, D5)
+    ctx = context.build(repo, config.load(repo))
+    history = ctx.history()
+    first, again, other = (history.last(p) for p in ("a/x.py", "a/context.md",
+                                                     "a/y.py"))
+    assert first is again and first == (int(git(
+        repo, "log", "-1", "--format=%ct", "HEAD~1").strip()),
+        git(repo, "rev-parse", "HEAD~1").strip(), -1)
+    assert other is not None and other[1] == git(repo, "rev-parse", "HEAD").strip()
+    code = context.PathList(ctx.file_list)
+    code.append("a/x.py", ctx.file_list.index("a/x.py"))
+    assert code._others == () and not hasattr(code, "__dict__")
+    code.append("gone.py")
+    assert list(code) == ["a/x.py", "gone.py"] and code[-1] == "gone.py"
+    assert ctx.notes() is ctx.notes() == ("a/context.md",)

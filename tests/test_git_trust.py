@@ -449,7 +449,7 @@ OWN_PARAMETERS = {"self", "root", "cwd", "mode", "at_top", "allow_partial", "lim
                   "cap", "chunk", "check", "stdin", "filters", "partial", "seen",
                   "roots"}
 # The mechanism itself, and a parser that runs nothing.
-NOT_A_CALL = {"command", "run", "unopened", "history_command",
+NOT_A_CALL = {"command", "run", "streamed", "unopened", "history_command",
               "own_commits_command", "changes_command"}  # argv builders
 
 EVIL = ["--output={outside}/written", "-o", "-c", "--all", "--exec={program}",
@@ -507,6 +507,11 @@ def _calls(repo: Path, x: str):
         # blob ids and commits go to cat-file's standard input (commits only
         # when they are hashes).
         "config_value": (lambda _: g.config_value(repo, x), None),
+        # Paths go to check-ignore's and check-attr's standard input.
+        "ignored_paths": (lambda _: g.ignored_paths(repo, [f"{x}/f.md", x]),
+                          frozenset()),
+        "attributes": (lambda _: g.attributes(repo, [f"{x}/f.md"], ["a"]),
+                       {f"{x}/f.md": {"a": "unspecified"}}),
         "read_blobs": (lambda _: g.read_blobs(repo, [x]), {}),
         "commit_positions": (lambda _: g.commit_positions(repo, [x]), {}),
         "stage_move": (lambda _: _moved(repo, x), ["D", f"{x}/f.md", "A", f"{x}/g.md"]),

@@ -1081,3 +1081,51 @@ def test_madr_and_icm_slots_take_a_suffix_but_not_another_section(
     write(repo, {"icm.toml": ""})
     assert icm("check-journal", "--root", str(repo)) == (1, (
         "journal/2026-01-02_b.md: missing slot 'Decision'\n"), "")
+
+
+def _header_record(number: int, title: str, supersedes: str, by: str) -> str:
+    """A record with its links as header lines under the title (the form of
+    issue 24's round-5 .NET repository: ``Superseded-by: N/A`` until one is)."""
+    return (f"# {number:04d}: {title}\n\nStatus: Accepted\nDate: 2024-01-0{number}\n"
+            f"Supersedes: {supersedes}\nSuperseded-by: {by}\n\n## Context\n\nC.\n\n"
+            "## Decision\n\nD.\n\n## Consequences\n\nQ.\n")
+
+
+@pytest.mark.parametrize("nothing", ["N/A", "n/a", "None", "-", "—", "", "*N/A*",
+                                     "`none`", "TBD", "N/A."])
+def test_a_link_line_saying_none_names_no_record(repo: Path, icm,
+                                                   nothing: str) -> None:
+    """``Superseded-by: N/A`` (and an empty one) was read as a link to a
+    record named ``N/A``: four errors on a tree with nothing wrong. A real
+    target on the same line form still counts, and a missing one is still
+    reported."""
+    write(repo, {"icm.toml": "journal_format = 'nygard'\n"
+                             "journal_dir = 'docs/decisions'\n",
+                 "docs/decisions/0001-layers.md": _header_record(
+                     1, "Layers", nothing, nothing),
+                 "docs/decisions/0002-agents.md": _header_record(
+                     2, "Agents", nothing, nothing)})
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+    write(repo, {"docs/decisions/0002-agents.md": _header_record(
+        2, "Agents", nothing, "[7](0007-gone.md)")})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "docs/decisions/0002-agents.md: Superseded-by points at "
+        "docs/decisions/0007-gone.md, which does not exist\n"), "")
+
+
+def test_a_records_folders_own_note_is_no_record(repo: Path, icm) -> None:
+    """The records folder's ``AGENTS.md`` (how to write a record) was judged
+    as a record: a bad name and every slot missing. A folder note of any
+    tool, or the configured note name, is the folder's note; another stray
+    file still is reported."""
+    write(repo, {"icm.toml": "journal_format = 'nygard'\n"
+                             "journal_dir = 'docs/decisions'\n",
+                 "docs/decisions/AGENTS.md": "# How we write records\n\nOne a file.\n",
+                 "docs/decisions/CLAUDE.md": "@AGENTS.md\n",
+                 "docs/decisions/0001-layers.md": _header_record(
+                     1, "Layers", "N/A", "N/A")})
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+    write(repo, {"docs/decisions/notes.md": "# Loose\n"})
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert code == 1 and out.startswith(
+        "docs/decisions/notes.md: name does not match NNNN-title.md\n")

@@ -4,6 +4,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -661,3 +662,48 @@ if given is not None:
         for source in ("AGENTS.md", "journal/2026-01-01_a.md"):
             shown = source if fmt != "github" else source
             assert f"broken link: {shown} -> gone.md" in text, (fmt, text[:500])
+
+
+def test_links_from_one_folder_are_judged_once_each_naming_its_own_file(
+        repo: Path, icm) -> None:
+    """A link is resolved and judged once per folder and destination; a
+    fragment alone (``#x``, ``?q#x``) names its own file, so it is judged
+    per file, and a missed anchor names the target unless it is the
+    link's own file."""
+    write(repo, {
+        "a/README.md": "# A\n\n[own](README.md#gone) [self](#b) [q](?v#gone)\n",
+        "a/b.md": "# B\n\n[r](README.md#gone) [self](#b) [q](?v#gone)\n",
+        "a/c.md": "# C\n\n[r](README.md#gone) [self](#b) [ok](README.md#a)\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: a/README.md -> README.md#gone (no heading or anchor #gone)",
+        "broken link: a/README.md -> #b (no heading or anchor #b)",
+        "broken link: a/README.md -> ?v#gone (no heading or anchor #gone)",
+        "broken link: a/b.md -> README.md#gone (no heading or anchor #gone in "
+        "a/README.md)",
+        "broken link: a/b.md -> ?v#gone (no heading or anchor #gone)",
+        "broken link: a/c.md -> README.md#gone (no heading or anchor #gone in "
+        "a/README.md)",
+        "broken link: a/c.md -> #b (no heading or anchor #b)",
+        "links: 7 problems (missing anchor 7)"])
+
+
+def test_a_target_is_looked_up_in_the_file_set_once_a_run(
+        repo: Path, icm, monkeypatch) -> None:
+    """Each lookup in the file set searches its blob: a target named by
+    many links, from many folders, is looked up once a run (two a link
+    was a tenth of PowerShell-Docs' check around the parse)."""
+    from icm import context
+
+    write(repo, {f"d{i}/n.md": "[t](../t.md) [u](../t.md#t) [v](../t.md)\n"
+                 for i in range(20)})
+    write(repo, {"t.md": "# T\n"})
+    asked: List[str] = []
+    index = context.FileList.index
+
+    def counted(self, rel: str) -> int:
+        asked.append(rel)
+        return index(self, rel)
+
+    monkeypatch.setattr(context.FileList, "index", counted)
+    assert run(icm, repo) == (0, "links ok\n", "")
+    assert asked.count("t.md") == 1

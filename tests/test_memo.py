@@ -16,7 +16,7 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 from hypothesis import given, settings
@@ -309,12 +309,32 @@ def test_any_edits_leave_warm_and_cold_answers_equal(tmp_path_factory, icm,
     check()
 
 
-def _doc(path: Path) -> Any:
-    return json.loads(path.read_bytes().partition(b"\n")[2])
+def _doc(path: Path) -> Dict[str, Any]:
+    """A memo's parts: its head and answer (JSON lines) and its states, as
+    (path, state text) pairs."""
+    head, answer, states = path.read_bytes().partition(b"\n")[2].split(b"\n", 2)
+    items = states.split(b"\0")[:-1]
+    return {"head": json.loads(head), "answer": json.loads(answer),
+            "inputs": [[items[i].decode(), items[i + 1].decode()]
+                       for i in range(0, len(items), 2)]}
 
 
-def _write(path: Path, doc: Any) -> None:
-    path.write_bytes(cache.framed(json.dumps(doc).encode("utf-8")))
+def _states(doc: Dict[str, Any]) -> bytes:
+    return b"".join(f"{rel}\0{state}\0".encode() for rel, state in doc["inputs"])
+
+
+def _write(path: Path, doc: Dict[str, Any], states: Optional[bytes] = None
+           ) -> None:
+    """``doc`` as a memo file, its CRC right (``states``: the states' bytes
+    as given): only the checks of the parts can refuse it."""
+    path.write_bytes(cache.framed(b"\n".join([
+        json.dumps(doc["head"]).encode(), json.dumps(doc["answer"]).encode(),
+        _states(doc) if states is None else states])))
+
+
+def _forged(doc: Dict[str, Any]) -> Dict[str, Any]:
+    """``doc`` answering otherwise: believed, it shows."""
+    return {**doc, "answer": {**doc["answer"], "tail": ["forged"]}}
 
 
 def _places(value: Any, at: Tuple[Any, ...] = ()) -> List[Tuple[Any, ...]]:
@@ -331,12 +351,11 @@ def _places(value: Any, at: Tuple[Any, ...] = ()) -> List[Tuple[Any, ...]]:
 
 def _layout(doc: Any) -> List[Tuple[Any, ...]]:
     """One place of each layout: the first of the places that differ only
-    by a list index or by the path naming an input (every place of every
-    memo of example_repo was 920 runs of icm check, half an hour)."""
+    by a list index (every place of every memo of example_repo was 920
+    runs of icm check, half an hour)."""
     seen, out = set(), []
     for at in _places(doc):
-        shape = tuple("*" if isinstance(k, int) or i and at[i - 1] == "inputs"
-                      else k for i, k in enumerate(at))
+        shape = tuple("*" if isinstance(k, int) else k for k in at)
         if shape not in seen:
             seen.add(shape)
             out.append(at)
@@ -362,37 +381,86 @@ def _put(doc: Any, at: Tuple[Any, ...], value: Any) -> Any:
 
 def test_every_wrong_shape_in_every_place_is_refused(tree: Path, icm) -> None:
     """The memo is untrusted data: any value of another type at any place
-    of any memo's layout is a miss, never a crash or another answer."""
+    of any memo's head or answer is a miss, never a crash or another
+    answer (a head refused, the answer is a forged one: believed, it shows)."""
     clean = _run(icm, tree)
     assert len(_memos(tree)) >= 5
     for path in _memos(tree):
         doc = _doc(path)
-        for at in _layout(doc):
-            if at and at[0] == "answer" and len(at) > 2 and at[1] == "data":
-                continue  # a check's own json fields: any JSON is its answer
-            if at and at[0] == "answer" and "extra" in at:
-                continue
-            here = _get(doc, at)
-            for wrong in ({"x": 1}, [1.5], None, -1, "x", True):
-                if type(wrong) is type(here) or isinstance(here, bool) and (
-                        at[-1:] == (5,)):  # readable: 1 or 0, an int either way
-                    continue
-                _write(path, _put(doc, at, wrong))
-                _age(tree)
-                assert _run(icm, tree) == clean, (path.name, at, wrong)
+        for part in ("head", "answer"):
+            for at in _layout(doc[part]):
+                if part == "answer" and (len(at) > 1 and at[0] == "data"
+                                         or "extra" in at):
+                    continue  # a check's own json fields: any JSON is its answer
+                here = _get(doc[part], at)
+                for wrong in ({"x": 1}, [1.5], None, -1, "x", True):
+                    if type(wrong) is type(here):
+                        continue
+                    was = doc if part == "answer" else _forged(doc)
+                    _write(path, {**was, part: _put(doc[part], at, wrong)})
+                    _age(tree)
+                    assert _run(icm, tree) == clean, (path.name, part, at, wrong)
         _write(path, doc)
 
 
-def test_a_path_no_file_can_have_is_refused(tree: Path, icm) -> None:
-    """A touched path holding a NUL or a surrogate (none that git lists or
-    a decoded file holds) makes the memo a miss before anything is stat."""
-    clean = _run(icm, tree)
+def _wrong_states(state: str) -> List[str]:
+    """Texts a state is not: a part lost, one more, another number or
+    form, a reason that is no JSON string."""
+    if state.startswith("!"):
+        return ["", "!", state[1:], state[:-1], state + " ", "!1", "!null",
+                '!"' + state[2:-1] + 'x"', "1 2 3 4 5 6"]
+    ints = state.split(" ")
+    return ["", " ".join(ints[:-1]), state + " 1", state + " ", " " + state,
+            " ".join([ints[0] + ".0", *ints[1:]]), " ".join(["x", *ints[1:]]),
+            " ".join(["0" + ints[0], *ints[1:]]), "!" + json.dumps(state)]
+
+
+def test_every_wrong_state_is_refused(tree: Path, icm) -> None:
+    """A state that is not the text of the path's state now (any part lost,
+    added or another form), a path git never wrote (not UTF-8), a path
+    with no state: a miss, though the answer stored is a forged one."""
+    clean = _run(icm, tree, "links")
     path = tree / ".git" / "icm" / "memo-links.json"
     doc = _doc(path)
-    for name in ("a\0b", "\udcff"):
-        _write(path, {**doc, "inputs": {**doc["inputs"], name: "missing"}})
+    kinds = {state[0] == "!": i for i, (_, state) in reversed(
+        list(enumerate(doc["inputs"])))}
+    assert sorted(kinds) == [False, True]  # both forms: a stamp and a reason
+    forged = _forged(doc)
+    _write(path, forged)
+    _age(tree)
+    assert _run(icm, tree, "links") != clean  # believed: the test can fail
+    for i in (*kinds.values(), len(doc["inputs"]) - 1):
+        rel, state = doc["inputs"][i]
+        for wrong in _wrong_states(state):
+            inputs = [*forged["inputs"][:i], [rel, wrong], *forged["inputs"][i + 1:]]
+            _write(path, {**forged, "inputs": inputs})
+            _age(tree)
+            assert _run(icm, tree, "links") == clean, (rel, state, wrong)
+    whole = _states(forged)
+    for states in (whole[:-1], whole + b"extra.md\0", whole + b"\xff\0" + b"1\0",
+                   whole.replace(b"AGENTS.md\0", b"AGENTS.md\xff\0", 1),
+                   whole.replace(b"AGENTS.md\0", b"\xed\xb3\xbf\0", 1)):
+        _write(path, forged, states)
         _age(tree)
-        assert _run(icm, tree) == clean
+        assert _run(icm, tree, "links") == clean, states[-40:]
+
+
+def test_an_old_memo_is_a_miss(tree: Path, icm, ran) -> None:
+    """A memo of the layout before (one JSON document, every state a list)
+    is not read: the check runs, and the memo is rewritten."""
+    clean = _run(icm, tree, "links")
+    path = tree / ".git" / "icm" / "memo-links.json"
+    doc = _doc(path)
+    old = {"key": doc["head"]["key"], "took": doc["head"]["took"],
+           "inputs": {rel: json.loads(state[1:]) if state[0] == "!" else
+                      [int(part) for part in state.split(" ")]
+                      for rel, state in doc["inputs"]},
+           "answer": doc["answer"]}
+    path.write_bytes(cache.framed(json.dumps(old).encode()))
+    _age(tree)
+    ran.clear()
+    assert _run(icm, tree, "links") == clean and ran == {"links": 1}
+    assert _doc(path) != old and _doc(path)["answer"] == doc["answer"]
 
 
 def test_a_forged_answer_is_believed(tree: Path, icm) -> None:
@@ -407,6 +475,109 @@ def test_a_forged_answer_is_believed(tree: Path, icm) -> None:
     _write(path, doc)
     _age(tree)
     assert _run(icm, tree) != clean
+
+
+_STATE = st.one_of(st.lists(st.integers(-2**63, 2**64), min_size=6, max_size=6),
+                   st.text(max_size=8))
+# a path as a file's name: text with no NUL (a surrogate: git's non-UTF-8 byte)
+_PATH = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0")
+                | st.sampled_from(["\udc80", "\udcff"]), max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(inputs=st.dictionaries(_PATH, _STATE, max_size=8), batch=st.integers(1, 4),
+       chunk=st.integers(1, 64), answer=st.dictionaries(st.text(max_size=3),
+                                                         st.integers()))
+def test_states_read_back_as_written_in_any_block(
+        tmp_path_factory, inputs: Dict[str, Any], batch: int, chunk: int,
+        answer: Dict[str, int]) -> None:
+    """The states a memo writes (a batch at a time) read back (a chunk at a
+    time) as the text of each state, each path as written, in order; the
+    answer is given back when every state is the same now, and a path that
+    is not UTF-8 (a surrogate) is a miss, as before."""
+    folder = tmp_path_factory.mktemp("memo")
+    body = b"".join(cache._memo_chunks({"key": "k", "took": 0}, answer, inputs,
+                                       batch))
+    head, answer_line, states = body.split(b"\n", 2)
+    assert json.loads(head) == {"key": "k", "took": 0}
+    assert json.loads(answer_line) == answer
+    utf8 = all(not any("\ud800" <= c <= "\udfff" for c in rel) for rel in inputs)
+    try:
+        read = list(cache._entries(b"\n" + states, 1, chunk))
+    except ValueError:
+        assert not utf8
+    else:
+        assert utf8 and read == [(rel, cache.state_text(v))
+                                 for rel, v in inputs.items()]
+    memo = cache.Memo(folder, "x", "k", 1 << 20)
+    memo.save(0, inputs, answer)
+    memo = cache.Memo(folder, "x", "k", 1 << 20)
+    memo.started_ns += 2**65  # no state is racy
+    assert memo.reuse(lambda rel: inputs[rel]) == (answer if utf8 else None)
+
+
+def _oracle(data: bytes, key: str, state: Callable[[str], Any]) -> Any:
+    """What a memo file says, read whole, as the layout is documented: its
+    answer if every part is right and every state is the state now, else
+    None."""
+    head, _, body = data.partition(b"\n")
+    if head != cache.framed(body).partition(b"\n")[0] or body.count(b"\n") < 2:
+        return None
+    top, answer, states = body.split(b"\n", 2)
+
+    def refuse(name: str) -> Any:
+        raise ValueError(name)
+
+    try:
+        doc = json.loads(top, parse_constant=refuse)
+        said = json.loads(answer, parse_constant=refuse)
+        items = states.split(b"\0")
+        pairs = [(items[i].decode("utf-8"), items[i + 1])
+                 for i in range(0, len(items) - 1, 2)]
+    except ValueError:
+        return None
+    if not (type(doc) is dict and doc.keys() == {"key", "took"} and doc["key"] == key
+            and type(doc["took"]) is int and doc["took"] >= 0) or \
+            states and (states[-1:] != b"\0" or len(items) % 2 == 0):
+        return None
+    return said if all(cache.state_text(state(rel)) == was for rel, was in pairs) \
+        else None
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_any_bytes_in_a_memo_are_a_miss_or_its_answer(tmp_path_factory,
+                                                      data: st.DataObject) -> None:
+    """A memo file of any bytes (one icm wrote, cut, a byte changed, bytes
+    added, its CRC made right again or not): ``reuse`` gives what the
+    layout read whole gives (``_oracle``), and raises nothing."""
+    folder = tmp_path_factory.mktemp("memo")
+    inputs = {"a.md": [1, 2, 3, 4, 5, 1], "b/c.md": "no such file", "": [0] * 6}
+    key = cache.Memo(folder, "x", "k", 1 << 20).key
+    real = cache.framed(b"".join(cache._memo_chunks(
+        {"key": key, "took": 0}, {"ok": 1}, inputs)))
+    at = data.draw(st.integers(0, len(real)))
+    how = data.draw(st.sampled_from(["cut", "byte", "insert", "whole"]))
+    if how == "cut":
+        mangled = real[:at]
+    elif how == "byte":
+        mangled = real[:at] + bytes([data.draw(st.integers(0, 255))]) + real[at + 1:]
+    elif how == "insert":
+        mangled = real[:at] + data.draw(st.binary(min_size=1, max_size=6)) + real[at:]
+    else:
+        mangled = data.draw(st.binary(max_size=200))
+    if data.draw(st.booleans()):  # a deliberate writer: the CRC right
+        mangled = cache.framed(mangled.partition(b"\n")[2])
+    (folder / "memo-x.json").write_bytes(mangled)
+    memo = cache.Memo(folder, "x", "k", 1 << 20)
+    memo.started_ns += 2**65  # no state is racy
+
+    def state(rel: str) -> Any:
+        return inputs.get(rel, "no such file")
+
+    assert memo.reuse(state) == _oracle(mangled, key, state)
+    if mangled == real:
+        assert _oracle(mangled, key, state) == {"ok": 1}
 
 
 def test_a_restored_memo_matches_no_fresh_checkout(tree: Path, icm, ran,

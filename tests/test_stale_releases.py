@@ -242,9 +242,9 @@ def test_releases_cost_a_fixed_number_of_git_processes(repo: Path, icm,
     all of them, whatever their number (and the word check of those it
     clears, as of any ok note)."""
     counts = []
-    for size in (1, 12):
+    for size in (1, 12):  # each note its own fact: one text in 3 is a stamp
         for i in range(size):
-            commit(repo, {f"s{size}/f{i}/context.md": NOTE,
+            commit(repo, {f"s{size}/f{i}/context.md": f"{NOTE}Row {i}.\n",
                           f"s{size}/f{i}/package.json": package_json("1.0.0"),
                           f"s{size}/f{i}/x.py": "1"}, D1)
         commit(repo, {f"s{size}/f{i}/package.json": package_json("1.0.1")

@@ -298,12 +298,12 @@ def test_the_words_cost_a_fixed_number_of_git_processes(repo: Path, icm,
     one walk log and one ``cat-file`` for every wordless one, whatever the
     number of notes: never one process per note."""
     counts = []
-    for size in (1, 12):
+    for size in (1, 12):  # each note its own fact: one text in 3 is a stamp
         for i in range(size):
-            commit(repo, {f"s{size}/f{i}/context.md": NOTE,
+            commit(repo, {f"s{size}/f{i}/context.md": f"{NOTE}Row {i}.\n",
                           f"s{size}/f{i}/x.py": "1"}, D1)
         commit(repo, {**{f"s{size}/f{i}/x.py": "2" for i in range(size)}}, D5)
-        commit(repo, {**{f"s{size}/f{i}/context.md": REWRAPPED
+        commit(repo, {**{f"s{size}/f{i}/context.md": f"{REWRAPPED}Row {i}.\n"
                          for i in range(size)}}, D9)
         started = _git_processes(monkeypatch)
         code, out, _ = stale(icm, repo)

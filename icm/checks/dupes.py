@@ -83,6 +83,10 @@ RESTATED_FLOOR = 0.15  # the lexical score a pair needs to be embedded-scored
 # a pair where one statement names the other's folder (an index entry and
 # the folder's own note): (lexical, semantic), chosen on the four spent parts
 RESTATED_ROLE = (0.2, 0.4)  # semantic: the cross-validation kept 0.4 (none)
+# a rule restated in two sections of one note: (lexical, semantic), None
+# for off; only test4's labels look inside a note (docs/benchmarks.md)
+RESTATED_WITHIN: Optional[Tuple[float, float]] = (0.5, 0.5)
+RESTATED_WITHIN_FLOOR = 0.15  # in one note, the least a shared term's pair
 RULES = Rules(NAME, {
     "duplicate-rule": Rule("a rule stated in a second home (a warning; "
                            "dupes_copies = \"error\" makes it an error)",
@@ -191,7 +195,9 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     near, far = _matches(index, cfg.dupes_similarity, accept, together,
                          cfg.dupes_siblings)
     matches = near + far
-    kept = [m for m in _kept(near, far, kinds) if not _described(m)]
+    notes = frozenset(p for p, k in kinds.items() if k != 2)
+    kept = [m for m in _kept(near, far, kinds)
+            if not _described(m) and not _pointers(m, notes)]
     groups = _templates(kept, kinds)
     sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
@@ -365,10 +371,11 @@ def _restated(stmts: Sequence[similarity.Statement],
               min_words: int, semantic: bool,
               selves: Optional["_Selves"] = None
               ) -> List[Finding]:
-    """Rules reworded in a second note: each statement's best match in
+    """Rules reworded in a second home: each statement's best match in
     another note (handbook and notes; a journal entry records a rule, it is
-    no home), unless the pair is already a copy or each statement is about
-    its own subject (``similarity.own_subjects``, ``similarity.parallel``).
+    no home), and in another section of its own (``RESTATED_WITHIN``),
+    unless the pair is already a copy or each statement is about its own
+    subject (``similarity.own_subjects``, ``similarity.parallel``).
     Info: on the tuning part's hand-written notes two in five (lexical) or
     one in two (semantic) are one rule."""
     selves = selves or _Selves()
@@ -398,11 +405,18 @@ def _restated(stmts: Sequence[similarity.Statement],
                 named[k] = _named_folders(texts[k], folders[k])
         return folders[j] in named[i] or folders[i] in named[j]
 
+    def inside(i: int, j: int) -> bool:
+        a, b = texts[i], texts[j]
+        return a.path == b.path and _apart(a, b) and not selves.both(a, b)
+
     pairs = [(texts[i], texts[j], score) for i, j, score in ranker.neighbours(
         threshold, accept, floor,
-        relaxed=(RESTATED_ROLE[semantic], names_folder))]
+        relaxed=(RESTATED_ROLE[semantic], names_folder),
+        apart=None if RESTATED_WITHIN is None else (
+            RESTATED_WITHIN[semantic], inside))]
     pairs += _same_targets(stmts, kinds, paired | {
-        (id(a), id(b)) for a, b, _s in pairs}, selves)
+        (id(a), id(b)) for a, b, _s in pairs}, selves,
+        within=RESTATED_WITHIN is not None)
     for home, copy, score in pairs:
         if similarity.own_subjects(home, copy) or similarity.parallel(home, copy):
             continue
@@ -414,8 +428,16 @@ def _restated(stmts: Sequence[similarity.Statement],
                     {"path": copy.path, "line": copy.line, "text": copy.text},
                     {"path": home.path, "line": home.line, "text": home.text}],
                 "similarity": round(score, 3)},
-            fix=f"if both say one rule, keep it in {home.path} and link to it"))
+            fix=f"if both say one rule, keep it in {home.path} and link to it"
+            if home.path != copy.path else "if both say one rule, keep one"))
     return found
+
+
+def _apart(a: similarity.Statement, b: similarity.Statement) -> bool:
+    """Whether two statements of one note may restate one rule: under
+    different headings (a section's lines elaborate one subject: test4's
+    same-section pairs were mostly each its own step)."""
+    return a.headings != b.headings
 
 
 def _named_folders(s: similarity.Statement, folder: str) -> FrozenSet[str]:
@@ -459,7 +481,8 @@ class _Selves:
 
 
 def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
-                  paired: Set[Tuple[int, int]], selves: "_Selves"
+                  paired: Set[Tuple[int, int]], selves: "_Selves",
+                  within: bool = False
                   ) -> List[Tuple[similarity.Statement, similarity.Statement,
                                   float]]:
     """Statements of two notes naming one target (``similarity.targets``)
@@ -487,18 +510,25 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
              and not _siblings(p))):
         if len(held) < 2:
             continue
+        # inside one note only a term few statements hold: a folder every
+        # line of the note names pairs them all
+        inside = within and len(held) <= similarity.WRITTEN_CAP
         for x, a in enumerate(held):
             for b in held[x + 1:]:
                 key = (id(a), id(b))
-                if (a.path == b.path or key in seen or key in paired
+                if (a.path == b.path and not (inside and _apart(a, b))
+                        or key in seen or key in paired
                         or selves.both(a, b)):
                     continue
                 words_a = similarity.rank_words(a.text)
                 words_b = similarity.rank_words(b.text)
-                if words_a & words_b:  # a label in common, not a bare path
+                score = round(2 * len(words_a & words_b) / (
+                    len(words_a) + len(words_b)), 3)
+                # a label in common, not a bare path; in one note, more
+                if score > 0 and not (a.path == b.path
+                                      and score < RESTATED_WITHIN_FLOOR):
                     seen.add(key)
-                    found.append((a, b, round(2 * len(words_a & words_b) / (
-                        len(words_a) + len(words_b)), 3)))
+                    found.append((a, b, score))
     return found
 
 
@@ -509,6 +539,18 @@ def _described(m: similarity.Match) -> bool:
     disagree on a value are one of them wrong."""
     return not m.diverged and (similarity.describes(m.a.text)
                                or similarity.describes(m.b.text))
+
+
+def _pointers(m: similarity.Match, notes: FrozenSet[str]) -> bool:
+    """Whether a copy's two statements each send the reader to one home,
+    the same note that is neither's ("see `cmd/AGENTS.md` -> Testing"), or
+    one names the other's: a summary with its pointer, no second home. A
+    diverged one stays: two pointers that disagree have one wrong."""
+    if m.diverged:
+        return False
+    a = named_notes(m.a.path, m.a.text, notes)
+    b = named_notes(m.b.path, m.b.text, notes)
+    return m.b.path in a or m.a.path in b or bool((a & b) - {m.a.path, m.b.path})
 
 
 def _siblings(held: Sequence[similarity.Statement]) -> bool:

@@ -10,7 +10,10 @@ Every note (``context.md`` below the root) must be named in the handbook: a
 link, or its path as a code span or plain text (`` `backend/AGENTS.md` ``),
 unless ``index = "off"`` for it (notes an agent loads by location). In a
 docs site's pages (``site_content``) a link naming no file may name a route
-of the site: a page or a file of its ``public/`` (``model/sites.py``).
+of the site: a page or a file of its ``public/`` (``model/sites.py``). A
+missing target git's ignore rules match is an ``ignored-target`` info line (a
+build output or a local file: absent in a clone). Vendored files
+(``Context.vendored``) are no source.
 
 Bad::
 
@@ -76,6 +79,13 @@ RULES = Rules(NAME, {
                      fix="fix the destination's percent-encoding or length"),
     "case-mismatch": Rule("a link's target exists only in another letter case",
                           fix="match the file name's letter case exactly"),
+    "ignored-target": Rule("a link's missing target is a path git ignores (a "
+                           "build output, a local file)", Severity.INFO,
+                           "ignored_targets = \"error\" makes it a broken link"),
+    "misplaced-file": Rule("nearly every relative link of a file names no file: "
+                           "a page written for another place, or moved",
+                           fix="fix its links, or leave the file out (exclude) "
+                           "or its destinations (links_ignore)"),
     "unindexed-note": Rule("a note the handbook does not link to",
                            fix="run 'icm check-links --fix' or link the note "
                            "from the handbook"),
@@ -99,6 +109,8 @@ KIND_LABELS = {
     "outside-root": "outside the root",
     "bad-path": "impossible path",
     "case-mismatch": "case mismatch",
+    "ignored-target": "git-ignored target",
+    "misplaced-file": "file of broken links",
     "unindexed-note": "unindexed note",
     "missing-handbook": "missing handbook",
     "unreadable": "unreadable file",
@@ -137,7 +149,13 @@ def run(ctx: Context, options: LinksOptions) -> Report:
         return anchors[rel]
 
     broken: List[Finding] = []
+    missing: List[Tuple[int, str]] = []  # (at in broken, target) of missing files
     counts: Counter[str] = Counter()
+    local: Counter[str] = Counter()  # each file's links to another file
+    # Links written in one folder to one destination resolve and are judged
+    # alike (a fragment alone, ``#x``/``?x``, names its own file): each is
+    # worked out once (PowerShell-Docs: 32,794 links, 12,373 distinct).
+    judged: Dict[Tuple[str, str], Tuple[Optional[Target], str, str, str]] = {}
     for rel in md_files:
         if chosen is not None and rel not in chosen:
             continue
@@ -153,22 +171,44 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             broken.append(RULES(
                 "too-deep", rel, f"nested deeper than {MAX_NESTING} levels at "
                 f"line {deep}; links inside are not checked", line=deep, rank=-1))
+        folder = posixpath.dirname(rel)
         for rank, (line, raw, href, _kind) in enumerate(corpus.parsed[rel][0]):
-            target = resolve(rel, href)
+            at = (rel if href[:1] in "#?" else folder, href)
+            seen = judged.get(at)
+            if seen is None:
+                target = resolve(rel, href)
+                seen = judged[at] = (target, "", "", "") if target is None \
+                    else (target, *_verdict(target, tree, anchors_of))
+            target, code, reason, doc = seen
             if target is None:
                 continue
+            if href[:1] not in "#?":
+                local[rel] += 1
             if ignored is not None and (ignored.match(target.path)
                                         or ignored.match(raw)):
                 continue
-            code, reason = _verdict(rel, target, tree, anchors_of)
             if code == "missing-file" and sites is not None \
                     and sites.resolves(rel, href):
                 continue  # a docs site's route: a page or a public file
             if code:
+                if doc and doc != rel:
+                    reason += f" in {doc}"
                 text = f"broken link: {rel} -> {raw}" + (f" ({reason})" if reason
                                                           else "")
                 broken.append(RULES(code, rel, text, line=line, rank=rank,
                                     located=True))
+                if code == "missing-file":
+                    missing.append((len(broken) - 1, target.path))
+    if missing and cfg.ignored_targets == "info":
+        ignored_paths = ctx.ignored(sorted({path for _, path in missing}))
+        for place, path in missing:
+            if path in ignored_paths:
+                f = broken[place]
+                broken[place] = RULES("ignored-target", f.path, "link into a "
+                                   "git-ignored path: " + f.message[len(
+                                       "broken link: "):], line=f.line,
+                                   rank=f.rank, located=True)
+    broken = _misplaced(broken, local)
     index = index_findings(ctx, corpus, tree)
     if chosen is not None and ctx.config.handbook not in chosen:
         index = about(index, changed)  # a new note, or the handbook changed
@@ -188,9 +228,38 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                         "by_kind": dict(counts)}, retail=tail_of)
 
 
+MISPLACED_AT = 8  # broken links a file needs, and four in five of its own
+
+
+def _misplaced(broken: List[Finding], local: Counter[str]) -> List[Finding]:
+    """Each file whose relative links nearly all name no file as one finding
+    (a docs page saved from a site: 25 lines of one cause, round 5), its
+    links in the JSON; a file with fewer keeps the seed's line a link."""
+    missed: Dict[str, List[Finding]] = {}
+    for f in broken:
+        if f.code == "missing-file":
+            missed.setdefault(f.path, []).append(f)
+    whole = {rel for rel, found in missed.items()
+             if len(found) >= MISPLACED_AT and 5 * len(found) >= 4 * local[rel]}
+    if not whole:
+        return broken
+    kept = [f for f in broken if not (f.code == "missing-file" and f.path in whole)]
+    for rel in sorted(whole):
+        found = sorted(missed[rel])
+        first = found[0].message.split(" -> ", 1)[1]
+        kept.append(RULES("misplaced-file", rel, (
+            f"broken links: {rel} -> {len(found)} of its {local[rel]} relative "
+            f"links name no file (written for another place, or moved? first: "
+            f"{first})"), line=found[0].line, rank=found[0].rank, located=True,
+            extra={"links": [{"line": f.line,
+                              "target": f.message.split(" -> ", 1)[1]}
+                             for f in found]}))
+    return kept
+
+
 def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
     """``links ok``, or the problems counted by kind."""
-    found = [f for f in findings if f.code != "nothing-to-check"]
+    found = [f for f in findings if f.severity is not Severity.INFO]
     if not found:
         return ("links ok",)
     counts = Counter(f.code for f in found)
@@ -201,39 +270,43 @@ def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
     return (f"links: {len(found)} {noun} ({parts})",)
 
 
-def _verdict(source: str, target: Target, tree: Tree,
-             anchors_of: Callable[[str], Optional[FrozenSet[str]]]) -> Tuple[str, str]:
+def _verdict(target: Target, tree: Tree,
+             anchors_of: Callable[[str], Optional[FrozenSet[str]]]
+             ) -> Tuple[str, str, str]:
+    """(code, reason, the file whose anchors a fragment missed: the
+    reason names it unless it is the link's own) of one target."""
     if target.problem == "outside-root":
         if github_page(target.path):
-            return "", ""  # ../../issues: the repository's page on GitHub
-        return "outside-root", "outside the repository root"
-    if target.path not in tree.files and target.path not in tree.dirs:
+            return "", "", ""  # ../../issues: the repository's page on GitHub
+        return "outside-root", "outside the repository root", ""
+    kind = tree.listed(target.path)
+    if not kind:
         # Decoded, a destination can be a name no file has (``%00``): the
         # disk is never asked, and the finding says why.
         impossible = unnameable(target.path)
         if impossible:
-            return "bad-path", impossible
-    kind = tree.kind(target.path)
+            return "bad-path", impossible, ""
+        kind = tree.kind(target.path)
     if not kind:
         other = tree.other_case(target.path)
         if other is not None:
-            return "case-mismatch", f"exists as {other}"
-        return "missing-file", ""
+            return "case-mismatch", f"exists as {other}", ""
+        return "missing-file", "", ""
     frag = target.fragment
     if frag is None or frag == "" or frag.casefold() == "top":
-        return "", ""
+        return "", "", ""
     doc = target.path
     if kind == "dir":
         doc = posixpath.join(target.path, "README.md") if target.path else "README.md"
         if tree.kind(doc) != "file":
-            return "missing-anchor", f"no README.md in {target.path or '.'} for #{frag}"
+            return ("missing-anchor",
+                    f"no README.md in {target.path or '.'} for #{frag}", "")
     if not doc.lower().endswith(MARKDOWN_SUFFIXES):
-        return "", ""  # #L10 and friends on code files are GitHub's business
+        return "", "", ""  # #L10 and friends on code files are GitHub's business
     found = anchors_of(doc)
     if found is None or frag.casefold() not in found:
-        where = "" if doc == source else f" in {doc}"
-        return "missing-anchor", f"no heading or anchor #{frag}{where}"
-    return "", ""
+        return "missing-anchor", f"no heading or anchor #{frag}", doc
+    return "", "", ""
 
 
 def missing_handbook(ctx: Context) -> str:

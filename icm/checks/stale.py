@@ -5,7 +5,9 @@ Code is every tracked file in the note's folder (``stale_scope =
 "subtree"``: and in subfolders without a note of their own) that is not
 prose (``.md``, ``.markdown``, ``.mdx``) and that ``stale_ignore`` (plus
 ``stale_ignore_extend``) leaves in: by default lockfiles and test
-snapshots, which a tool writes, so a commit of only those moves no code. A
+snapshots, which a tool writes, so a commit of only those moves no code;
+with ``stale_tests = "ignore"`` (the default) test files too
+(``DEFAULT_STALE_TESTS``), unless all of the note's code is tests. A
 deleted file is code too: in first-parent history each folder's newest
 deleted file that is no prose (``HitStore.gone``; a note whose files were
 removed was ok once the commit landed, STALE only while pending). A
@@ -113,7 +115,7 @@ import sys
 from contextlib import closing
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from icm.config import dotted_cost
+from icm.config import DEFAULT_STALE_TESTS, dotted_cost
 from icm.context import (
     UNDATED,
     Context,
@@ -125,7 +127,7 @@ from icm.context import (
 )
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.model.notes import code_by_note, link_target, sibling_links
+from icm.model.notes import code_by_note, link_target, sibling_links, stamped
 from icm.registry import StaleOptions
 
 if sys.version_info >= (3, 11):
@@ -306,10 +308,35 @@ def _info(code: str, text: str) -> Report:
                   data={"stale": 0, "unknown": 0, "ok": 0})
 
 
-def _not_code(ctx: Context) -> Callable[[str], bool]:
-    """Whether a path is one ``stale_ignore``/``stale_ignore_extend`` names."""
+def _not_code(ctx: Context, gone: Set[str]
+              ) -> Callable[[Sequence[str]], Callable[[str], bool]]:
+    """For a note's code, whether a path is none of it: one ``stale_ignore``
+    (or ``stale_ignore_extend``) names, or with ``stale_tests = "ignore"`` a
+    test file (``DEFAULT_STALE_TESTS``) unless the note's code is all tests
+    (asked at its first test file). A deleted test file (``gone``) stays
+    code: a folder keeps only its newest deletion, which may stand for an
+    older one of source."""
     globs = compile_globs((*ctx.config.stale_ignore, *ctx.config.stale_ignore_extend))
-    return globs.match if globs is not None else lambda path: False
+    ignored = globs.match if globs is not None else lambda path: False
+    tests = compile_globs(DEFAULT_STALE_TESTS) \
+        if ctx.config.stale_tests == "ignore" else None
+    if tests is None:
+        return lambda code: ignored
+    is_test = tests.match
+
+    def of(code: Sequence[str]) -> Callable[[str], bool]:
+        code_is_tests: List[bool] = []
+
+        def skip(path: str) -> bool:
+            if ignored(path):
+                return True
+            if path in gone or not is_test(path):
+                return False
+            if not code_is_tests:
+                code_is_tests.append(all(is_test(p) or ignored(p) for p in code))
+            return not code_is_tests[0]
+        return skip
+    return of
 
 
 def _newest(code: Sequence[str], history: History, skip: Callable[[str], bool]
@@ -386,16 +413,19 @@ def _wordless_commits(ctx: Context, deciding: Dict[str, str]) -> Set[str]:
     """The notes whose deciding commit (``deciding``: note -> commit) changed
     no word of them: one ``git log --no-walk`` of those commits, one
     ``cat-file``."""
-    found: Dict[Tuple[str, str], Tuple[str, str]] = {}
+    # note -> its deciding commit's change, the log's own tuple (a key and a
+    # pair a note were 10 MiB at 500k)
+    found: Dict[str, Change] = {}
     with closing(ctx.path_changes(sorted(deciding),
                                   commits=sorted(set(deciding.values())))) as walk:
         for sha, _, changes in walk:
-            for path, old, new in changes:
-                if path in deciding:  # past PATHSPEC_MAX every change comes
-                    found[(sha, path)] = (old, new)
-    digests = _digests(ctx, [oid for pair in found.values() for oid in pair])
-    return {note for note, sha in deciding.items() if (sha, note) in found
-            and not _changed(digests, *found[(sha, note)])}
+            for change in changes:  # past PATHSPEC_MAX every change comes
+                if deciding.get(change[0]) == sha:
+                    found[change[0]] = change
+    digests = _digests(ctx, [oid for _, old, new in found.values()
+                             for oid in (old, new)])
+    return {note for note, (_, old, new) in found.items()
+            if not _changed(digests, old, new)}
 
 
 def _walk_back(ctx: Context, pairs: Dict[str, str], base: Optional[str],
@@ -475,7 +505,7 @@ def _moves(digests: Dict[Tuple[str, str], Optional[bytes]],
 
 
 def _last_moving(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
-                 skip: Callable[[str], bool], base: Optional[str]
+                 skips: Dict[str, Callable[[str], bool]], base: Optional[str]
                  ) -> Dict[str, Optional[int]]:
     """For the notes history left behind (``moved``: note -> (its own tracked
     files, its code)), the committer time of the newest commit since the
@@ -495,7 +525,9 @@ def _last_moving(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]]
     undated: Set[str] = set()  # nothing is provably older than such a commit
     reached: Set[str] = set()  # the walk came to the note's own commit
     left = set(moved)
-    is_code: Dict[str, bool] = {}  # skip's answer per path: globs cost most
+    # skip's answer per path (globs cost most): a path's notes speak for one
+    # folder's code, so they answer alike
+    is_code: Dict[str, bool] = {}
     digests: Dict[Tuple[str, str], Optional[bytes]] = {}
     unread: Dict[str, Set[str]] = {}  # blob -> the paths it is read as
     fresh: Set[str] = set()  # notes with changes not yet read
@@ -520,7 +552,7 @@ def _last_moving(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]]
                         reached.add(note)  # a tie: its code here is no later
                         continue
                     if path not in is_code:
-                        is_code[path] = not skip(path)
+                        is_code[path] = not skips[note](path)
                     if is_code[path]:
                         touched.setdefault(note, []).append((path, old, new))
             left -= reached
@@ -561,6 +593,11 @@ def _moved(folder: str, gap: int) -> str:
     return f"STALE - code in {folder} {when}"
 
 
+def _stamped_line(others: int) -> str:
+    return (f"ok - the same text as {others} other notes (a stamped note: says "
+            "nothing of its folder's code)")
+
+
 def _review_fix(note: str) -> str:
     return (f"reread the note against the code and correct it; if it is still "
             f"true, run `icm review {shlex.quote(note)}` (a whitespace change is "
@@ -588,11 +625,13 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     excluded = compile_globs(ctx.config.exclude)
     if excluded is not None:
         pending = frozenset(p for p in pending if not excluded.match(p))
-    skip = _not_code(ctx)
     links = sibling_links(ctx, ctx.notes())  # one file, one verdict: its own
     top = os.path.realpath(ctx.root)
+    deleted = _gone(ctx, history, excluded)
     owned = sorted((note, code) for note, code in code_by_note(
-        ctx, pending | _gone(ctx, history, excluded)).items() if note not in links)
+        ctx, pending | deleted).items() if note not in links)
+    skip_of = _not_code(ctx, deleted)
+    skips = {note: skip_of(code) for note, code in owned}
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])
@@ -601,20 +640,25 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     # with no pending change of words).
     same = _pending_same(ctx, sorted({
         p for note, code in owned if note not in pending or note in wordless
-        for p in code if p in pending and p in ctx.tracked and not skip(p)}))
+        for p in code if p in pending and p in ctx.tracked and not skips[note](p)}))
     pending_code = frozenset(p for p in pending if p not in same)
     unknown = Severity.ERROR if strict else Severity.WARNING
     # bootmap's own reading of imports, so a stub means one thing to both
     from icm.model.imports import stub_imports
 
-    judged: List[Tuple[str, str, str, Severity, str, List[str]]] = []
+    # (note, verdict, severity, code, parts: None for the note alone): a
+    # note's code is let go once judged (all of it held was 10 MiB at 500k)
+    judged: List[Tuple[str, str, Severity, str, Optional[List[str]]]] = []
     deciding: Dict[str, str] = {}  # note -> its commit, where words decide
     newest_path: Dict[str, str] = {}
     moved: Dict[str, Tuple[List[str], Sequence[str]]] = {}
     note_time: Dict[str, Hit] = {}
-    for note, code in owned:
+    owned.reverse()
+    while owned:
+        note, code = owned.pop()
         folder = posixpath.dirname(note) or "."
         note_last = history.last(note) if note in ctx.tracked else None
+        skip = skips[note]
         newest, path = _newest(code, history, skip)
         parts = [note]
         if note_last is not None and note not in pending and (
@@ -658,8 +702,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             if newest is not None:
                 deciding[note] = note_last[1]
                 newest_path[note] = path
-        judged.append((note, folder, verdict, sev, code_name, parts))
-    released = _last_moving(ctx, moved, skip, base) if moved else {}
+        judged.append((note, verdict, sev, code_name, parts if parts[1:] else None))
+    released = _last_moving(ctx, moved, skips, base) if moved else {}
     # No token of code changed since the note: its words decide, as for an
     # ok note; a wordless one keeps its STALE (the newest commit of its code
     # that changed a token, where a walk back would end, is not known here).
@@ -667,7 +711,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                   if when is None}
     walked: Dict[str, str] = {}
     if deciding or bumps_only:
-        wordless_commits = _wordless_commits(ctx, {**deciding, **bumps_only})
+        wordless_commits = _wordless_commits(ctx, {**deciding, **bumps_only}
+                                             if bumps_only else deciding)
         for note in wordless_commits & set(bumps_only):
             del released[note]
         wordless_commits -= set(bumps_only)
@@ -676,7 +721,9 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                                 base, history)
     findings: List[Finding] = []
     counts = {"stale": 0, "unknown": 0, "ok": 0}
-    for note, folder, verdict, sev, code_name, parts in judged:
+    stamps: Optional[Dict[str, int]] = None
+    for note, verdict, sev, code_name, read in judged:
+        folder = posixpath.dirname(note) or "."
         if note in released:
             when = released[note]
             verdict, code_name, sev = ("ok", "ok", Severity.INFO) if when is None \
@@ -695,10 +742,17 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             verdict, code_name, sev = (
                 "unknown (shallow) - history before the shallow boundary is "
                 "missing", "unknown", unknown)
+        if code_name == "stale" and read is None:  # no stub, no link
+            if stamps is None:  # read only when a note would be STALE
+                stamps = stamped(ctx, [j[0] for j in judged], WORDS_CAP, _digest)
+            if note in stamps:
+                verdict, code_name, sev = _stamped_line(stamps[note]), "ok", \
+                    Severity.INFO
         dirty = " (uncommitted changes)" if committed and any(
-            p in history.pending for p in parts) else ""
+            p in history.pending for p in read or (note,)) else ""
         counts[code_name] += 1
-        findings.append(RULES(code_name, note, f"{verdict}{dirty}", severity=sev,
+        findings.append(RULES(code_name, note, verdict + dirty if dirty else verdict,
+                              severity=sev,
                               fix=_review_fix(note) if code_name == "stale" else None,
                               subject=f"code in {folder}"))
     return Report(NAME, tuple(sorted(findings)), data=counts)

@@ -36,6 +36,7 @@ from urllib.parse import unquote
 from icm.config import DEFAULT_SLOTS, Config
 from icm.context import Context
 from icm.lines import split
+from icm.model.notes import PER_TOOL
 from icm.slug import is_slug
 
 ENTRY_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})_(.+)\.md\Z", re.DOTALL)
@@ -45,9 +46,10 @@ PATTERN = "YYYY-MM-DD_slug.md"
 
 
 def entries(ctx: Context) -> List[str]:
-    """Markdown files directly inside the journal folder (README.md and
-    ``positions_file`` aside; in an ADR folder also ``index.md`` and the
-    templates, which MADR and log4brains keep beside the records)."""
+    """Markdown files directly inside the journal folder (README.md,
+    ``positions_file`` and the folder's own note aside; in an ADR folder also
+    ``index.md`` and the templates, which MADR and log4brains keep beside the
+    records)."""
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     records = ctx.config.journal_format != "icm"
     return [
@@ -56,6 +58,7 @@ def entries(ctx: Context) -> List[str]:
         and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
         and f != ctx.config.positions_file  # compiled from entries, not one
         and not (records and _beside_records(f[len(prefix):]))
+        and f[len(prefix):] not in PER_TOOL and not ctx.is_note(f)  # its note
     ]
 
 
@@ -483,6 +486,17 @@ def _status(value: str) -> Tuple[str, str]:
     return word, ""
 
 
+# A link line's word for "no record" (a template's ``Superseded-by: N/A``)
+_NOTHING = frozenset({"", "n/a", "na", "none", "nil", "null", "nothing", "no",
+                      "tbd", "-", "--", "\u2013", "\u2014"})
+
+
+def names_nothing(value: str) -> bool:
+    """Whether a Superseded-by or Supersedes value names no record: empty,
+    or a placeholder word, markup and a closing stop aside."""
+    return value.strip().strip("*_`").strip().rstrip(".").casefold() in _NOTHING
+
+
 def _status_target(value: str, path: str,
                    numbers: Optional[Mapping[int, str]]) -> str:
     """The entry a status value names: a link (from the entry's folder), a
@@ -601,7 +615,8 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
                 source = source.strip()
                 if source[:len(_SUPERSEDED)].lower() == _SUPERSEDED:
                     value = source[len(_SUPERSEDED):].strip()
-                    every.append((target(value, path), line))
+                    if not names_nothing(value):
+                        every.append((target(value, path), line))
                 status = _status_line(source.split("\n", 1)[0])
                 if status is not None:
                     statuses.append((status, line))
@@ -629,10 +644,10 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     word, supersedes, word_line = "", [], 0
     for value, line in statuses:
         kind, rest = _status(value.split("\n", 1)[0])
-        if kind == "supersedes" and rest:
+        if kind == "supersedes" and not names_nothing(rest):
             supersedes.append((_status_target(rest, path, numbers), line))
             continue
-        if kind == "superseded-by" and rest:
+        if kind == "superseded-by" and not names_nothing(rest):
             every.append((_status_target(rest, path, numbers), line))
             kind = "superseded"
         if kind and not word:

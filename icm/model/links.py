@@ -63,7 +63,7 @@ CACHE_FORMAT = 5
 def parse_text(text: str) -> Parsed:
     from icm import extract  # not needed at all when every file is cached
 
-    ext = extract.extract(text)
+    ext = extract.extract(text, headings=False)
     return ([(lk.line, lk.raw, lk.href, lk.kind) for lk in ext.links],
             list(ext.anchors), ext.too_deep)
 
@@ -575,14 +575,22 @@ class Tree:
         # lookups, each two resolutions, a stat and maybe a listing)
         self._disk: Dict[str, str] = {}
         self._listed: Dict[str, FrozenSet[str]] = {}
+        self._listed_kinds: Dict[str, str] = {}
+
+    def listed(self, path: str) -> str:
+        """'file' or 'dir' when the file set has it, else '' (the disk is
+        not asked); each path looked up once a run: a lookup in the file
+        set costs a search of its blob."""
+        found = self._listed_kinds.get(path)
+        if found is None:
+            found = self._listed_kinds[path] = (
+                "file" if path in self.files else "dir" if path in self.dirs
+                else "")
+        return found
 
     def kind(self, path: str) -> str:
         """'file', 'dir', or '' when absent (with exact letter case)."""
-        if path in self.files:
-            return "file"
-        if path in self.dirs:
-            return "dir"
-        return self._on_disk(path)
+        return self.listed(path) or self._on_disk(path)
 
     def _on_disk(self, path: str) -> str:
         """Ignored or excluded files still exist; confirm case and that the

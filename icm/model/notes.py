@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from itertools import chain, repeat
 from typing import (
     AbstractSet,
@@ -35,6 +36,9 @@ PER_TOOL = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
 # Files icm itself writes at the root: its configuration and its baseline
 # are icm's, not the folder's code (``init`` made a root note STALE at once).
 ICM_FILES = ("icm.toml", "icm-baseline.json")
+# Notes of one text, each folder's own name and path masked, that make a
+# stamp (dupes' TEMPLATE_NOTES: a note and at least two others).
+STAMPED = 3
 
 
 def icm_owned(ctx: Context) -> Callable[[str], bool]:
@@ -247,3 +251,33 @@ def always_read(ctx: Context) -> FrozenSet[str]:
     if pattern is not None:
         listed.update(f for f in ctx.files if pattern.match(f))
     return frozenset(listed)
+
+
+def stamped(ctx: Context, notes: Sequence[str], limit: int,
+            digest: Callable[[bytes], Optional[bytes]]) -> Dict[str, int]:
+    """The notes whose text is that of ``STAMPED - 1`` others or more once
+    each note's own folder is masked (its path, then its name, as whole
+    words) and ``digest`` has taken what else it drops (stale's: whitespace):
+    one text a tool writes into every folder (Pommel's ``CLAUDE.md`` per
+    crate, its name in it), which says nothing of a folder's code. Nothing
+    looser: notes of one shape with their own facts differ. note -> how many
+    others share its text; one read (``limit`` bytes) and one hash a note,
+    and an unreadable one, or one ``digest`` refuses, is in no group."""
+    keys: Dict[str, bytes] = {}
+    for note in notes:
+        folder = posixpath.dirname(note)
+        try:
+            text = ctx.read_bytes(note, limit).decode("utf-8", "surrogateescape")
+        except Unreadable:
+            continue
+        for own in dict.fromkeys((folder, posixpath.basename(folder))):
+            if own:
+                text = re.sub(rf"(?<!\w){re.escape(own)}(?!\w)", "\0", text)
+        key = digest(text.encode("utf-8", "surrogateescape"))
+        if key is not None:
+            keys[note] = key
+    sizes: Dict[bytes, int] = {}
+    for key in keys.values():
+        sizes[key] = sizes.get(key, 0) + 1
+    return {note: sizes[key] - 1 for note, key in keys.items()
+            if sizes[key] >= STAMPED}

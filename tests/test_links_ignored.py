@@ -1,0 +1,203 @@
+"""Links into git-ignored paths, and other people's files (issue 24)."""
+
+import json
+import os
+from pathlib import Path
+
+from tests.conftest import write
+
+HB = "# Handbook\n"
+IGNORES = "/templ/\nbuild\n*.log\n"
+PAGE = ("# Life\n\n"
+        "[prd](../../templ/prd.md)\n"
+        "[gone](gone.md)\n"
+        "[site](../../build/index.html)\n"
+        "[folder](../../templ/)\n"
+        "[log](../../run.log)\n")
+
+
+def run(icm, repo: Path, *extra: str):
+    return icm("check-links", "--root", str(repo), *extra)
+
+
+def test_a_link_into_an_ignored_path_is_information(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, ".gitignore": IGNORES,
+                 "docs/life/README.md": PAGE})
+    assert run(icm, repo) == (1, (
+        "link into a git-ignored path: docs/life/README.md -> ../../templ/prd.md\n"
+        "broken link: docs/life/README.md -> gone.md\n"
+        "link into a git-ignored path: docs/life/README.md -> "
+        "../../build/index.html\n"
+        "link into a git-ignored path: docs/life/README.md -> ../../templ/\n"
+        "link into a git-ignored path: docs/life/README.md -> ../../run.log\n"
+        "links: 1 problem (missing file 1)\n"), "")
+
+
+def test_only_ignored_targets_pass_and_json_names_them(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, ".gitignore": IGNORES,
+                 "docs/life/README.md": PAGE.replace("[gone](gone.md)\n", "")})
+    code, out, err = run(icm, repo, "--format", "json")
+    assert (code, err) == (0, "")
+    found = json.loads(out)["checks"][0]["findings"]
+    assert [(f["code"], f["severity"], f["line"]) for f in found] == [
+        ("ignored-target", "info", 3), ("ignored-target", "info", 4),
+        ("ignored-target", "info", 5), ("ignored-target", "info", 6)]
+
+
+def test_error_setting_keeps_the_broken_link_line(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, ".gitignore": IGNORES,
+                 "icm.toml": 'ignored_targets = "error"\n',
+                 "docs/life/README.md": "[prd](../../templ/prd.md)\n"})
+    assert run(icm, repo) == (1, (
+        "broken link: docs/life/README.md -> ../../templ/prd.md\n"
+        "links: 1 problem (missing file 1)\n"), "")
+
+
+def test_a_path_git_refuses_leaves_the_links_broken(repo: Path, icm,
+                                                    tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    os.symlink(outside, repo / "lnk")
+    write(repo, {"AGENTS.md": HB, ".gitignore": IGNORES,
+                 "a.md": "[x](lnk/x.md)\n[prd](templ/prd.md)\n"})
+    code, out, err = run(icm, repo)
+    assert (code, err) == (1, "")
+    assert out.splitlines()[-1] == "links: 2 problems (missing file 2)"
+
+
+def test_outside_git_an_ignore_file_is_only_a_file(tmp_path: Path, icm) -> None:
+    root = tmp_path / "plain"
+    write(root, {"AGENTS.md": HB, ".gitignore": IGNORES,
+                 "a.md": "[prd](templ/prd.md)\n"})
+    assert run(icm, root) == (1, "broken link: a.md -> templ/prd.md\n"
+                              "links: 1 problem (missing file 1)\n", "")
+
+
+VENDORED = {
+    "AGENTS.md": HB + "\n- [katex](public/vendor/katex/README.md)\n",
+    "public/vendor/katex/README.md": "# KaTeX\n[c](CONTRIBUTING.md)\n",
+    "vendor/pkg/context.md": "[x](missing.md)\n",
+    "node_modules/m/README.md": "[y](gone.md)\n",
+}
+
+
+def test_vendored_folders_are_not_checked(repo: Path, icm) -> None:
+    write(repo, VENDORED)
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_vendored_setting_replaces_the_folders(repo: Path, icm) -> None:
+    write(repo, {**VENDORED, "icm.toml": "vendored = []\n"})
+    assert run(icm, repo) == (1, (
+        "broken link: node_modules/m/README.md -> gone.md\n"
+        "broken link: public/vendor/katex/README.md -> CONTRIBUTING.md\n"
+        "broken link: vendor/pkg/context.md -> missing.md\n"
+        "note missing from handbook index: vendor/pkg/context.md\n"
+        "links: 4 problems (missing file 3, unindexed note 1)\n"), "")
+
+
+def test_linguist_attributes_add_and_remove(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB,
+                 ".gitattributes": "* text=auto\n"
+                                   "docs/gen/** linguist-generated\n"
+                                   "api.md linguist-vendored=true\n"
+                                   "third_party/own/** -linguist-vendored\n",
+                 "docs/gen/ref.md": "[a](gone.md)\n",
+                 "api.md": "[b](gone.md)\n",
+                 "third_party/own/notes.md": "[c](gone.md)\n",
+                 "third_party/lib/README.md": "[d](gone.md)\n"})
+    assert run(icm, repo) == (1, (
+        "broken link: third_party/own/notes.md -> gone.md\n"
+        "links: 1 problem (missing file 1)\n"), "")
+
+
+def test_one_git_process_per_question_at_any_size(repo: Path, icm,
+                                                  monkeypatch) -> None:
+    """One ``check-ignore`` whatever the missing targets (none when none is
+    missing), one ``check-attr`` whatever the markdown files (none when no
+    ``.gitattributes`` names linguist)."""
+    from tests.test_stale import _git_processes
+
+    def asked(files: dict) -> list:
+        write(repo, files)
+        started = _git_processes(monkeypatch)
+        run(icm, repo)
+        monkeypatch.undo()
+        return sorted(w for a in started for w in a
+                      if w in ("check-ignore", "check-attr"))
+
+    both = ["check-attr", "check-ignore"]
+    write(repo, {"AGENTS.md": HB, ".gitignore": IGNORES})
+    assert asked({"a.md": "[a](a.md)\n"}) == []
+    assert asked({".gitattributes": "x linguist-generated\n",
+                  "b.md": "[p](templ/p.md)\n"}) == both
+    assert asked({f"d{i}.md": f"[p](templ/{i}.md) [g](gone{i}.md)\n"
+                  for i in range(30)}) == both
+
+
+def test_a_vendored_folders_own_note_is_a_note(repo: Path, icm) -> None:
+    write(repo, {"AGENTS.md": HB, "vendor/context.md": "why we vendor\n",
+                 "vendor/lib/context.md": "theirs\n"})
+    assert run(icm, repo) == (1, (
+        "note missing from handbook index: vendor/context.md\n"
+        "links: 1 problem (unindexed note 1)\n"), "")
+
+
+def test_only_the_trees_rules_count_and_a_warm_run_sees_them_change(
+        repo: Path, icm, memo: None) -> None:
+    """This clone's own excludes (``info/exclude``) are not the
+    repository's: a clone and CI would call the link broken. The memo of a
+    warm run holds the ``.gitignore`` files: an edit to one is seen."""
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "exclude").write_text("local.md\n")
+    write(repo, {"AGENTS.md": HB, ".gitignore": "/templ/\n",
+                 "a.md": "[l](local.md)\n[p](templ/p.md)\n"})
+    from tests.test_memo import _age, _memos
+
+    seen = ("link into a git-ignored path: a.md -> templ/p.md\n")
+    for _ in range(2):
+        assert run(icm, repo) == (1, "broken link: a.md -> local.md\n" + seen
+                                  + "links: 1 problem (missing file 1)\n", "")
+        _age(repo)
+    assert [p.name for p in _memos(repo)] == ["memo-links.json"]
+    write(repo, {".gitignore": "other/\n"})
+    assert run(icm, repo) == (1, "broken link: a.md -> local.md\n"
+                              "broken link: a.md -> templ/p.md\n"
+                              "links: 2 problems (missing file 2)\n", "")
+
+
+def test_a_warm_run_sees_the_attributes_change(repo: Path, icm, memo: None
+                                               ) -> None:
+    """The ``.gitattributes`` files are inputs of every memo that asked
+    whether a file is vendored: an edit to one is seen."""
+    from tests.test_memo import _age, _memos
+
+    write(repo, {"AGENTS.md": HB, ".gitattributes": "x.md linguist-generated\n",
+                 "api.md": "[b](gone.md)\n"})
+    broken = (1, "broken link: api.md -> gone.md\n"
+                 "links: 1 problem (missing file 1)\n", "")
+    for _ in range(2):
+        assert run(icm, repo) == broken
+        _age(repo)
+    assert [p.name for p in _memos(repo)] == ["memo-links.json"]
+    write(repo, {".gitattributes": "api.md linguist-generated\n"})
+    assert run(icm, repo) == (0, "links ok\n", "")
+
+
+def test_every_memo_that_asked_holds_the_attributes(repo: Path, icm,
+                                                    memo: None) -> None:
+    """Links asks first and reads ``.gitattributes``; bootmap, asking the
+    same ``Context`` after it, holds them too."""
+    from tests.test_memo import _age, _fresh, _run
+
+    big = "# Lib\n\n" + "word " * 400 + "\n"
+    write(repo, {"AGENTS.md": HB + "\n- [lib](lib/context.md)\n",
+                 ".gitattributes": "x.md linguist-vendored\n",
+                 "lib/context.md": big, "app/context.md": "# App\n\nsmall\n"})
+    first = _run(icm, repo, "links", "bootmap")
+    _age(repo)
+    assert _run(icm, repo, "links", "bootmap") == first
+    _age(repo)
+    write(repo, {".gitattributes": "lib/** linguist-vendored\n"})
+    after = _run(icm, repo, "links", "bootmap")
+    assert after == _fresh(icm, repo, "links", "bootmap") and after != first

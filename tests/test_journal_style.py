@@ -93,7 +93,29 @@ status: accepted
 <!-- "* Good, because ..." and "* Bad, because ..." -->
 """
 
+LINKS_CFG = "journal_format = 'nygard'\njournal_dir = 'docs/adr'\n"
+
+
+def linked(number: int, title: str, status: str = "Accepted", sup: str = "N/A",
+           by: str = "N/A") -> str:
+    """A record with its status and links as header lines ending in a
+    Markdown line break, ``N/A`` until they name one (round 5's .NET tree)."""
+    return (f"# {number:04d}: {title}\n\nStatus: {status}  \nDate: 2024-01-0"
+            f"{number}  \nSupersedes: {sup}  \nSuperseded-by: {by}\n\n## Context\n"
+            "\nC.\n\n## Decision\n\nD.\n\n## Consequences\n\nQ.\n")
+
+
+LINKS_NEW = (
+    "# 0003: Stream it\n\nStatus: Accepted  \nDate: 2026-11-29  \n"
+    "Supersedes: N/A  \nSuperseded-by: N/A\n\n## Context\n\n<!-- The forces at "
+    "play: what made a decision necessary now. -->\n\n## Decision\n\n<!-- What "
+    "was decided, in the active voice: \"We will ...\". -->\n\n## Consequences"
+    "\n\n<!-- What becomes easier or harder once it is done, good and bad. -->\n")
+
 FORMS = {
+    "links": (LINKS_CFG, {"docs/adr/0001-a.md": linked(1, "A"),
+                          "docs/adr/0002-b.md": linked(2, "B")},
+              "docs/adr/0003-stream-it.md", LINKS_NEW),
     "purity": (PURITY_CFG, {"docs/decisions/0033-a.md": purity(33, "A"),
                             "docs/decisions/0034-b.md": purity(34, "B")},
                "docs/decisions/0035-stream-it.md", PURITY_NEW),
@@ -185,3 +207,26 @@ def test_title_number_forms(repo: Path, icm, old: str, new: str) -> None:
         0, "journal/0008-new.md\n", "")
     assert (repo / "journal/0008-new.md").read_text().startswith(
         f"{new}\n\n## Status\n\nAccepted\n\n## Context\n")
+
+
+def test_supersedes_fills_the_link_lines_the_tree_keeps(repo: Path, icm) -> None:
+    """A tree whose records carry ``Supersedes: N/A`` and ``Superseded-by:
+    N/A`` lines (round 5): the old record's status and its Superseded-by
+    line name the new one, each keeping its line break; the new record's
+    Supersedes line names the old one; no empty Status section is added
+    beside a status line, so the finished record passes."""
+    cfg, records, rel, _want = FORMS["links"]
+    write(repo, {"icm.toml": cfg, "AGENTS.md": "# H\n", **records})
+    old = "docs/adr/0002-b.md"
+    assert icm("new-journal", "--title", "Stream it", "--supersedes", "2",
+               "--date", "2026-11-29", "--root", str(repo)) == (
+        0, f"{rel}\nmarked {old} superseded by {rel}\n", "")
+    by = "[0003: Stream it](0003-stream-it.md)"
+    assert (repo / old).read_text() == linked(2, "B", f"Superseded by {by}", by=by)
+    assert (repo / rel).read_text() == LINKS_NEW.replace(
+        "Supersedes: N/A", "Supersedes: [0002: B](0002-b.md)")
+    (repo / rel).write_text(_filled((repo / rel).read_text()))
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+    out = icm("positions", "--format", "json", "--root", str(repo))[1]
+    assert [(s["entry"], s["superseded_by"]) for s in json.loads(out)[
+        "superseded"]] == [(old, rel)]

@@ -44,6 +44,7 @@ from icm.model.journal import (
     entries,
     front_matter,
     layout,
+    names_nothing,
     numbered,
     parse_entry,
 )
@@ -280,6 +281,7 @@ class _Style:
     width: int = 0
     upper: bool = True
     line: bool = False  # its status is a line (``**Status:** X``), no section
+    none: str = ""  # its ``Supersedes:`` line's word for none (``N/A``)
 
     def label(self, title: str, number: int) -> str:
         """The new record's title as its own title row writes it."""
@@ -336,11 +338,19 @@ def _style(ctx: Context, lay: Layout) -> Optional[_Style]:
     in_head = first < entry.status_line < stop  # not front matter, no section
     marked = _status_to(text, entry, "{status}", None).split("\n") \
         if in_head else rows
+    none = ""
     for i in range(first, stop - 1):
         row = rows[i]
         if flags[i] or "{" in row:  # the record's text is never a placeholder
             continue
-        if marked[i] != row:  # the status line, its value a placeholder
+        said = _link_row(row)
+        if said is not None and names_nothing(said[1]):
+            # a link line saying none (``Supersedes: N/A``): the new record's
+            # own, its Supersedes value the link when there is one
+            if said[0] == "supersedes:":
+                none = said[1].strip()
+                row = _link_row_to(row, "{supersedes}")
+        elif marked[i] != row:  # the status line, its value a placeholder
             upper = row[len(marked[i].split("{status}")[0]):][:1].isupper()
             row = marked[i]
         elif "date" in row.lower() and _DATE.search(row):
@@ -361,7 +371,30 @@ def _style(ctx: Context, lay: Layout) -> Optional[_Style]:
             body = ["", "{status}", ""]
         parts.append("\n".join([f"## {name}", *body]).rstrip("\n"))
     return _Style("\n".join([*head, "{carried}", *"\n\n".join(parts).split(
-        "\n")]) + "\n", width, upper, in_head)
+        "\n")]) + "\n", width, upper, in_head, none)
+
+
+_LINK_KEYS = ("supersedes:", "superseded-by:")
+
+
+def _link_row(row: str) -> Optional[Tuple[str, str]]:
+    """(key, value) of a ``Supersedes:`` or ``Superseded-by:`` line (a list
+    item or bold key too), or None."""
+    bare = row.strip().lstrip("*-+ _").lower()
+    for key in _LINK_KEYS:
+        if bare.startswith(key) or bare.replace("**", "").startswith(key):
+            value = row[row.find(":") + 1:].strip().lstrip("*_").strip()
+            return key, value
+    return None
+
+
+def _link_row_to(row: str, value: str) -> str:
+    """``row`` (a ``_link_row``) saying ``value``: its key, markup and
+    trailing spaces (a Markdown line break) kept."""
+    k = row.find(":") + 1
+    while row[k:k + 1] in ("*", "_"):
+        k += 1
+    return row[:k] + " " + value + row[len(row.rstrip()):]
 
 
 def _entry(ctx: Context, lay: Layout, title: str, number: int, day: date,
@@ -373,10 +406,17 @@ def _entry(ctx: Context, lay: Layout, title: str, number: int, day: date,
     status = STATUS[lay.format]
     if style is not None:
         status = status[:1].upper() + status[1:] if style.upper else status.lower()
-    if link and lay.format == "nygard" and not (style and style.line):
+    rowed = style is not None and "{supersedes}" in style.text
+    if link and lay.format == "nygard" and not (style and style.line) \
+            and not rowed:
         status += f"\n\nSupersedes {link}"  # a status line takes no paragraph
     values = {"title": title, "number": f"{number:0{style.width if style else 0}d}",
               "date": day.isoformat(), "status": status}
+    if rowed and style is not None:
+        values["supersedes"] = link or style.none
+    if style is not None and style.line:  # the status line is the Status slot
+        held = {h.casefold() for h in lay.headings("status")}
+        slots = tuple(s for s in slots if s.casefold() not in held)
     text = style.text if style is not None else template(TEMPLATES[lay.format])
     fmt = entry_text if lay.format == "icm" else record_text
     if item is None:
@@ -455,13 +495,34 @@ def _superseded(ctx: Context, old: str, lay: Layout, rel: str, label: str,
         return _after_title(text, entry, f"Superseded-by: {rel}"), ""
     if lay.format == "nygard":
         line = f"Superseded by [{_link_text(label)}]({dest})"
+        marked = _by_row(_status_to(text, entry, line, "## Status"),
+                         f"[{_link_text(label)}]({dest})")
         label = entry.title or old.rsplit("/", 1)[-1]
-        return _status_to(text, entry, line, "## Status"), \
-            f"[{_link_text(label)}]({back})"
+        return marked, f"[{_link_text(label)}]({back})"
     number_text = f"{number:0{lay.pattern.width}d}" if lay.pattern.width else \
         new_name[:-3]
-    return _status_to(text, entry, f"superseded by [ADR-{number_text}]({dest})",
-                      None), ""
+    return _by_row(_status_to(text, entry, f"superseded by "
+                              f"[ADR-{number_text}]({dest})", None),
+                   f"[ADR-{number_text}]({dest})"), ""
+
+
+def _by_row(text: str, link: str) -> str:
+    """``text`` with its ``Superseded-by:`` line above the first ``##``
+    saying ``link``, where it said none (``N/A``: the tree's template's);
+    unchanged without one."""
+    parts = split(text)
+    flags, _open = fenced([row for row, _end in parts])
+    for i, (row, end) in enumerate(parts):
+        if flags[i]:
+            continue
+        if row.startswith("## "):
+            break
+        said = _link_row(row)
+        if said is not None and said[0] == "superseded-by:" \
+                and names_nothing(said[1]):
+            parts[i] = (_link_row_to(row, link), end)
+            return join(parts)
+    return text
 
 
 def _relative(path: str, start_file: str) -> str:
@@ -496,6 +557,8 @@ def _status_to(text: str, entry: Entry, value: str, section: Optional[str]) -> s
     if entry.status_line:
         i = entry.status_line - 1
         row = parts[i][0]
+        trail = row[len(row.rstrip()):]  # two spaces: a Markdown line break
+        row = row.rstrip()
         low = row.lower()
         key = low.find("status")
         colon = row.find(":", key) if key >= 0 else -1
@@ -503,10 +566,11 @@ def _status_to(text: str, entry: Entry, value: str, section: Optional[str]) -> s
             k = colon + 1
             while row[k:k + 1] in ("*", "_"):
                 k += 1
-            parts[i] = (row[:k] + " " + value, parts[i][1])
+            parts[i] = (row[:k] + " " + value + trail, parts[i][1])
         else:
             indent = row[:len(row) - len(row.lstrip())]
-            parts[i] = (indent + value[:1].upper() + value[1:], parts[i][1])
+            parts[i] = (indent + value[:1].upper() + value[1:] + trail,
+                        parts[i][1])
         return join(parts)
     if section is not None:
         status = entry.roles.get("status")

@@ -37,7 +37,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -120,6 +120,16 @@ def classify(repo: Path, commit: str, note: str) -> Tuple[str, List[str]]:
     return ("added-only" if set(kinds) <= {"A"} else "unnamed-changed"), kinds
 
 
+def latest_stale(path: Path) -> Dict[Tuple[str, str], Dict[str, Any]]:
+    """Each labelled STALE note's last label, by (repository, note): the
+    verdict the three staleness studies score."""
+    latest: Dict[Tuple[str, str], Dict[str, Any]] = {}
+    for label in json.loads(path.read_text())["labels"]:
+        if label["check"] == "stale" and label["code"] == "stale":
+            latest[(label["repo"], label["at"])] = label
+    return latest
+
+
 def main() -> None:
     here = Path(__file__).resolve().parent
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -127,11 +137,7 @@ def main() -> None:
     parser.add_argument("--mirrors", default="/work/.mirror")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
-    labels = json.loads(Path(args.labels).read_text())["labels"]
-    latest: Dict[Tuple[str, str], Dict[str, str]] = {}
-    for label in labels:
-        if label["check"] == "stale" and label["code"] == "stale":
-            latest[(label["repo"], label["at"])] = label
+    latest = latest_stale(Path(args.labels))
     table: Dict[str, collections.Counter[str]] = {
         c: collections.Counter() for c in CLASSES}
     for (name, note), label in sorted(latest.items()):

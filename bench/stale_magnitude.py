@@ -35,17 +35,17 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import posixpath
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stale_classes import GONE_BY_FIX, IDENT, PROSE, git, names, resolve  # noqa: E402, I001
+from stale_classes import (  # noqa: E402, I001
+    GONE_BY_FIX, IDENT, PROSE, git, latest_stale, names, resolve)
 
 from icm.checks.stale import words  # noqa: E402
 
@@ -172,11 +172,7 @@ def main() -> None:
                         help="REPO:NOTE pairs today's icm no longer reports")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
-    labels = json.loads(Path(args.labels).read_text())["labels"]
-    latest: Dict[Tuple[str, str], Dict[str, Any]] = {}
-    for label in labels:
-        if label["check"] == "stale" and label["code"] == "stale":
-            latest[(label["repo"], label["at"])] = label
+    latest = latest_stale(Path(args.labels))
     rows: List[Row] = []
     for (name, note), label in sorted(latest.items()):
         if any(why in label["reason"] for why in GONE_BY_FIX) \

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import posixpath
 import subprocess
 import sys
@@ -39,7 +38,7 @@ from typing import Dict, List, Optional, Set, Tuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from stale_classes import GONE_BY_FIX, PROSE, git  # noqa: E402, I001
+from stale_classes import GONE_BY_FIX, PROSE, git, latest_stale  # noqa: E402, I001
 
 from icm.checks.stale import code_digest, words  # noqa: E402
 from icm.config import DEFAULT_STALE_IGNORE  # noqa: E402
@@ -167,11 +166,7 @@ def main() -> None:
     parser.add_argument("--mirrors", default="/work/.mirror")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
-    labels = json.loads(Path(args.labels).read_text())["labels"]
-    latest: Dict[Tuple[str, str], Dict[str, str]] = {}
-    for label in labels:
-        if label["check"] == "stale" and label["code"] == "stale":
-            latest[(label["repo"], label["at"])] = label
+    latest = latest_stale(Path(args.labels))
     rows: List[Tuple[str, str, str]] = []
     for (name, note), label in sorted(latest.items()):
         if any(why in label["reason"] for why in GONE_BY_FIX):

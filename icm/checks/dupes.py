@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 import sys
 from dataclasses import replace
 from itertools import chain
@@ -72,6 +73,9 @@ TEMPLATE_STATEMENTS = 3  # statements a note shares with a home to be its copy
 TEMPLATE_NOTES = 3  # notes (the home counted) that make a template group
 TEMPLATE_NAMED = 5  # differing copies a group finding names
 SECTION_STATEMENTS = 3  # consecutive copies, in order, that are one section
+FORM_NOTES = 5  # notes holding a field at one place that make it a form's
+FORM_SHARE = 0.5  # a field filled per note: no value held by this share
+SOURCE_ROOTS = frozenset({"src", "lib"})  # a folder's code, its note beside
 NAMES_SCREENED = 16  # note file names a text is screened for before its paths
 # restated rules (dupes_restated = "info"): each statement's best reworded
 # match at these scores (similarity.Ranker.neighbours), from the tuning
@@ -196,16 +200,23 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
                          cfg.dupes_siblings)
     matches = near + far
     notes = frozenset(p for p, k in kinds.items() if k != 2)
+    form = _Form(stmts, skeletons, kinds)
     kept = [m for m in _kept(near, far, kinds)
-            if not _described(m) and not _pointers(m, notes)]
+            if not _described(m) and not _pointers(m, notes)
+            and form.of(m) != _Form.FILLED]
     groups = _templates(kept, kinds)
-    sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
+    sections = _sections([m for m in kept if form.of(m) != _Form.FIXED], groups,
+                         stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
     grouped: Dict[str, List[similarity.Match]] = {}
+    fixed: Dict[str, List[similarity.Match]] = {}
     for m in kept:
         home = groups.get(m.b.path)
         if home is not None and groups.get(m.a.path) == home and not m.diverged:
             grouped.setdefault(home, []).append(m)
+            continue
+        if not m.diverged and form.of(m) == _Form.FIXED:
+            fixed.setdefault(m.a.path, []).append(m)
             continue
         if id(m) in in_section:
             continue
@@ -213,6 +224,10 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
             m, cfg.dupes_min_words) else Severity.WARNING))
     for home, members in grouped.items():
         found.append(_group_finding(home, members, groups, kept, copies))
+    for home, members in fixed.items():  # a form's fixed line: one finding
+        group = {home: home, **{m.b.path: home for m in members}}
+        found += [_group_finding(home, members, group, kept, copies)] if len(
+            group) >= TEMPLATE_NOTES else [_finding(m, copies) for m in members]
     found += [_section_finding(run, copies) for run in sections]
     if cfg.dupes_restated == "info":
         found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
@@ -534,11 +549,108 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
 
 def _described(m: similarity.Match) -> bool:
     """Whether a copy is a description of code (``similarity.describes``)
-    on either side, the note detailing what the other summarises: no rule
-    has two homes. A diverged one stays: a file's two descriptions that
-    disagree on a value are one of them wrong."""
-    return not m.diverged and (similarity.describes(m.a.text)
-                               or similarity.describes(m.b.text))
+    on either side, the note detailing what the other summarises, or, in
+    a folder's note and its code folder's (``crates/x/`` and
+    ``crates/x/src/``, ``SOURCE_ROOTS``; the root's is the handbook's,
+    for the whole tree), a line that instructs on neither
+    (``similarity.instructs``): both describe one code. No rule has two
+    homes. A diverged one stays: a file's two descriptions that disagree
+    on a value are one of them wrong."""
+    if m.diverged:
+        return False
+    if similarity.describes(m.a.text) or similarity.describes(m.b.text):
+        return True
+    up, down = sorted((posixpath.dirname(m.a.path), posixpath.dirname(m.b.path)),
+                      key=len)
+    head, _, leaf = down.rpartition("/")
+    return bool(up) and head == up and leaf in SOURCE_ROOTS and not (
+        similarity.instructs(m.a.text) or similarity.instructs(m.b.text))
+
+
+class _Form:
+    """The fields of notes made from one form: a statement's place is its
+    innermost heading that ``FORM_NOTES`` notes hold (else the note's top),
+    and its field's label (``**Owner:**``, ``Scope:``), else its first two
+    words. A place ``FORM_NOTES`` notes
+    fill is the form's. A text holding ``FORM_SHARE`` of a place is its
+    fixed text (the form's scope line in every note; its paths read from
+    each note's folder): copies of it are one finding per home. Every
+    other text there is a value filled in (each note's review date, its
+    exports, "update when X change"): pairs of them are no copies and no
+    disagreements; a drift from the fixed text is one. A rule two notes
+    write elsewhere is theirs."""
+
+    FILLED, FIXED = "filled", "fixed"
+    _LABEL = re.compile(r"\s*(?:[-+*]\s+)?(?:\*\*([^*\n]{1,40}?)(?::\*\*|\*\*\s*:)"
+                        r"|([A-Z][\w /&-]{0,30}):\s)")
+
+    def __init__(self, stmts: Sequence[similarity.Statement],
+                 skeletons: Sequence[Tuple[Tuple[str, ...], int]],
+                 kinds: Dict[str, int]) -> None:
+        notes_of: Dict[str, Set[str]] = {}
+        for s in stmts:
+            if kinds[s.path] != 2:
+                for h in s.headings:
+                    notes_of.setdefault(h.casefold(), set()).add(s.path)
+        shared = {h for h, held in notes_of.items() if len(held) >= FORM_NOTES}
+        self._key: Dict[int, Tuple[Any, ...]] = {}
+        self._text: Dict[int, str] = {}
+        self._sample: Dict[Tuple[Any, ...], similarity.Statement] = {}
+        self._skel: Dict[int, Tuple[str, ...]] = {}
+        self._held: Dict[int, bool] = {}
+        held_by: Dict[Tuple[Any, ...], Set[str]] = {}
+        values: Dict[Tuple[Any, ...], Dict[str, int]] = {}
+        for s, (skel, _words) in zip(stmts, skeletons):
+            if kinds[s.path] == 2:
+                continue
+            place = next((h.casefold() for h in reversed(s.headings)
+                          if h.casefold() in shared), "")
+            label = self._LABEL.match(s.text)
+            key = (place, (label.group(1) or label.group(2)).casefold()) \
+                if label else (place, skel[:2])
+            self._key[id(s)] = key
+            held_by.setdefault(key, set()).add(s.path)
+            said = values.setdefault(key, {})
+            text = self._text[id(s)] = " ".join(s.text.split()).casefold()
+            said[text] = said.get(text, 0) + 1
+            self._skel[id(s)] = skel
+            if said[text] == 1:
+                self._sample.setdefault(key + (text,), s)
+        # a form's place -> its fixed text, "" when filled per note
+        self._fixed: Dict[Tuple[Any, ...], str] = {}
+        for key, held in held_by.items():
+            if len(held) >= FORM_NOTES:
+                said = values[key]
+                text = max(said, key=lambda t: (said[t], t))
+                self._fixed[key] = text if said[text] >= (
+                    FORM_SHARE * sum(said.values())) else ""
+
+    def of(self, m: similarity.Match) -> Optional[str]:
+        """FIXED when both statements are one place's fixed text, FILLED
+        when neither is (a value filled in, however many notes agree on
+        it), None when one is (a drift from the form) or no form holds
+        both."""
+        key = self._key.get(id(m.a))
+        if key is None or key != self._key.get(id(m.b)) or key not in self._fixed:
+            return None
+        held = (self._holds(key, m.a), self._holds(key, m.b))
+        return self.FIXED if all(held) else None if any(held) else self.FILLED
+
+    def _holds(self, key: Tuple[Any, ...], s: similarity.Statement) -> bool:
+        """Whether a statement is its place's fixed text, as written or
+        from its own folder (``../../README.md`` one level deeper)."""
+        fixed = self._fixed[key]
+        if not fixed:
+            return False
+        if self._text[id(s)] == fixed:
+            return True
+        held = self._held.get(id(s))
+        if held is None:
+            sample = self._sample[key + (fixed,)]
+            held = self._held[id(s)] = self._skel[id(s)] == self._skel[
+                id(sample)] and not similarity.differences(
+                    sample.text, s.text, sample, s)
+        return held
 
 
 def _pointers(m: similarity.Match, notes: FrozenSet[str]) -> bool:

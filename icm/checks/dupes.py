@@ -16,7 +16,11 @@ header, an empty field) are no copies, nor is a description of named code
 on either side (``similarity.describes``: "`X.tsx` - renders the list",
 in a folder's note and its parent's file list) unless the two disagree:
 a repeated line that instructs is two homes for one rule, one that
-describes is not. The home is the handbook, then
+describes is not (in a folder's note and its ``src/`` note, any line that
+does not instruct: both describe one code). Notes made from one form
+(``_Form``: a heading and field label at one place in ``FORM_NOTES``
+notes) fill its places per note, no copies, and share its fixed line,
+one finding per home. The home is the handbook, then
 the shallower note, then the path sorting first; journal entries come last
 and are never compared with each other (a newer entry may correct an older
 one). Only files read together are compared (``model.notes.read_together``:
@@ -626,15 +630,17 @@ class _Form:
                     FORM_SHARE * sum(said.values())) else ""
 
     def of(self, m: similarity.Match) -> Optional[str]:
-        """FIXED when both statements are one place's fixed text, FILLED
-        when neither is (a value filled in, however many notes agree on
-        it), None when one is (a drift from the form) or no form holds
-        both."""
+        """FIXED when both statements are one place's fixed text, or one
+        is and the other words it alike (no value differs); FILLED when
+        neither is (a value filled in, however many notes agree on it);
+        None for a drift from the form, or when no form holds both."""
         key = self._key.get(id(m.a))
         if key is None or key != self._key.get(id(m.b)) or key not in self._fixed:
             return None
         held = (self._holds(key, m.a), self._holds(key, m.b))
-        return self.FIXED if all(held) else None if any(held) else self.FILLED
+        if all(held) or (any(held) and not m.diverged):
+            return self.FIXED
+        return None if any(held) else self.FILLED
 
     def _holds(self, key: Tuple[Any, ...], s: similarity.Statement) -> bool:
         """Whether a statement is its place's fixed text, as written or

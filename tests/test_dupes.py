@@ -1266,3 +1266,9 @@ def test_same_name_sets_spelling_aside_never_a_value(x: str, y: str,
 ])
 def test_instructs_is_a_rule_s_mood(text: str, instructs: bool) -> None:
     assert similarity.instructs(text) is instructs
+
+
+@given(st.text(max_size=30), st.text(max_size=30))
+def test_same_name_is_symmetric_and_names_itself(x: str, y: str) -> None:
+    assert similarity.same_name(x, y) is similarity.same_name(y, x)
+    assert similarity.same_name(x, x) is bool(x)

@@ -575,8 +575,9 @@ class _Form:
     """The fields of notes made from one form: a statement's place is its
     innermost heading that ``FORM_NOTES`` notes hold (else the note's top),
     and its field's label (``**Owner:**``, ``Scope:``), else its first two
-    words. A place ``FORM_NOTES`` notes
-    fill is the form's. A text holding ``FORM_SHARE`` of a place is its
+    words. A place ``FORM_NOTES`` notes fill is the form's (read on the
+    first pair asked of, so a run with no copy pays nothing). A text
+    holding ``FORM_SHARE`` of a place is its
     fixed text (the form's scope line in every note; its paths read from
     each note's folder): copies of it are one finding per home. Every
     other text there is a value filled in (each note's review date, its
@@ -591,49 +592,69 @@ class _Form:
     def __init__(self, stmts: Sequence[similarity.Statement],
                  skeletons: Sequence[Tuple[Tuple[str, ...], int]],
                  kinds: Dict[str, int]) -> None:
+        self._of = (stmts, skeletons, kinds)
+        self._key: Dict[int, Tuple[Any, ...]] = {}
+        self._fixed: Dict[Tuple[Any, ...], Optional[int]] = {}
+        self._read = False
+
+    def _build(self) -> None:
+        stmts, skeletons, kinds = self._of
+        self._read = True
         notes_of: Dict[str, Set[str]] = {}
+        trails = set()  # a section's statements share its headings: once
         for s in stmts:
-            if kinds[s.path] != 2:
+            if kinds[s.path] != 2 and (s.path, s.headings) not in trails:
+                trails.add((s.path, s.headings))
                 for h in s.headings:
                     notes_of.setdefault(h.casefold(), set()).add(s.path)
         shared = {h for h, held in notes_of.items() if len(held) >= FORM_NOTES}
-        self._key: Dict[int, Tuple[Any, ...]] = {}
-        self._text: Dict[int, str] = {}
-        self._sample: Dict[Tuple[Any, ...], similarity.Statement] = {}
-        self._skel: Dict[int, Tuple[str, ...]] = {}
-        self._held: Dict[int, bool] = {}
+        places: Dict[Tuple[str, ...], str] = {}
+        first: Dict[Tuple[Any, ...], str] = {}  # most places: one note's
         held_by: Dict[Tuple[Any, ...], Set[str]] = {}
-        values: Dict[Tuple[Any, ...], Dict[str, int]] = {}
         for s, (skel, _words) in zip(stmts, skeletons):
             if kinds[s.path] == 2:
                 continue
-            place = next((h.casefold() for h in reversed(s.headings)
-                          if h.casefold() in shared), "")
-            label = self._LABEL.match(s.text)
-            key = (place, (label.group(1) or label.group(2)).casefold()) \
-                if label else (place, skel[:2])
+            place = places.get(s.headings)
+            if place is None:
+                place = places[s.headings] = next((h for h in map(
+                    str.casefold, reversed(s.headings)) if h in shared), "")
+            label = self._LABEL.match(s.text) if ":" in s.text[:48] else None
+            key: Tuple[Any, ...] = (place, (label.group(1) or label.group(
+                2)).casefold()) if label else (place, skel[:2])
             self._key[id(s)] = key
-            held_by.setdefault(key, set()).add(s.path)
+            if first.setdefault(key, s.path) != s.path:
+                held_by.setdefault(key, {first[key]}).add(s.path)
+        # only a form's places are read further: a text as a hash (equality
+        # in this run only; no corpus text held), the first of each kept
+        self._text: Dict[int, int] = {}
+        self._sample: Dict[Tuple[Any, ...], similarity.Statement] = {}
+        self._skel: Dict[int, Tuple[str, ...]] = {}
+        self._held: Dict[int, bool] = {}
+        values: Dict[Tuple[Any, ...], Dict[int, int]] = {}
+        for s, (skel, _words) in zip(stmts, skeletons):
+            held = self._key.get(id(s))
+            if held is None or len(held_by.get(held, ())) < FORM_NOTES:
+                continue
+            key = held
             said = values.setdefault(key, {})
-            text = self._text[id(s)] = " ".join(s.text.split()).casefold()
+            text = self._text[id(s)] = hash(" ".join(s.text.split()).casefold())
             said[text] = said.get(text, 0) + 1
             self._skel[id(s)] = skel
-            if said[text] == 1:
-                self._sample.setdefault(key + (text,), s)
-        # a form's place -> its fixed text, "" when filled per note
-        self._fixed: Dict[Tuple[Any, ...], str] = {}
-        for key, held in held_by.items():
-            if len(held) >= FORM_NOTES:
-                said = values[key]
-                text = max(said, key=lambda t: (said[t], t))
-                self._fixed[key] = text if said[text] >= (
-                    FORM_SHARE * sum(said.values())) else ""
+            self._sample.setdefault(key + (text,), s)
+        # a form's place -> its fixed text (the most held; a tie: the first
+        # written), None when filled per note
+        for key, said in values.items():
+            text = max(said, key=said.__getitem__)
+            self._fixed[key] = text if said[text] >= (
+                FORM_SHARE * sum(said.values())) else None
 
     def of(self, m: similarity.Match) -> Optional[str]:
         """FIXED when both statements are one place's fixed text, or one
         is and the other words it alike (no value differs); FILLED when
         neither is (a value filled in, however many notes agree on it);
         None for a drift from the form, or when no form holds both."""
+        if not self._read:
+            self._build()
         key = self._key.get(id(m.a))
         if key is None or key != self._key.get(id(m.b)) or key not in self._fixed:
             return None
@@ -646,7 +667,7 @@ class _Form:
         """Whether a statement is its place's fixed text, as written or
         from its own folder (``../../README.md`` one level deeper)."""
         fixed = self._fixed[key]
-        if not fixed:
+        if fixed is None:
             return False
         if self._text[id(s)] == fixed:
             return True

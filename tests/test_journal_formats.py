@@ -1194,12 +1194,17 @@ def test_each_listed_alternative_is_its_own_rejected_item(repo: Path,
                                                           icm) -> None:
     """A rejected section listing options (list items, or ``###`` sections)
     gives one Rejected line each, with its own reason; the option marked
-    chosen is none; prose stays one design with its reasons (one list was
-    one entry: "Continue using Autofac – ... Use a different DI container –
-    ..."). A re-proposal counts for the option it matches; JSON lists each;
-    the brief of an item names every option."""
+    chosen is none; prose (a list of reasons under it too) stays one design
+    (one list was one entry: "Continue using Autofac – ... Use a different
+    DI container – ..."). A re-proposal counts for the option it matches;
+    JSON lists each; the brief of an item names every option."""
+    reasons = LISTED.split("## Alternatives")[0].replace("0004: Replace", "0008: "
+                                                        "Keep") + (
+        "## Alternatives Considered\n\nA queue per tenant, because:\n\n"
+        "- each needs a broker\n- nobody would run them\n")
     write(repo, {**NYGARD, "doc/adr/0006-replace-the-container.md": LISTED,
                  "doc/adr/0007-store-events.md": HEADED,
+                 "doc/adr/0008-keep-the-container.md": reasons,
                  "queue/01_store-events.md": "# Store events in Kafka\n\n"
                  "See doc/adr/0007-store-events.md.\n"})
     link = "[doc/adr/{0}.md](doc/adr/{0}.md)".format
@@ -1208,6 +1213,7 @@ def test_each_listed_alternative_is_its_own_rejected_item(repo: Path,
     assert out.split("## Rejected\n\n", 1)[1] == (
         "- **most re-invented**, re-proposed 1x: Kafka: Too much to run for a "
         f"team of two. ({link('0007-store-events')})\n"
+        f"- A queue per tenant, because: ({link('0008-keep-the-container')})\n"
         "- Files on disk: Bad, because two writers would clash. "
         f"({link('0007-store-events')})\n"
         "- Keep the old container: would keep decorators but add complexity. "
@@ -1219,7 +1225,10 @@ def test_each_listed_alternative_is_its_own_rejected_item(repo: Path,
     code, out, _ = icm("positions", "--format", "json", "--root", str(repo))
     assert [(d["entry"][8:12], d["alternative"], d["reproposed"],
              d["most_reinvented"]) for d in json.loads(out)["rejected"]] == [
-        ("0007", "Kafka", 1, True), ("0007", "Files on disk", 0, False),
+        ("0007", "Kafka", 1, True),
+        ("0008", "A queue per tenant, because: each needs a broker nobody "
+                 "would run them.", 0, False),
+        ("0007", "Files on disk", 0, False),
         ("0006", "Keep the old container", 0, False),
         ("0006", "Another container", 0, False),
         ("0003", "Sticky sessions on the load balancer: one restart still logs "

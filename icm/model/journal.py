@@ -582,6 +582,7 @@ class _Part:
         self.lines: List[Tuple[int, str]] = []
         self.items: List[Tuple[int, str]] = []
         self.own_items: List[Tuple[int, str]] = []  # above its first ###
+        self.own_lines: List[Tuple[int, str]] = []  # its paragraphs there
         self.subs: List[_Sub] = []  # its level-3 sections
 
     def add(self, sec: Any, own: bool) -> None:
@@ -594,6 +595,7 @@ class _Part:
             sub.items += sec.items
         elif own and not self.subs:
             self.own_items.extend(sec.items)
+            self.own_lines.extend(sec.lines)
         self.codes.extend(sec.code)
         self.lines.extend(sec.lines)
         self.items.extend(sec.items)
@@ -856,13 +858,17 @@ _SEPARATORS = " \t:\u2013\u2014-,."
 def _listed(part: _Part, decision: Optional[_Part]) -> Tuple[Option, ...]:
     """The options a rejected section lists, one each: its ``###`` sections
     when it has two or more, else its top-level list items when two or
-    more; () for prose (one design and its reasons). The chosen one is left
+    more (beside a paragraph, only when each has a bold name); () for
+    prose (one design and its reasons). The chosen one is left
     out: marked so (``_TAKEN``) or named by a ``Chosen option:`` line."""
     if len(part.subs) >= 2:
         listed = [(sub.line, sub.title, _paragraphs(sub.lines) or "; ".join(
             " ".join(src.split()) for _l, src in sub.items), sub.title)
             for sub in part.subs]
-    elif len(part.own_items) >= 2:
+    elif len(part.own_items) >= 2 and (not part.own_lines or all(
+            _BOLD.match(src.lstrip()) for _l, src in part.own_items)):
+        # beside prose, only named options are options: "X, because:" and
+        # a list of reasons is one design
         listed = [(line, _option_name(src), _after_name(src),
                    src.split("\n", 1)[0]) if _BOLD.match(src.lstrip())
                   else (line, " ".join(src.split()), "", src.split("\n", 1)[0])

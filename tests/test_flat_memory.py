@@ -374,3 +374,52 @@ def test_the_resolvers_folder_cache_shares_one_mark_for_plain_folders(
                             "c": paths._PLAIN, "l": os.path.join(real, "a/b"),
                             "m": paths._PLAIN, "m/n": paths._PLAIN}
     assert all(v is paths._PLAIN for k, v in many.folders.items() if k != "l")
+
+
+def _wordless_as_before(ctx: context.Context, deciding) -> set:
+    """``stale._wordless_commits`` as it was: every change held, added and
+    deleted files' blobs read too."""
+    from icm.checks import stale
+
+    found = {}
+    for sha, _, changes in ctx.path_changes(sorted(deciding),
+                                            commits=sorted(set(deciding.values()))):
+        for change in changes:
+            if deciding.get(change[0]) == sha:
+                found[change[0]] = change
+    digests = stale._digests(ctx, [o for _, old, new in found.values()
+                                   for o in (old, new)])
+    return {n for n, (_, old, new) in found.items()
+            if not stale._changed(digests, old, new)}
+
+
+@pytest.mark.parametrize("pathspec_max", [64, 1])
+def test_wordless_commits_holding_no_added_file_answer_as_before(
+        repo: Path, monkeypatch, pathspec_max: int) -> None:
+    """The word check holds no change of a file added or deleted (no blob on
+    one side: a change of words, never read); its answer is the one that
+    held and read them all, for notes added, reworded, rewrapped, deleted
+    and re-added, each at its own commit and all at the first."""
+    from icm.checks import stale
+
+    monkeypatch.setattr(icm_git, "PATHSPEC_MAX", pathspec_max)
+    commit(repo, {"a/context.md": "one two", "b/context.md": "x y",
+                  "c/context.md": "p q", "d/context.md": "k"}, D1)
+    commit(repo, {"a/context.md": "one\ntwo", "b/context.md": "x z",
+                  "e/context.md": "new"}, D5)
+    git(repo, "rm", "-q", "d/context.md")
+    commit(repo, {"c/context.md": "p  q\n"}, D9)
+    commit(repo, {"d/context.md": "k"}, "2026-10-10T12:00:00+00:00")
+    ctx = context.build(repo, config.load(repo))
+    notes = ["a/context.md", "b/context.md", "c/context.md", "d/context.md",
+             "e/context.md"]
+    revs = git(repo, "rev-list", "HEAD").split()
+    first, words, deleted, readded = revs[3], revs[2], revs[1], revs[0]
+    for picks in ([first] * 5, [words, words, deleted, readded, words],
+                  [words, first, deleted, deleted, first]):
+        deciding = dict(zip(notes, picks))
+        assert stale._wordless_commits(ctx, deciding) == _wordless_as_before(
+            ctx, deciding), picks
+    assert stale._wordless_commits(ctx, {"a/context.md": words,
+                                         "c/context.md": deleted}) == {
+        "a/context.md", "c/context.md"}  # rewrapped only

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from icm.model.aliases import strip_jsonc
 from icm.model.imports import imports_in
 from tests.conftest import commit, write
 
@@ -181,6 +182,46 @@ def test_a_scoped_package_naming_no_file_is_no_import(repo: Path, icm) -> None:
         "    119 bytes  AGENTS.md\n"
         "      7 bytes  docs/rules  (imported by AGENTS.md)\n"
         "whole tree: 140 bytes, about 35 tokens, 1.1x the cold-boot set\n"), "")
+
+
+TSCONFIG = """{
+  // the app's aliases (JSON with comments, as tsc reads it)
+  "compilerOptions": {
+    "baseUrl": ".", /* the root */
+    "paths": {"@/*": ["src/*"], "@/core": ["src/core/public.ts"],},
+  },
+}
+"""
+
+
+def test_a_path_alias_is_code_unless_its_module_is_missing(repo: Path, icm) -> None:
+    """``@/components/x`` is TypeScript's alias for ``src/components/x``
+    (cogni-template's tsconfig.base.json, round 6): a module the tree has
+    is no import; a mapped one it lacks is broken; with no config mapping
+    it, icm says it does not know rather than that it is broken."""
+    write(repo, {"AGENTS.md": "- **Internal:** @/components/kit, @/core, "
+                              "@/shared/gone, @/ports/llm.port\n",
+                 "src/components/kit/button.tsx": "x\n",
+                 "src/core/public.ts": "x\n", "src/ports/llm.port.ts": "x\n",
+                 "tsconfig.base.json": TSCONFIG, "icm.toml": 'index = "off"\n'})
+    lines = icm("bootmap", "--root", str(repo))[1].splitlines()
+    assert lines[2:] == [
+        "bootmap: no notes named context.md yet (or set note_name)",
+        "broken import: AGENTS.md -> @/shared/gone (alias @/* of "
+        "tsconfig.base.json: no module src/shared/gone)"]
+    (repo / "tsconfig.base.json").unlink()
+    assert icm("bootmap", "--root", str(repo))[1].splitlines()[2:] == [
+        "bootmap: no notes named context.md yet (or set note_name)",
+        *(f"unresolved import: AGENTS.md -> @/{t} (no such file; a path alias "
+          "no tsconfig or jsconfig maps?)"
+          for t in ("components/kit", "core", "shared/gone", "ports/llm.port"))]
+
+
+def test_jsonc_keeps_strings_and_drops_comments() -> None:
+    assert json.loads(strip_jsonc(TSCONFIG))["compilerOptions"]["paths"] == {
+        "@/*": ["src/*"], "@/core": ["src/core/public.ts"]}
+    assert json.loads(strip_jsonc('{"a": "//x, /*y*/ \\"z\\"",}')) == {
+        "a": '//x, /*y*/ "z"'}
 
 
 def test_symlinked_handbook_counts_once(repo: Path, icm) -> None:

@@ -200,8 +200,9 @@ def test_a_path_alias_is_code_unless_its_module_is_missing(repo: Path, icm) -> N
     is no import; a mapped one it lacks is broken; with no config mapping
     it, icm says it does not know rather than that it is broken."""
     write(repo, {"AGENTS.md": "- **Internal:** @/components/kit, @/core, "
-                              "@/shared/gone, @/ports/llm.port\n",
+                              "@/shared/gone, @/ports/llm.port, @/contracts/ai.*\n",
                  "src/components/kit/button.tsx": "x\n",
+                 "src/contracts/ai.chat.v1.contract.ts": "x\n",
                  "src/core/public.ts": "x\n", "src/ports/llm.port.ts": "x\n",
                  "tsconfig.base.json": TSCONFIG, "icm.toml": 'index = "off"\n'})
     lines = icm("bootmap", "--root", str(repo))[1].splitlines()
@@ -214,7 +215,8 @@ def test_a_path_alias_is_code_unless_its_module_is_missing(repo: Path, icm) -> N
         "bootmap: no notes named context.md yet (or set note_name)",
         *(f"unresolved import: AGENTS.md -> @/{t} (no such file; a path alias "
           "no tsconfig or jsconfig maps?)"
-          for t in ("components/kit", "core", "shared/gone", "ports/llm.port"))]
+          for t in ("components/kit", "core", "shared/gone", "ports/llm.port",
+                    "contracts/ai.*"))]
 
 
 def test_jsonc_keeps_strings_and_drops_comments() -> None:

@@ -1,6 +1,8 @@
 """Placeholders and templates are no broken links (issue 24, rounds 5 and
-6): a destination that is itself a placeholder, or any missing target of a
-template, is one info line; a real broken link beside them stays an error."""
+6): a destination that is itself a placeholder, or a missing target of a
+template, is one info line; a real broken link beside them stays an error,
+and so does a link of a template written for the root (one of its links
+resolves from there) that the root lacks too."""
 
 import json
 from pathlib import Path
@@ -26,16 +28,17 @@ def test_placeholders_and_templates_are_information(repo: Path, icm) -> None:
         "docs/_templates/guide.md": "# Guide\n\n## Related\n\n"
                                     "- [Related Spec](../spec/related.md)\n",
         "docs/templates/agents_root_template.md":
-            "# Root\n\n- [Spec](docs/templates/feature_spec_template.md)\n",
+            "# Root\n\n- [Spec](docs/templates/feature_spec_template.md)\n"
+            "- [Arch](docs/ARCHITECTURE.md)\n",
         "docs/templates/feature_spec_template.md": "# Spec\n",
         "docs/format-guide.md": "# Links\n\n- Official: [Description](URL), "
                                 "[page](<path>), [n](docs/{name}.md)\n"
                                 "- [gone](gone.md)\n"})
     assert run(icm, repo) == (1, (
         "placeholder link: .spec-workflow/templates/product-template.md -> "
-        "[Target] (in a template, written for its copy)\n"
+        "[Target] (a placeholder destination)\n"
         "placeholder link: .spec-workflow/templates/product-template.md -> "
-        "[Target] (in a template, written for its copy)\n"
+        "[Target] (a placeholder destination)\n"
         "placeholder link: docs/_templates/guide.md -> ../spec/related.md "
         "(in a template, written for its copy)\n"
         "placeholder link: docs/format-guide.md -> URL (a placeholder "
@@ -48,7 +51,10 @@ def test_placeholders_and_templates_are_information(repo: Path, icm) -> None:
         "placeholder link: docs/templates/agents_root_template.md -> "
         "docs/templates/feature_spec_template.md (in a template, resolves "
         "from the root)\n"
-        "links: 1 problem (missing file 1)\n"), "")
+        "broken link: docs/templates/agents_root_template.md -> "
+        "docs/ARCHITECTURE.md (a template for the root: no such file there "
+        "either)\n"
+        "links: 2 problems (missing file 2)\n"), "")
     code, out, _ = run(icm, repo, "--format", "json")
     found = json.loads(out)["checks"][0]["findings"]
     assert [(f["code"], f["severity"]) for f in found].count(

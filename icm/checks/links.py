@@ -163,6 +163,9 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     broken: List[Finding] = []
     missing: List[Tuple[int, str]] = []  # (at in broken, target) of missing files
     templates: Dict[str, bool] = {}
+    # a template's missing targets, judged once its links are all seen:
+    # (line, rank, raw, target, found from the root)
+    held: Dict[str, List[Tuple[int, int, str, str, bool]]] = {}
     counts: Counter[str] = Counter()
     local: Counter[str] = Counter()  # each file's links to another file
     # Links written in one folder to one destination resolve and are judged
@@ -204,11 +207,15 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                     and sites.resolves(rel, href):
                 continue  # a docs site's route: a page or a public file
             if code == "missing-file":
+                if placeholder(raw):
+                    broken.append(_placeholder(rel, raw, "a placeholder "
+                                               "destination", line, rank))
+                    continue
                 if rel not in templates:
                     templates[rel] = is_template(rel)
-                if templates[rel] or placeholder(raw):
-                    broken.append(_placeholder(rel, raw, href, templates[rel],
-                                               tree, line, rank))
+                if templates[rel]:
+                    held.setdefault(rel, []).append(
+                        (line, rank, raw, target.path, _from_root(rel, href, tree)))
                     continue
             if code:
                 if doc and doc != rel:
@@ -219,6 +226,19 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                                     located=True))
                 if code == "missing-file":
                     missing.append((len(broken) - 1, target.path))
+    for rel, links in held.items():
+        rooted = any(at_root for *_, at_root in links)
+        for line, rank, raw, path, at_root in links:
+            if at_root or not rooted:
+                broken.append(_placeholder(rel, raw, "in a template, " + (
+                    "resolves from the root" if at_root else
+                    "written for its copy"), line, rank))
+            else:  # written for the root, and no such file there either
+                broken.append(RULES("missing-file", rel, f"broken link: {rel} -> "
+                                    f"{raw} (a template for the root: no such "
+                                    "file there either)", line=line, rank=rank,
+                                    located=True))
+                missing.append((len(broken) - 1, path))
     if missing and cfg.ignored_targets == "info":
         ignored_paths = ctx.ignored(sorted({path for _, path in missing}))
         for place, path in missing:
@@ -249,17 +269,16 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                         "by_kind": dict(counts)}, retail=tail_of)
 
 
-def _placeholder(rel: str, raw: str, href: str, template: bool, tree: Tree,
-                 line: int, rank: int) -> Finding:
+def _from_root(rel: str, href: str, tree: Tree) -> bool:
+    """Whether a copy of ``rel`` at the root would find ``href``."""
+    at_root = resolve(posixpath.basename(rel), href)
+    return at_root is not None and not at_root.problem \
+        and bool(tree.kind(at_root.path))
+
+
+def _placeholder(rel: str, raw: str, why: str, line: int, rank: int) -> Finding:
     """The info line of a missing target that is a placeholder or a
-    template's: a template's link may be written for its copy at the root."""
-    why = "a placeholder destination"
-    if template:
-        at_root = resolve(posixpath.basename(rel), href)
-        why = "in a template, " + (
-            "resolves from the root" if at_root is not None
-            and not at_root.problem and tree.kind(at_root.path)
-            else "written for its copy")
+    template's (a template's link is written for its copy)."""
     return RULES("placeholder-link", rel, f"placeholder link: {rel} -> {raw} "
                  f"({why})", line=line, rank=rank, located=True)
 

@@ -18,9 +18,6 @@ from icm.context import Context, Unreadable, decode
 MAX_CONFIG_BYTES = 256 * 1024
 MAX_CONFIGS = 16
 _CONFIG = re.compile(r"[jt]sconfig[\w.-]*\.json")
-# What a module specifier may name, as the compiler tries it.
-EXTENSIONS = ("", ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".json",
-              ".vue", ".svelte")
 _JSONC = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?(?:\*/|\Z)|,(?=\s*[]}])',
                     re.S)
 
@@ -78,11 +75,11 @@ def match(aliases: Tuple[Alias, ...], spec: str) -> Optional[Tuple[Alias, List[s
 
 
 def module_exists(ctx: Context, path: str) -> bool:
-    """Whether ``path`` names a module the file set has: a file, one with an
-    extension the compiler adds, or a folder (its index or package)."""
-    if path.startswith("../") or path == "..":
+    """Whether ``path`` names a module the file set has: a file, one with
+    extensions (``x.ts``, ``x.d.ts``; ``ai.*`` read as ``ai.``: cogni's
+    ``@/contracts/ai.*``), or a folder (its index or package)."""
+    path = path.rstrip("/.*")
+    if not path or path.startswith("../") or path == "..":
         return False
-    if any(path + ext in ctx.file_set for ext in EXTENSIONS):
-        return True
-    prefix = path.rstrip("/") + "/"
-    return any(f.startswith(prefix) for f in ctx.under(prefix))
+    return path in ctx.file_set or any(
+        next(ctx.under(path + end), None) is not None for end in (".", "/"))

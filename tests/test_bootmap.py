@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from icm.model.aliases import strip_jsonc
 from icm.model.imports import imports_in
@@ -188,7 +190,8 @@ TSCONFIG = """{
   // the app's aliases (JSON with comments, as tsc reads it)
   "compilerOptions": {
     "baseUrl": ".", /* the root */
-    "paths": {"@/*": ["src/*"], "@/core": ["src/core/public.ts"],},
+    "paths": {"@/*": ["src/*"], "@/core": ["src/core/public.ts"],
+              "*": ["vendor/*"],},
   },
 }
 """
@@ -200,7 +203,8 @@ def test_a_path_alias_is_code_unless_its_module_is_missing(repo: Path, icm) -> N
     is no import; a mapped one it lacks is broken; with no config mapping
     it, icm says it does not know rather than that it is broken."""
     write(repo, {"AGENTS.md": "- **Internal:** @/components/kit, @/core, "
-                              "@/shared/gone, @/ports/llm.port, @/contracts/ai.*\n",
+                              "@/shared/gone, @/ports/llm.port, @/contracts/ai.*\n"
+                              "- see @docs/gone.md\n",
                  "src/components/kit/button.tsx": "x\n",
                  "src/contracts/ai.chat.v1.contract.ts": "x\n",
                  "src/core/public.ts": "x\n", "src/ports/llm.port.ts": "x\n",
@@ -209,21 +213,30 @@ def test_a_path_alias_is_code_unless_its_module_is_missing(repo: Path, icm) -> N
     assert lines[2:] == [
         "bootmap: no notes named context.md yet (or set note_name)",
         "broken import: AGENTS.md -> @/shared/gone (alias @/* of "
-        "tsconfig.base.json: no module src/shared/gone)"]
+        "tsconfig.base.json: no module src/shared/gone)",
+        "broken import: AGENTS.md -> @docs/gone.md"]
     (repo / "tsconfig.base.json").unlink()
     assert icm("bootmap", "--root", str(repo))[1].splitlines()[2:] == [
         "bootmap: no notes named context.md yet (or set note_name)",
         *(f"unresolved import: AGENTS.md -> @/{t} (no such file; a path alias "
           "no tsconfig or jsconfig maps?)"
           for t in ("components/kit", "core", "shared/gone", "ports/llm.port",
-                    "contracts/ai.*"))]
+                    "contracts/ai.*")),
+        "broken import: AGENTS.md -> @docs/gone.md"]
 
 
 def test_jsonc_keeps_strings_and_drops_comments() -> None:
     assert json.loads(strip_jsonc(TSCONFIG))["compilerOptions"]["paths"] == {
-        "@/*": ["src/*"], "@/core": ["src/core/public.ts"]}
+        "@/*": ["src/*"], "@/core": ["src/core/public.ts"], "*": ["vendor/*"]}
     assert json.loads(strip_jsonc('{"a": "//x, /*y*/ \\"z\\"",}')) == {
         "a": '//x, /*y*/ "z"'}
+
+
+@given(st.dictionaries(st.text(max_size=8), st.text(max_size=12), max_size=4))
+def test_jsonc_leaves_any_json_as_it_is(data: dict) -> None:
+    assert json.loads(strip_jsonc(json.dumps(data))) == data
+    assert json.loads(strip_jsonc(json.dumps(data, ensure_ascii=False)
+                                  + "// end")) == data
 
 
 def test_symlinked_handbook_counts_once(repo: Path, icm) -> None:

@@ -15,8 +15,8 @@ missing target git's ignore rules match is an ``ignored-target`` info line (a
 build output or a local file: absent in a clone), and so is one whose
 destination is a placeholder (``URL``, ``[Target]``, ``{name}``) or that is
 written in a template (a ``templates`` folder, a name with ``template``): a
-``placeholder-link`` line, the template's naming where a copy at the root
-would resolve it. Vendored files
+``placeholder-link`` line, but a template for the root (a link resolves
+from there) keeps a link the root lacks too as broken. Vendored files
 (``Context.vendored``) are no source.
 
 Bad::

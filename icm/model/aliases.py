@@ -36,8 +36,9 @@ def strip_jsonc(text: str) -> str:
 
 
 def load(ctx: Context) -> Tuple[Alias, ...]:
-    """The aliases of the root's configs, longest pattern first (the one
-    the compiler picks); a config that cannot be read maps nothing."""
+    """The aliases of the root's configs that start with ``@`` (as an
+    import does), longest pattern first (the one the compiler picks); a
+    config that cannot be read maps nothing."""
     names = sorted(f for f in ctx.file_set if "/" not in f and _CONFIG.fullmatch(f))
     found: List[Alias] = []
     for name in names[:MAX_CONFIGS]:
@@ -52,8 +53,8 @@ def load(ctx: Context) -> Tuple[Alias, ...]:
         base = options.get("baseUrl")
         base = base if isinstance(base, str) else "."
         for pattern, targets in options["paths"].items():
-            if not isinstance(targets, list):
-                continue
+            if not pattern.startswith("@") or not isinstance(targets, list):
+                continue  # "*" or "~/*": no note's @path reads as it
             found.append(Alias(pattern, tuple(
                 posixpath.normpath(posixpath.join(base, t)).lstrip("/")
                 for t in targets if isinstance(t, str)), name))

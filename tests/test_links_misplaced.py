@@ -62,3 +62,15 @@ def test_renamed_targets_are_named_where_they_are_now(repo: Path, icm) -> None:
         "(3 name a file found elsewhere, e.g. docs/spec/spec-0.md: this file "
         "or its targets moved or renamed? first: docs/SPEC_0.md)\n"
         "links: 1 problem (file of broken links 1)\n"), "")
+
+
+def test_a_landing_page_of_the_same_name_tells_nothing(repo: Path, icm) -> None:
+    """A saved docs.rs page links each module's ``index.html``; the tree's
+    own ``index.html`` is no sign the targets moved (round 5's calendsync)."""
+    write(repo, {"AGENTS.md": HB, "web/index.html": "<p>app</p>\n",
+                 "docs/AXUM.md": "# Axum\n\n" + "".join(
+                     f"- [m](mod{i}/index.html)\n" for i in range(8))})
+    assert run(icm, repo)[1].startswith(
+        "broken links: docs/AXUM.md -> 8 of its 8 relative links name no file "
+        "(no file in the tree has their names: written for another place? "
+        "first: mod0/index.html)\n")

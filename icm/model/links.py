@@ -649,7 +649,11 @@ class Tree:
 
     def namesake(self, path: str) -> Optional[str]:
         """A file elsewhere with ``path``'s name (``fold_name``), the first
-        in order; the index is built once, on the first question."""
+        in order; the index is built once, on the first question. A
+        folder's landing page (``index.html``, ``README.md``) tells nothing:
+        a saved docs.rs page's 8 namesakes were all ``index.html``."""
+        if fold_name(path).partition(".")[0] in ("index", "readme"):
+            return None
         if self._names is None:
             self._names = {}
             for p in sorted(self.files):

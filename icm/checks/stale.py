@@ -16,7 +16,12 @@ builds. A release bump moves no code either: a commit whose change to a
 manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
 ``pyproject.toml``, ...) leaves its data as it was but for the package's own
 version (a dependency's version is code, and so is a version in any other
-file). A reformat moves no code either: one asks of each commit whether its
+file). Nor does code that came back: a note history left STALE is judged
+net of every commit since its own (``_net_same``: one ``diff-tree`` to HEAD,
+and one to the base with ``--base``), so a dependency added and dropped
+again around release bumps, where each commit changed a token, is no move
+when each file's tokens at HEAD are those of the note's commit. A reformat
+moves no code either: one asks of each commit whether its
 change to each file left the file's tokens (``code_digest``) as they were:
 a manifest's data but its own version; a file whose indentation is syntax
 (``indented``: Python, YAML, Makefiles, ...) each non-blank line's
@@ -149,7 +154,8 @@ SILENCE = "reread the note against the code and commit it (with the code)"
 RULES = Rules(NAME, {
     "stale": Rule("a note's folder has code that changed after the note's last "
                   "change of words (a release bump of a manifest's own version, "
-                  "or a reformat that changes no token, is no change of code)",
+                  "a reformat that changes no token, or changes that cancel "
+                  "out, are no change of code)",
                   fix="reread the note against the code and correct it; if it is "
                   "still true, run `icm review NOTE` (a whitespace change is no "
                   "review)"),

@@ -596,6 +596,22 @@ class Context:
         found = git.tree_entries(self.root, "HEAD", ["."])
         return {path: found[path] for path in paths if path in found}
 
+    def net_changes(self, commits: Sequence[str], folders: Sequence[str],
+                    end: Optional[str] = None) -> Dict[str, List[git.PathChange]]:
+        """``git.net_changes`` from each commit to ``end`` (a hash; None:
+        HEAD) under ``folders`` (``"."``: all); of the whole tree past
+        ``git.PATHSPEC_MAX`` folders, filtered here (as ``path_changes``)."""
+        if end is None and commits:
+            end = git.head_commit(self.root)
+        if end is None or not commits:
+            return {}
+        if len(folders) <= git.PATHSPEC_MAX or "." in folders:
+            return git.net_changes(self.root, commits, end, folders)
+        under = tuple(f"{f}/" for f in folders)
+        return {c: [d for d in changes if d[0].startswith(under)]
+                for c, changes in git.net_changes(self.root, commits, end,
+                                                  ["."]).items()}
+
     def index_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
         """``head_blobs`` of the index (one ``ls-files --stage``)."""
         if len(paths) <= git.PATHSPEC_MAX:

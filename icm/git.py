@@ -218,7 +218,8 @@ def _explain(stderr: str, cwd: Path) -> str:
 # (Object-only commands never read the work tree either.)
 _NO_CONVERSION = frozenset({"rev-parse", "ls-files", "log", "config", "symbolic-ref",
                             "merge-base", "rev-list", "ls-tree", "cat-file",
-                            "for-each-ref", "check-ignore", "check-attr"})
+                            "diff-tree", "for-each-ref", "check-ignore",
+                            "check-attr"})
 
 
 # A git command line built by ``command``: ``run`` takes no other, so no text
@@ -1374,6 +1375,37 @@ def diff_status(root: Path, a: str, b: str, folders: Sequence[str]
     parts = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0")]
     return [(parts[i][:1], parts[i + 1]) for i in range(0, len(parts) - 1, 2)
             if parts[i]]
+
+
+def net_changes(root: Path, commits: Sequence[str], head: str,
+                folders: Sequence[str]) -> Dict[str, List[PathChange]]:
+    """For each of ``commits``, (root-relative path, its blob there, its blob
+    in ``head``) of each file under ``folders`` that differs: the net change
+    to ``head``, whatever came between (one ``diff-tree --stdin`` for all; a
+    rename is a delete and an add, a missing side all zeros). A commit with
+    no change is absent. Only hashes are asked."""
+    named = [c for c in commits if _HASH.fullmatch(c)]
+    if not named or not _HASH.fullmatch(head):  # stdin takes hashes only
+        return {}
+    args = command("diff-tree", "--stdin", "-r", "--no-renames", "--raw",
+                   "--no-abbrev", "-z", *DIFF_SAFETY, "--relative",
+                   paths=folders or ["."])
+    _, out, _ = run(args, root, stdin="".join(f"{c} {head}\n" for c in named)
+                    .encode("ascii"))
+    found: Dict[str, List[PathChange]] = {}
+    changes: List[PathChange] = []
+    record: Optional[List[bytes]] = None
+    for token in out.split(b"\0"):
+        if record is not None:  # a path: whatever its bytes, after a record
+            changes.append((token.decode("utf-8", "surrogateescape"),
+                            record[2].decode("ascii"), record[3].decode("ascii")))
+            record = None
+        elif token.lstrip(b"\n").startswith(b":"):
+            fields = token.lstrip(b"\n").split(b" ")
+            record = fields if len(fields) >= 5 else None
+        elif _HASH.fullmatch(token.strip().decode("ascii", "replace")):
+            changes = found.setdefault(token.strip().decode("ascii"), [])
+    return found
 
 
 def worktree_status(root: Path) -> List[Tuple[str, str]]:

@@ -1,7 +1,7 @@
 """Match a new adoption trial's findings with the verdicts already given.
 
     python bench/adoption_relabel.py LABELS.json NEW.json [--repo OWNER/NAME]
-        [--sample N --seed S] [--version TEXT]
+        [--sample N --seed S] [--version TEXT] [--check CHECK]
 
 LABELS.json is bench/labels/adoption.json; NEW.json is what
 `adoption_trial.py --out` wrote for one repository (an icm with fixes, say).
@@ -12,7 +12,9 @@ icm found it. The script prints the share over the labelled findings, then
 every finding still to read as a label line with `"verdict": "?"`, ready to
 fill in and append (its message on the `#` line above it, for reading
 only). `--sample N --seed S` reads the same random sample the labels were
-made from (a repository with more than N findings).
+made from (a repository with more than N findings). `--check CHECK` reads
+only that check's findings and labels, and also counts the labels whose
+finding is gone, by verdict (a fix's figure: noise gone, actionable kept).
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=24)
     ap.add_argument("--version", default="?",
                     help="the version field of the label lines printed")
+    ap.add_argument("--check", help="only this check's findings and labels")
     a = ap.parse_args()
     trial = json.loads(a.trial.read_text())
     repo = a.repo or repo_name(trial)
@@ -68,12 +71,15 @@ def main() -> None:
     # a line, a record missing two slots), and labels name no slot or link.
     verdicts: Dict[Key, List[str]] = collections.defaultdict(list)
     for label in json.loads(a.labels.read_text())["labels"]:
-        if label["repo"] == repo and trial["commit"].startswith(label["commit"]):
+        if label["repo"] == repo and trial["commit"].startswith(label["commit"]) \
+                and a.check in (None, label["check"]):
             verdicts[(label["check"], label["code"], label["at"])].append(
                 label["verdict"])
     counts: collections.Counter[str] = collections.Counter()
     unread = []
     for f in asks(trial, a.sample, a.seed):
+        if a.check not in (None, f["check"]):
+            continue
         left = verdicts.get((f["check"], f["code"], place(f)))
         if not left:
             unread.append(f)
@@ -84,6 +90,10 @@ def main() -> None:
     print(f"{repo} {commit}: {labelled} labelled ({counts['actionable']} "
           f"actionable, {counts['noise']} noise: {share}), "
           f"{len(unread)} to read")
+    if a.check is not None:
+        gone = collections.Counter(v for left in verdicts.values() for v in left)
+        print(f"{a.check}: labels whose finding is gone: {gone['actionable']} "
+              f"actionable, {gone['noise']} noise")
     for f in unread:
         # The message is for reading only: labels hold no text of the
         # repository, so it stays on its own line, out of the label.

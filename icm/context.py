@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import posixpath
+import re
 import stat
 from array import array
 from bisect import bisect_left, bisect_right
@@ -496,16 +497,55 @@ class Context:
         folder, or marked ``linguist-vendored``/``linguist-generated`` (the
         attribute's ``false`` keeps a vendored folder's file)."""
         if "vendored" not in self._memo:
-            self._memo["vendored"] = (compile_globs(self.config.vendored),
-                                      *self._linguist())
-        globs, attrs, sources = self._memo["vendored"]
+            attrs, sources = self._linguist()
+            bundles, read = self._skill_bundles()
+            self._memo["vendored"] = (compile_globs(self.config.vendored), attrs,
+                                      sources + read, bundles)
+        globs, attrs, sources, bundles = self._memo["vendored"]
         for found in _touched:  # each check's memo holds the attributes
             found.paths.update(sources)
         said = attrs.get(rel, {})
         if any(said.get(n) in ("set", "true") for n in _LINGUIST):
             return True
-        return globs is not None and globs.match(rel) \
-            and said.get(_LINGUIST[0]) not in ("unset", "false")
+        if said.get(_LINGUIST[0]) in ("unset", "false"):
+            return False
+        if globs is not None and globs.match(rel):
+            return True
+        folder = rel.rpartition("/")[0]
+        while bundles and folder:  # a copied skill's folder, at any depth
+            if folder in bundles:
+                return True
+            folder = folder.rpartition("/")[0]
+        return False
+
+    def _skill_bundles(self) -> Tuple[FrozenSet[str], Tuple[str, ...]]:
+        """The folders of skills copied from elsewhere, and the files that
+        said so (a memo's inputs): each ``skills/NAME/SKILL.md`` whose NAME
+        the root ``skills-lock.json`` lists with a ``source`` (the ``skills``
+        installer's record), and each one inside a dot folder (a tool's:
+        ``.claude/``, ``.opencode/``) whose front matter names its
+        ``homepage``, ``source`` or ``repository`` URL. A repository's own
+        skill names no home; the upstream's sit in ``skills/``, no dot
+        folder."""
+        skills = [rel for rel in self.file_list.ending("/SKILL.md")
+                  if rel.split("/")[-3:-2] == ["skills"]]
+        if not skills:
+            return frozenset(), ()
+        read: List[str] = []
+        locked: Set[str] = set()
+        if LOCK_FILE in self.file_set:
+            read.append(LOCK_FILE)
+            locked = _locked_skills(self, LOCK_FILE)
+        found: Set[str] = set()
+        for rel in skills:
+            folder = rel.rpartition("/")[0]
+            if folder.rpartition("/")[2] in locked:
+                found.add(folder)
+            elif any(part.startswith(".") for part in folder.split("/")[:-2]):
+                read.append(rel)
+                if _names_a_home(self, rel):
+                    found.add(folder)
+        return frozenset(found), tuple(read)
 
     def _linguist(self) -> Tuple[Dict[str, Dict[str, str]], Tuple[str, ...]]:
         """The linguist attributes of the markdown files (one ``check-attr``,
@@ -555,6 +595,22 @@ class Context:
             return git.tree_entries(self.root, "HEAD", paths) if paths else {}
         found = git.tree_entries(self.root, "HEAD", ["."])
         return {path: found[path] for path in paths if path in found}
+
+    def net_changes(self, commits: Sequence[str], folders: Sequence[str],
+                    end: Optional[str] = None) -> Dict[str, List[git.PathChange]]:
+        """``git.net_changes`` from each commit to ``end`` (a hash; None:
+        HEAD) under ``folders`` (``"."``: all); of the whole tree past
+        ``git.PATHSPEC_MAX`` folders, filtered here (as ``path_changes``)."""
+        if end is None and commits:
+            end = git.head_commit(self.root)
+        if end is None or not commits:
+            return {}
+        if len(folders) <= git.PATHSPEC_MAX or "." in folders:
+            return git.net_changes(self.root, commits, end, folders)
+        under = tuple(f"{f}/" for f in folders)
+        return {c: [d for d in changes if d[0].startswith(under)]
+                for c, changes in git.net_changes(self.root, commits, end,
+                                                  ["."]).items()}
 
     def index_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
         """``head_blobs`` of the index (one ``ls-files --stage``)."""
@@ -933,6 +989,40 @@ def find_root(start: Path) -> Path:
         if (folder / "AGENTS.md").is_file():
             return folder
     return start
+
+
+# The ``skills`` installer's record of what it copied, and where from.
+LOCK_FILE = "skills-lock.json"
+_HOME = re.compile(rb"^[ \t]*(?:homepage|source|repository)[ \t]*:[ \t]*[\"']?"
+                   rb"https?://", re.M)
+
+
+def _locked_skills(ctx: "Context", rel: str) -> Set[str]:
+    """The skill names ``rel`` lists with a ``source`` (none when it does
+    not read as the installer's JSON)."""
+    import json  # asked only beside a lock file
+
+    try:
+        data = json.loads(ctx.read_bytes(rel, 1 << 20))
+    except (Unreadable, ValueError):
+        return set()
+    skills = data.get("skills") if isinstance(data, dict) else None
+    if not isinstance(skills, dict):
+        return set()
+    return {name for name, entry in skills.items() if isinstance(name, str)
+            and isinstance(entry, dict) and entry.get("source")}
+
+
+def _names_a_home(ctx: "Context", rel: str) -> bool:
+    """Whether ``rel``'s front matter names a URL it came from."""
+    try:
+        head = ctx.read_bytes(rel, 1 << 20)[:8192]
+    except Unreadable:
+        return False
+    if not head.startswith(b"---"):
+        return False
+    end = head.find(b"\n---", 3)
+    return end > 0 and _HOME.search(head, 0, end) is not None
 
 
 def compile_globs(patterns: Iterable[str]) -> Optional["GlobSet"]:

@@ -409,6 +409,40 @@ def same_path(p: str, folder_p: str, q: str, folder_q: str) -> bool:
     return False
 
 
+# One thing named twice: a crate and its module (`foo-bar`, `foo_bar`), a
+# file and its module (`api.rs`, `api`), a call with and without arguments
+# (`auto_impl`, `#[auto_impl(&, Arc)]`; `Stream`, `Stream<Item = T>`):
+# blueprint's crate and src notes, 6 of its 7 false diverged copies.
+_ATTRIBUTE = re.compile(r"#!?\[(.{1,200})\]")
+_ARGUMENTS = re.compile(r"(?:\(.{0,200}\)|<.{0,200}>)+[!?]?")
+_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,3}")
+
+
+def _name(value: str) -> str:
+    held = _ATTRIBUTE.fullmatch(value)
+    core = held.group(1) if held else value
+    bare = _ARGUMENTS.search(core)
+    if bare is not None and bare.end() == len(core) and bare.start() > 0:
+        core = core[:bare.start()]
+    return core.casefold().replace("-", "_")
+
+
+def same_name(x: str, y: str) -> bool:
+    """Whether two code values name one thing: equal once case, ``-`` for
+    ``_``, an attribute's ``#[...]``, trailing arguments and, on one side
+    only, a file extension are set aside. A path is ``same_path``'s."""
+    nx, ny = _name(x), _name(y)
+    if not nx or not ny or "/" in nx + ny or " " in nx + ny:
+        return nx == ny and bool(nx)
+    for a, b in ((nx, ny), (ny, nx)):
+        stem, dot, ext = a.rpartition(".")
+        if dot and stem and _EXTENSION.fullmatch("." + ext) and "." not in b:
+            a = stem
+        if a == b:
+            return True
+    return False
+
+
 def _readings(path: str, folder: str) -> FrozenSet[str]:
     if not _pathlike(path):
         return frozenset({path})
@@ -664,6 +698,22 @@ def describes(text: str) -> bool:
     return True
 
 
+def instructs(text: str) -> bool:
+    """Whether a statement tells the reader what to do (a modal, or a
+    sentence opening on an imperative), not how the code is: "Depends on
+    `x` for y", "Requires Foundry to be installed" describe."""
+    if describes(text):
+        return False
+    if _MODAL.search(text[:2000]):
+        return True
+    body = _ITEM_MARK.sub("", text[:2000], 1)
+    for sentence in re.split(r"[.;!:]\s+|\s+[-\u2013\u2014]{1,2}\s+", body):
+        words = re.findall(r"[a-z']+", sentence[:80].lower())
+        if words and words[0] in _IMPERATIVE:
+            return True
+    return False
+
+
 def own_subjects(a: Statement, b: Statement) -> bool:
     """Whether two statements, however worded, each name their own folder or
     heading in words the other lacks (every package's own alias, its own
@@ -717,6 +767,10 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
             if len(va) == len(vb) and all(
                     same_path(x, pa.folder, y, pb.folder) for x, y in zip(va, vb)):
                 continue  # one target written from two folders
+            ma = [v for v, k in zip(va, ta.kinds[i1:i2]) if k in MATERIAL]
+            mb = [v for v, k in zip(vb, tb.kinds[j1:j2]) if k in MATERIAL]
+            if len(ma) == len(mb) and all(map(same_name, ma, mb)):
+                continue  # one thing named twice (`api.rs`, the `api` module)
             if placed and (_explained(va, vb, pa, pb) or _mirrored(va, vb, pa, pb)):
                 return (), 0, 0, True  # each names its own package, or the other's
             kind = material[0]

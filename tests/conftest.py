@@ -8,11 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Callable, Dict, Iterable, Optional, Tuple, Union
+from typing import Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 import pytest
-
-from icm.cli import main
 
 Content = Union[str, bytes]
 
@@ -70,6 +68,8 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def icm(capsys: pytest.CaptureFixture[str]):
     """Call icm's main() and return (exit code, stdout, stderr)."""
+
+    from icm.cli import main  # here, not at the top: a run that never calls it
 
     def call(*argv: str) -> Tuple[int, str, str]:
         code = main(list(argv))
@@ -151,15 +151,31 @@ def _hypothesis_not_rewritten() -> None:
             getattr(hook, "_must_rewrite", set()).discard("hypothesis")
 
 
-try:  # property-based tests: bounded by default, deeper on request
-    _hypothesis_not_rewritten()
-    from hypothesis import settings
+_hypothesis_not_rewritten()
 
+
+def _load_hypothesis_profiles() -> None:
+    """Property-based tests: bounded by default, deeper on request."""
+    try:
+        from hypothesis import settings
+    except ImportError:  # pragma: no cover - hypothesis is in the test extra
+        return
     settings.register_profile("default", max_examples=60, deadline=None)
     settings.register_profile("deep", max_examples=3000, deadline=None)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-except ImportError:  # pragma: no cover - hypothesis is in the test extra
-    pass
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """Load the profiles before the first module that uses hypothesis is
+    imported, and only then: importing hypothesis is a third of pytest's
+    start-up, paid by each Verify command that selects no property test."""
+    if not _PROFILES and isinstance(collector, pytest.Module) \
+            and b"hypothesis" in collector.path.read_bytes():
+        _PROFILES.append(True)
+        _load_hypothesis_profiles()
+
+
+_PROFILES: List[bool] = []  # loaded once per run
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from icm.model.aliases import strip_jsonc
 from icm.model.imports import imports_in
 from tests.conftest import commit, write
 
@@ -181,6 +184,59 @@ def test_a_scoped_package_naming_no_file_is_no_import(repo: Path, icm) -> None:
         "    119 bytes  AGENTS.md\n"
         "      7 bytes  docs/rules  (imported by AGENTS.md)\n"
         "whole tree: 140 bytes, about 35 tokens, 1.1x the cold-boot set\n"), "")
+
+
+TSCONFIG = """{
+  // the app's aliases (JSON with comments, as tsc reads it)
+  "compilerOptions": {
+    "baseUrl": ".", /* the root */
+    "paths": {"@/*": ["src/*"], "@/core": ["src/core/public.ts"],
+              "*": ["vendor/*"],},
+  },
+}
+"""
+
+
+def test_a_path_alias_is_code_unless_its_module_is_missing(repo: Path, icm) -> None:
+    """``@/components/x`` is TypeScript's alias for ``src/components/x``
+    (cogni-template's tsconfig.base.json, round 6): a module the tree has
+    is no import; a mapped one it lacks is broken; with no config mapping
+    it, icm says it does not know rather than that it is broken."""
+    write(repo, {"AGENTS.md": "- **Internal:** @/components/kit, @/core, "
+                              "@/shared/gone, @/ports/llm.port, @/contracts/ai.*\n"
+                              "- see @docs/gone.md\n",
+                 "src/components/kit/button.tsx": "x\n",
+                 "src/contracts/ai.chat.v1.contract.ts": "x\n",
+                 "src/core/public.ts": "x\n", "src/ports/llm.port.ts": "x\n",
+                 "tsconfig.base.json": TSCONFIG, "icm.toml": 'index = "off"\n'})
+    lines = icm("bootmap", "--root", str(repo))[1].splitlines()
+    assert lines[2:] == [
+        "bootmap: no notes named context.md yet (or set note_name)",
+        "broken import: AGENTS.md -> @/shared/gone (alias @/* of "
+        "tsconfig.base.json: no module src/shared/gone)",
+        "broken import: AGENTS.md -> @docs/gone.md"]
+    (repo / "tsconfig.base.json").unlink()
+    assert icm("bootmap", "--root", str(repo))[1].splitlines()[2:] == [
+        "bootmap: no notes named context.md yet (or set note_name)",
+        *(f"unresolved import: AGENTS.md -> @/{t} (no such file; a path alias "
+          "no tsconfig or jsconfig maps?)"
+          for t in ("components/kit", "core", "shared/gone", "ports/llm.port",
+                    "contracts/ai.*")),
+        "broken import: AGENTS.md -> @docs/gone.md"]
+
+
+def test_jsonc_keeps_strings_and_drops_comments() -> None:
+    assert json.loads(strip_jsonc(TSCONFIG))["compilerOptions"]["paths"] == {
+        "@/*": ["src/*"], "@/core": ["src/core/public.ts"], "*": ["vendor/*"]}
+    assert json.loads(strip_jsonc('{"a": "//x, /*y*/ \\"z\\"",}')) == {
+        "a": '//x, /*y*/ "z"'}
+
+
+@given(st.dictionaries(st.text(max_size=8), st.text(max_size=12), max_size=4))
+def test_jsonc_leaves_any_json_as_it_is(data: dict) -> None:
+    assert json.loads(strip_jsonc(json.dumps(data))) == data
+    assert json.loads(strip_jsonc(json.dumps(data, ensure_ascii=False)
+                                  + "// end")) == data
 
 
 def test_symlinked_handbook_counts_once(repo: Path, icm) -> None:

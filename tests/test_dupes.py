@@ -1145,3 +1145,130 @@ def test_copies_that_each_point_at_one_home_are_no_second_home(repo: Path,
         "deprecated", "not deprecated").format(see=see),
         "test/AGENTS.md": "# Test\n\n" + line.format(see=see)})
     assert dupes(icm, repo)[1].startswith("diverged rule: ")
+
+
+FORM = """# {name} notes
+
+> Scope: this folder only. Keep it under {cap} lines. Do not restate the handbook.
+
+## Metadata
+
+- **Last reviewed:** 2026-0{month}-1{day}
+- **Exports:** `{name}_open()`, `{name}_close()` and the `{Name}Error` type
+
+## Change protocol
+
+- Update this file when the **{name} exports** or their public types change
+{rule}"""
+RULE = "- Every reader of a file stops at 1 MiB and reports the rest as skipped.\n"
+
+
+def form(name: str, n: int, cap: int = 150, rule: str = "") -> str:
+    return FORM.format(name=name, Name=name.title(), cap=cap, month=n % 9 + 1,
+                       day=n % 10, rule=rule)
+
+
+def test_a_form_filled_per_note_is_no_rule_and_its_fixed_line_one_finding(
+        repo: Path, icm) -> None:
+    """Notes made from one form (round 6's cogni-template: 190 of 223
+    findings): each note's own review date, exports and "update when"
+    line fill the same place in every note, no copies and no disagreement;
+    the form's fixed line is one finding per home, and a drift from it
+    and a rule two of the notes write are still found."""
+    names = ("api", "db", "jobs", "mail", "web")
+    notes = {f"src/{x}/AGENTS.md": form(x, n) for n, x in enumerate(names)}
+    notes["src/AGENTS.md"] = form("src", 7, rule=RULE)
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n", **notes})
+    fixed = ("src/AGENTS.md: template copies: 6 notes share 1 statements with "
+             "src/AGENTS.md; none differ\n")
+    assert dupes(icm, repo) == (0, fixed, "")
+    write(repo, {"src/db/AGENTS.md": form("db", 1, rule=RULE),
+                 "src/web/AGENTS.md": form("web", 4, cap=300)})
+    assert dupes(icm, repo) == (0, (
+        "src/AGENTS.md: template copies: 5 notes share 1 statements with "
+        "src/AGENTS.md; none differ\n"
+        "duplicate rule: src/db/AGENTS.md:13 repeats src/AGENTS.md:13 "
+        "(keep one home, link to it)\n"
+        "diverged rule: src/web/AGENTS.md:3 and src/AGENTS.md:3 disagree: "
+        "'300 lines' vs '150 lines'\n"), "")
+
+
+def test_a_fixed_line_written_from_each_folder_is_the_form_s(repo: Path,
+                                                             icm) -> None:
+    """A form's fixed line holds its paths as each note's folder reads them
+    (codomyrmex's "Project root: ../../README.md" one level deeper): the
+    same line, one group finding."""
+    line = "- **Project root**: {up}README.md - the project's main handbook here\n"
+    notes = {f"mod/{x}/AGENTS.md": f"# {x}\n\n" + line.format(up="../../")
+             for x in "abcd"}
+    notes.update({f"mod/{x}/y/AGENTS.md": f"# {x}\n\n" + line.format(
+        up="../../../") for x in "ab"})
+    notes["mod/AGENTS.md"] = "# mod\n\n" + line.format(up="../")
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n", **notes})
+    assert dupes(icm, repo) == (0, (
+        "mod/AGENTS.md: template copies: 7 notes share 1 statements with "
+        "mod/AGENTS.md; none differ\n"), "")
+
+
+CRATE = """# {name}
+
+- Depends on `blueprint-std` (with the `std` feature) for filesystem primitives.
+- Never open one database path from two processes at once; it corrupts the file.
+- All public items of `{crate}` are re-exported at the crate root for users.
+"""
+
+
+def test_a_crate_note_and_its_src_note_describe_one_code(repo: Path,
+                                                         icm) -> None:
+    """A crate's note and its ``src/`` note both describe the crate (round
+    6's blueprint: 14 false copies): a description in both is no second
+    home, a crate named as a module (``foo_bar``, ``foo-bar``) no
+    disagreement; an instruction in both is still a copy, and the root's
+    ``src/`` note is read against the handbook as before."""
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n",
+                 "crates/db/AGENTS.md": CRATE.format(name="db", crate="local-db"),
+                 "crates/db/src/AGENTS.md": CRATE.format(name="src",
+                                                          crate="local_db")})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: crates/db/src/AGENTS.md:4 repeats crates/db/AGENTS.md:4 "
+        "(keep one home, link to it)\n"), "")
+    shutil.rmtree(repo / "crates")
+    write(repo, {"AGENTS.md": CRATE.format(name="H", crate="local-db"),
+                 "src/AGENTS.md": CRATE.format(name="src", crate="local-db")})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: src/AGENTS.md:3-5 and AGENTS.md:3-5 hold the same 3 "
+        "rules (keep one home, link to it)\n"), "")
+
+
+@pytest.mark.parametrize("x,y,same", [
+    ("foo-bar", "foo_bar", True),
+    ("api.rs", "api", True),
+    ("#[auto_impl(&, Arc)]", "auto_impl", True),
+    ("Stream", "Stream<Item = Result<JobCall, BoxError>>", True),
+    ("init_cache", "init_cache()", True),
+    ("foo.py", "foo.rs", False),  # two files
+    ("make test", "make lint", False),
+    ("src/api.rs", "src/api", False),  # paths are same_path's
+    ("pnpm", "npm", False),
+])
+def test_same_name_sets_spelling_aside_never_a_value(x: str, y: str,
+                                                     same: bool) -> None:
+    assert similarity.same_name(x, y) is same
+
+
+@pytest.mark.parametrize("text,instructs", [
+    ("Depends on `blueprint-std` for filesystem and sync primitives.", False),
+    ("Requires Foundry (`forge`) to be installed on the build system.", False),
+    ("Used by the manager and other crates needing persistent state.", False),
+    ("Run `cargo test -p x` before you open a pull request.", True),
+    ("Never hand-edit the generated bindings.", True),
+    ("The parser must not follow symlinks out of the root.", True),
+])
+def test_instructs_is_a_rule_s_mood(text: str, instructs: bool) -> None:
+    assert similarity.instructs(text) is instructs
+
+
+@given(st.text(max_size=30), st.text(max_size=30))
+def test_same_name_is_symmetric_and_names_itself(x: str, y: str) -> None:
+    assert similarity.same_name(x, y) is similarity.same_name(y, x)
+    assert similarity.same_name(x, x) is bool(x)

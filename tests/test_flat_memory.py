@@ -323,3 +323,103 @@ def test_a_commits_hit_is_one_object_whatever_the_paths_asked(repo: Path) -> Non
     code.append("gone.py")
     assert list(code) == ["a/x.py", "gone.py"] and code[-1] == "gone.py"
     assert ctx.notes() is ctx.notes() == ("a/context.md",)
+
+
+@pytest.mark.parametrize("apart", [False, True])
+@pytest.mark.parametrize("pathspec_max", [64, 1])
+def test_every_added_files_old_id_is_one_string(repo: Path, monkeypatch,
+                                                apart: bool, pathspec_max: int
+                                                ) -> None:
+    """An added file's change comes from no blob: the zero id, one string for
+    all of them (one each was 2.2 MiB of a first commit's 24,500 asked
+    paths), read apart or from the log, under a pathspec or past it; the
+    changes are the log's, blob ids included."""
+    monkeypatch.setattr(icm_git, "PATHSPEC_MAX", pathspec_max)
+    commit(repo, {"a.py": "1", "b/c.py": "1", "d.py": "1"}, D1)
+    commit(repo, {"a.py": "2", "e.py": "1"}, D5)
+    asked = ["a.py", "b/c.py", "e.py"]
+    got = [(sha, sorted(changes)) for sha, _, changes in
+           icm_git.path_changes(repo, "first-parent", asked, apart=apart)]
+
+    def blob(rev: str, path: str) -> str:
+        return git(repo, "rev-parse", f"{rev}:{path}").strip()
+
+    zero = "0" * 40
+    head, first = (git(repo, "rev-parse", r).strip() for r in ("HEAD", "HEAD~1"))
+    assert got == [
+        (head, [("a.py", blob("HEAD~1", "a.py"), blob("HEAD", "a.py")),
+                ("e.py", zero, blob("HEAD", "e.py"))]),
+        (first, [("a.py", zero, blob("HEAD~1", "a.py")),
+                 ("b/c.py", zero, blob("HEAD~1", "b/c.py"))])]
+    assert len({id(old) for _, changes in got for _, old, _ in changes
+                if old == zero}) == 1
+
+
+def test_the_resolvers_folder_cache_shares_one_mark_for_plain_folders(
+        tmp_path: Path) -> None:
+    """A folder whose real path is the root's joined with it (nearly all)
+    is kept as one shared mark, not a string of its own (2.5 MiB at 25,000
+    folders); a linked one keeps its real path; every answer, first or
+    from the cache, is the one ``paths.resolve`` gives."""
+    from icm import paths
+
+    write(tmp_path, {"a/b/x.py": "1", "a/y.py": "1", "c/z.py": "1"})
+    os.symlink("a/b", tmp_path / "l")
+    rels = ["a/b/x.py", "a/y.py", "c/z.py", "l/x.py", "a/b/new.py", "m/n/o.py"]
+    many = paths.Resolver(tmp_path, None)
+    for rel in rels + rels:
+        assert many.resolve(rel) == paths.resolve(tmp_path, rel), rel
+    real = os.path.realpath(tmp_path)
+    assert many.folders == {"a": paths._PLAIN, "a/b": paths._PLAIN,
+                            "c": paths._PLAIN, "l": os.path.join(real, "a/b"),
+                            "m": paths._PLAIN, "m/n": paths._PLAIN}
+    assert all(v is paths._PLAIN for k, v in many.folders.items() if k != "l")
+
+
+def _wordless_as_before(ctx: context.Context, deciding) -> set:
+    """``stale._wordless_commits`` as it was: every change held, added and
+    deleted files' blobs read too."""
+    from icm.checks import stale
+
+    found = {}
+    for sha, _, changes in ctx.path_changes(sorted(deciding),
+                                            commits=sorted(set(deciding.values()))):
+        for change in changes:
+            if deciding.get(change[0]) == sha:
+                found[change[0]] = change
+    digests = stale._digests(ctx, [o for _, old, new in found.values()
+                                   for o in (old, new)])
+    return {n for n, (_, old, new) in found.items()
+            if not stale._changed(digests, old, new)}
+
+
+@pytest.mark.parametrize("pathspec_max", [64, 1])
+def test_wordless_commits_holding_no_added_file_answer_as_before(
+        repo: Path, monkeypatch, pathspec_max: int) -> None:
+    """The word check holds no change of a file added or deleted (no blob on
+    one side: a change of words, never read); its answer is the one that
+    held and read them all, for notes added, reworded, rewrapped, deleted
+    and re-added, each at its own commit and all at the first."""
+    from icm.checks import stale
+
+    monkeypatch.setattr(icm_git, "PATHSPEC_MAX", pathspec_max)
+    commit(repo, {"a/context.md": "one two", "b/context.md": "x y",
+                  "c/context.md": "p q", "d/context.md": "k"}, D1)
+    commit(repo, {"a/context.md": "one\ntwo", "b/context.md": "x z",
+                  "e/context.md": "new"}, D5)
+    git(repo, "rm", "-q", "d/context.md")
+    commit(repo, {"c/context.md": "p  q\n"}, D9)
+    commit(repo, {"d/context.md": "k"}, "2026-10-10T12:00:00+00:00")
+    ctx = context.build(repo, config.load(repo))
+    notes = ["a/context.md", "b/context.md", "c/context.md", "d/context.md",
+             "e/context.md"]
+    revs = git(repo, "rev-list", "HEAD").split()
+    first, words, deleted, readded = revs[3], revs[2], revs[1], revs[0]
+    for picks in ([first] * 5, [words, words, deleted, readded, words],
+                  [words, first, deleted, deleted, first]):
+        deciding = dict(zip(notes, picks))
+        assert stale._wordless_commits(ctx, deciding) == _wordless_as_before(
+            ctx, deciding), picks
+    assert stale._wordless_commits(ctx, {"a/context.md": words,
+                                         "c/context.md": deleted}) == {
+        "a/context.md", "c/context.md"}  # rewrapped only

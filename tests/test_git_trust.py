@@ -521,6 +521,14 @@ def _calls(repo: Path, x: str):
                                     in g.path_changes(repo, "first-parent",
                                                       [f"{x}/f.md"])],
                          [[f"{x}/f.md"]]),
+        "net_changes": (lambda _: [[p for p, _, _ in changes] for changes in
+                                   g.net_changes(repo, [g.commit_of(repo, "HEAD~1")],
+                                                 g.commit_of(repo, "HEAD"),
+                                                 [x]).values()],
+                        [[f"{x}/f.md"]]),
+        "net_changes commits": (lambda r: g.net_changes(
+            repo, [r, g.commit_of(repo, r) or "none"], g.commit_of(repo, "HEAD"),
+            ["src"]), "plain"),
         "path_changes commits": (lambda _: list(g.path_changes(
             repo, "first-parent", ["src/a.py"], commits=[x])), []),
         "path_changes base": (lambda r: [sha for sha, _, _ in g.path_changes(

@@ -5,6 +5,7 @@ these tests, shaped as each tool's template shapes them."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import SLOTS_OK, python_lines, write
+from tests.conftest import SLOTS_OK, commit, python_lines, write
 
 MADR_CFG = "journal_format = 'madr'\njournal_dir = 'docs/adr'\n"
 
@@ -322,10 +323,12 @@ def test_madr_positions(repo: Path, icm) -> None:
         "Chosen option: \"The job worker's scheduler\", because the worker runs "
         "all night.\n\n## Rejected\n\n"
         f"- A cron job on the web host. ({worker})\n"
-        f"- Signed cookies. ({link('0003-keep-sessions-in-redis')})\n"
-        f"- Celery beat. ({link('0002-send-reports-with-cron')})\n"
-        f"- A wiki page; Issue comments. ({link('0001-record-decisions-in-madr')})"
-        "\n"), "")
+        "- Signed cookies: Bad, because a session could not be revoked. "
+        f"({link('0003-keep-sessions-in-redis')})\n"
+        "- Celery beat: Bad, because it needs a broker we do not have. "
+        f"({link('0002-send-reports-with-cron')})\n"
+        f"- A wiki page. ({link('0001-record-decisions-in-madr')})\n"
+        f"- Issue comments. ({link('0001-record-decisions-in-madr')})\n"), "")
 
 
 def test_nygard_positions(repo: Path, icm) -> None:
@@ -910,9 +913,10 @@ def test_a_records_format_can_be_told_from_its_text() -> None:
 
 def test_madr_options_named_as_a_reader_names_them(repo: Path, icm) -> None:
     """A bold-named option is listed by its name, its wrapped description
-    dropped, not escaped; an outcome naming its choice in bold or by a few
-    words of one option (``**monorepo**`` for "One monorepo ...") still
-    finds it; words two options hold choose neither, so nothing is listed."""
+    its reason (lines joined, not escaped); an outcome naming its choice in
+    bold or by a few words of one option (``**monorepo**`` for "One monorepo
+    ...") still finds it; words two options hold choose neither, so nothing
+    is listed."""
     write(repo, {
         "icm.toml": MADR_CFG, "AGENTS.md": "# Handbook\n",
         "docs/adr/0001-place-the-agent.md": """\
@@ -959,7 +963,8 @@ Chosen option: **a cache**, because reads repeat.
     assert (code, err) == (0, "")
     assert out.split("## Rejected\n\n", 1)[1] == (
         f"- A repository per package. ({link('0002-one-repository')})\n"
-        f"- B — Client-side agent. ({link('0001-place-the-agent')})\n")
+        "- B — Client-side agent: the loop moves into the browser, which calls "
+        f"the model itself. ({link('0001-place-the-agent')})\n")
 
 
 def test_a_record_whose_decision_is_its_lead_prose(repo: Path, icm) -> None:
@@ -1129,3 +1134,142 @@ def test_a_records_folders_own_note_is_no_record(repo: Path, icm) -> None:
     code, out, _ = icm("check-journal", "--root", str(repo))
     assert code == 1 and out.startswith(
         "docs/decisions/notes.md: name does not match NNNN-title.md\n")
+
+
+# Round 5's .NET records (issue 24): an adr-tools record with an
+# "Alternatives Considered" list, one option per item, its reason after a dash.
+LISTED = """\
+# 0004: Replace the container
+
+Status: Accepted
+
+## Context
+
+C.
+
+## Decision
+
+We will use the built-in container.
+
+## Consequences
+
+Q.
+
+## Alternatives Considered
+
+- **Keep the old container** – would keep decorators but add complexity
+- **The built-in container (chosen)** – what we do
+- **Another container** – was considered but rejected for the same reasons
+"""
+HEADED = """\
+# 0005: Store events
+
+Status: Accepted
+
+## Context
+
+C.
+
+## Decision
+
+We will store events in Postgres.
+
+## Consequences
+
+Q.
+
+## Alternatives Considered
+
+### Kafka
+
+Too much to run for a team of two.
+
+### Files on disk
+
+* Bad, because two writers would clash
+"""
+
+
+def test_each_listed_alternative_is_its_own_rejected_item(repo: Path,
+                                                          icm) -> None:
+    """A rejected section listing options (list items, or ``###`` sections)
+    gives one Rejected line each, with its own reason; the option marked
+    chosen is none; prose (a list of reasons under it too) stays one design
+    (one list was one entry: "Continue using Autofac – ... Use a different
+    DI container – ..."). A re-proposal counts for the option it matches;
+    JSON lists each; the brief of an item names every option."""
+    reasons = LISTED.split("## Alternatives")[0].replace("0004: Replace", "0008: "
+                                                        "Keep") + (
+        "## Alternatives Considered\n\nA queue per tenant, because:\n\n"
+        "- each needs a broker\n- nobody would run them\n")
+    write(repo, {**NYGARD, "doc/adr/0006-replace-the-container.md": LISTED,
+                 "doc/adr/0007-store-events.md": HEADED,
+                 "doc/adr/0008-keep-the-container.md": reasons,
+                 "queue/01_store-events.md": "# Store events in Kafka\n\n"
+                 "See doc/adr/0007-store-events.md.\n"})
+    link = "[doc/adr/{0}.md](doc/adr/{0}.md)".format
+    code, out, err = icm("positions", "--root", str(repo))
+    assert (code, err) == (0, "")
+    assert out.split("## Rejected\n\n", 1)[1] == (
+        "- **most re-invented**, re-proposed 1x: Kafka: Too much to run for a "
+        f"team of two. ({link('0007-store-events')})\n"
+        f"- A queue per tenant, because: ({link('0008-keep-the-container')})\n"
+        "- Files on disk: Bad, because two writers would clash. "
+        f"({link('0007-store-events')})\n"
+        "- Keep the old container: would keep decorators but add complexity. "
+        f"({link('0006-replace-the-container')})\n"
+        "- Another container: was considered but rejected for the same reasons. "
+        f"({link('0006-replace-the-container')})\n"
+        "- Sticky sessions on the load balancer: one restart still logs everyone "
+        f"out. ({link('0003-keep-sessions-in-redis')})\n")
+    code, out, _ = icm("positions", "--format", "json", "--root", str(repo))
+    assert [(d["entry"][8:12], d["alternative"], d["reproposed"],
+             d["most_reinvented"]) for d in json.loads(out)["rejected"]] == [
+        ("0007", "Kafka", 1, True),
+        ("0008", "A queue per tenant, because: each needs a broker nobody "
+                 "would run them.", 0, False),
+        ("0007", "Files on disk", 0, False),
+        ("0006", "Keep the old container", 0, False),
+        ("0006", "Another container", 0, False),
+        ("0003", "Sticky sessions on the load balancer: one restart still logs "
+                 "everyone out.", 0, False)]
+    code, out, _ = icm("brief", "01", "--root", str(repo))
+    assert code == 0 and ("Rejected: Kafka: Too much to run for a team of two. "
+                          "Files on disk: Bad, because two writers would "
+                          "clash.") in out
+
+
+@pytest.mark.parametrize("name, template", [
+    ("0000-template.md", True), ("template.md", True), ("TEMPLATE.md", True),
+    ("adr-template.md", True), ("adr-template-bare-minimal.md", True),
+    ("ADR-0000-template.md", True), ("_template.md", True),
+    ("0012-use-jinja-templates.md", False), ("0012-template-engine.md", False),
+    ("2026-01-01_template.md", False), ("template.txt", False)])
+def test_a_template_is_named_as_one(name: str, template: bool) -> None:
+    from icm.model.journal import is_template
+
+    assert is_template(name) is template
+
+
+def test_a_records_folders_template_is_no_record(repo: Path, icm) -> None:
+    """``0000-template.md`` was counted by init ("5 records found" for 4) and
+    its Option A and B listed as rejected; a record about templates is
+    still one."""
+    template = _header_record(0, "Title", "N/A", "N/A") + (
+        "\n## Alternatives Considered\n\n- **Option A** – why not\n"
+        "- **Option B** – why not\n")
+    commit(repo, {"AGENTS.md": "# H\n",
+                  "docs/decisions/0000-template.md": template,
+                  "docs/decisions/0001-layers.md": _header_record(
+                      1, "Layers", "N/A", "N/A"),
+                  "docs/decisions/0002-use-jinja-templates.md": _header_record(
+                      2, "Templates", "N/A", "N/A")}, "2026-10-01T12:00:00+00:00")
+    code, out, _ = icm("init", "--root", str(repo))
+    assert code == 0 and out.splitlines()[1] == (
+        'journal_dir = "docs/decisions", journal_format = "nygard", '
+        'journal_pattern = "NNNN-*.md": 2 adr-tools records found in '
+        "docs/decisions")
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+    code, out, _ = icm("positions", "--root", str(repo))
+    assert "Option A" not in out and out.count("docs/decisions/0002-use-jinja-"
+                                               "templates.md](") == 1

@@ -201,3 +201,39 @@ def test_every_memo_that_asked_holds_the_attributes(repo: Path, icm,
     write(repo, {".gitattributes": "lib/** linguist-vendored\n"})
     after = _run(icm, repo, "links", "bootmap")
     assert after == _fresh(icm, repo, "links", "bootmap") and after != first
+
+
+HOMED = ("---\nname: go-docs\nlicense: MIT\nmetadata:\n  author: someone\n"
+         "  openclaw:\n    homepage: https://github.com/someone/skills\n---\n\n"
+         "# Go docs\n\n[ref](references/gone.md)\n")
+OWN = "---\nname: ours\ndescription: Ours.\n---\n\n# Ours\n\n[ref](gone.md)\n"
+
+
+def test_copied_skill_bundles_are_vendored(repo: Path, icm) -> None:
+    """Round 5's trial: skills copied into ``.opencode/skills/`` by hand (10
+    link findings, all upstream's to fix). A bundle is copied when its
+    ``SKILL.md`` in a tool's dot folder names the home it came from, or when
+    the root ``skills-lock.json`` (the ``skills`` installer's) lists it with
+    a source; the bundle's every file goes. A skill naming no home is the
+    repository's own, so is one in a top-level ``skills/`` (the upstream's
+    place), and ``-linguist-vendored`` keeps a copy checked."""
+    write(repo, {"AGENTS.md": HB,
+                 ".opencode/skills/go-docs/SKILL.md": HOMED,
+                 ".opencode/skills/go-docs/references/a.md": "[t](../gone.md)\n",
+                 ".opencode/skills/ours/SKILL.md": OWN,
+                 "skills/go-docs/SKILL.md": HOMED,
+                 "skills-lock.json": '{"version": 1, "skills": {"kamae": '
+                                     '{"source": "someone/kamae"}, "bare": {}}}\n',
+                 ".agents/skills/kamae/SKILL.md": OWN,
+                 ".agents/skills/kamae/rules.md": "[r](../../rules/x.md)\n",
+                 ".agents/skills/bare/SKILL.md": OWN})
+    assert run(icm, repo) == (1, (
+        "broken link: .agents/skills/bare/SKILL.md -> gone.md\n"
+        "broken link: .opencode/skills/ours/SKILL.md -> gone.md\n"
+        "broken link: skills/go-docs/SKILL.md -> references/gone.md\n"
+        "links: 3 problems (missing file 3)\n"), "")
+    write(repo, {".gitattributes": ".opencode/skills/go-docs/** "
+                                   "-linguist-vendored\n"})
+    assert run(icm, repo)[1].splitlines()[1:3] == [
+        "broken link: .opencode/skills/go-docs/SKILL.md -> references/gone.md",
+        "broken link: .opencode/skills/go-docs/references/a.md -> ../gone.md"]

@@ -25,8 +25,8 @@ def test_a_file_of_broken_links_is_one_finding(repo: Path, icm) -> None:
     write(repo, {"AGENTS.md": HB, "docs/saved/ROUTER.md": page(12)})
     assert run(icm, repo) == (1, (
         "broken links: docs/saved/ROUTER.md -> 12 of its 13 relative links "
-        "name no file (written for another place, or moved? first: "
-        "struct.Item0.html)\n"
+        "name no file (no file in the tree has their names: written for "
+        "another place? first: struct.Item0.html)\n"
         "links: 1 problem (file of broken links 1)\n"), "")
     code, out, _ = run(icm, repo, "--format", "json")
     [f] = json.loads(out)["checks"][0]["findings"]
@@ -47,3 +47,30 @@ def test_a_few_broken_links_are_each_their_own_line(repo: Path, icm) -> None:
     assert out.endswith("links: 15 problems (missing file 15)\n")
     write(repo, {"docs/b/c.md": page(8, 2)})  # 8 of 10: one finding
     assert "broken links: docs/b/c.md -> 8 of its 10 relative" in run(icm, repo)[1]
+
+
+def test_renamed_targets_are_named_where_they_are_now(repo: Path, icm) -> None:
+    """A migration renamed the targets (``docs/NODE_SPEC.md`` is
+    ``docs/spec/node-spec.md``): the hint names where one is now, not a
+    guess that the file moved (round 6's cogni ROADMAP.md)."""
+    old = [f"docs/SPEC_{i}.md" for i in range(9)]
+    write(repo, {"AGENTS.md": HB,
+                 "ROADMAP.md": "# Map\n\n" + "".join(f"- [s]({t})\n" for t in old),
+                 **{f"docs/spec/spec-{i}.md": "# S\n" for i in range(3)}})
+    assert run(icm, repo) == (1, (
+        "broken links: ROADMAP.md -> 9 of its 9 relative links name no file "
+        "(3 name a file found elsewhere, e.g. docs/spec/spec-0.md: this file "
+        "or its targets moved or renamed? first: docs/SPEC_0.md)\n"
+        "links: 1 problem (file of broken links 1)\n"), "")
+
+
+def test_a_landing_page_of_the_same_name_tells_nothing(repo: Path, icm) -> None:
+    """A saved docs.rs page links each module's ``index.html``; the tree's
+    own ``index.html`` is no sign the targets moved (round 5's calendsync)."""
+    write(repo, {"AGENTS.md": HB, "web/index.html": "<p>app</p>\n",
+                 "docs/AXUM.md": "# Axum\n\n" + "".join(
+                     f"- [m](mod{i}/index.html)\n" for i in range(8))})
+    assert run(icm, repo)[1].startswith(
+        "broken links: docs/AXUM.md -> 8 of its 8 relative links name no file "
+        "(no file in the tree has their names: written for another place? "
+        "first: mod0/index.html)\n")

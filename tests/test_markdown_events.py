@@ -332,6 +332,17 @@ def test_a_parted_lazy_line_costs_its_block_not_the_file() -> None:
             None, "a lazy line indented as code opens a block")
 
 
+def test_ranges_for_lazy_lines_are_kept_only_where_one_could_open() -> None:
+    """A file whose indented lines open no block records no ranges for the
+    lazy-line screen; one with such a line does, and still parts it."""
+    quiet = "- item\n\n      code, no opener\n\n  text [a](b)\n"
+    assert not markdown_events._Lazy(quiet.encode()).any
+    assert markdown_events.explain(quiet) == (
+        markdown.extract_reference(quiet), "")
+    assert all(markdown_events._Lazy(t.encode()).any
+               for t in (*LAZY_ANSWERED, *LAZY_DECLINED))
+
+
 @pytest.mark.parametrize("text", [*ANSWERED, *LAZY_ANSWERED,
                                   *(t for t, _why in DECLINED)])
 def test_without_headings_the_answer_is_the_same_but_for_them(text: str) -> None:

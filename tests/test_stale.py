@@ -459,7 +459,9 @@ def test_the_pass_is_one_git_process_per_fact(repo: Path, icm,
     """With a base: one log of the branch's own commits, one of the base's,
     whatever the size of either; without one, the one log of HEAD. The
     words of the deciding commits are one more log (``--no-walk``) and one
-    ``cat-file``, at either size."""
+    ``cat-file``, at either size (a note added by its deciding commit has
+    no blob to read: each size also rewords one)."""
+    commit(repo, {"g0/context.md": "0", "g0/x.py": "0"}, D1)
     counts = []
     for size in (1, 12):
         commit(repo, {f"f{size}/context.md": "a", f"f{size}/x.py": "1"}, D1)

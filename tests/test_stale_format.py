@@ -152,6 +152,7 @@ def test_a_pending_reformat_moves_no_code(repo: Path, icm) -> None:
 def test_the_walk_stops_at_its_bound(repo: Path, icm, monkeypatch) -> None:
     """Past ``WALK`` reformats the note keeps its verdict: the log is cut."""
     monkeypatch.setattr(stale_mod, "WALK", 3)
+    monkeypatch.setattr(stale_mod, "NET_CAP", 0)  # the net change would clear it
     noted(repo, "rows.go", GO)
     for i in range(1, 4):
         commit(repo, {"pkg/rows.go": (GO, GOFMT)[i % 2] + "\n" * i},

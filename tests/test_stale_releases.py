@@ -213,6 +213,7 @@ def test_a_changelog_in_any_format_is_no_code(repo: Path, icm, path) -> None:
 def test_the_walk_stops_at_its_bound(repo: Path, icm, monkeypatch) -> None:
     """Past ``WALK`` bumps the note keeps its verdict: the log is cut."""
     monkeypatch.setattr(stale_mod, "WALK", 3)
+    monkeypatch.setattr(stale_mod, "NET_CAP", 0)  # the net change would clear it
     adopted(repo, "package.json", package_json)
     for i in range(1, 4):
         commit(repo, {"pkg/package.json": package_json(f"0.9.{i}")},
@@ -261,8 +262,12 @@ def test_releases_cost_a_fixed_number_of_git_processes(repo: Path, icm,
     assert stale(icm, repo)[1].count("STALE") == 13
     monkeypatch.undo()
     # the walk and its cat-file (every STALE note asks whether a token moved),
-    # no word check of notes it cleared
-    assert len(started) == counts[0] - 2
+    # HEAD's hash and the net diff-tree (its blobs the walk read): two
+    # more; no word check of notes it cleared: one fewer (the ok run's word
+    # check read no blob: each note was added by its deciding commit)
+    assert not any("--no-walk=unsorted" in argv for argv in started)
+    assert sum("diff-tree" in argv for argv in started) == 1
+    assert len(started) == counts[0] + 1
 
 
 def test_a_release_commit_passes_the_hook(repo: Path, tmp_path: Path) -> None:

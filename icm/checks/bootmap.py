@@ -6,7 +6,9 @@ method's three reads (the handbook, the largest note, the largest queue
 item) and the ``positions_file`` when one is kept, plus every file they
 import with an ``@path`` line (as Claude Code
 and Gemini CLI expand them at start: up to five hops, not inside code, each
-real file once). Tokens are bytes / 4, rounded down, unless a tokenizer is
+real file once; an ``@/x`` the root's tsconfig or jsconfig ``paths`` maps to
+a module is code, not an import, and one no config maps is unknown, an
+info line). Tokens are bytes / 4, rounded down, unless a tokenizer is
 asked for. Over budget fails. A note that is only an import stub (Claude
 Code's ``CLAUDE.md`` holding ``@AGENTS.md``) is sized with what it imports,
 for the table and for the largest note: that is what an agent reads there.
@@ -48,6 +50,10 @@ RULES = Rules(NAME, {
                         "notes, or raise 'budget' on purpose"),
     "bad-import": Rule("an @path import names no file, or one outside the root",
                        fix="fix the path or remove the import"),
+    "unknown-import": Rule("an @/path import names no file and may be a module "
+                           "path alias no tsconfig or jsconfig maps",
+                           Severity.INFO, "map the alias in compilerOptions.paths, "
+                           "or fix the path"),
     "empty-boot": Rule("the 'boot' globs match no file",
                        fix="fix the 'boot' globs"),
     "unreadable": Rule("a boot file cannot be read"),
@@ -109,6 +115,11 @@ def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Findi
     for p in problems:
         if not p.line:
             findings.append(_unreadable(p.path, p.reason))
+        elif p.unknown:
+            findings.append(RULES(
+                "unknown-import", p.path, f"unresolved import: {p.path} -> "
+                f"@{p.target} (no such file; a path alias no tsconfig or "
+                "jsconfig maps?)", line=p.line, located=True))
         elif p.reason:
             findings.append(RULES(
                 "bad-import", p.path, f"broken import: {p.path} -> @{p.target} "

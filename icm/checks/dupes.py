@@ -16,7 +16,11 @@ header, an empty field) are no copies, nor is a description of named code
 on either side (``similarity.describes``: "`X.tsx` - renders the list",
 in a folder's note and its parent's file list) unless the two disagree:
 a repeated line that instructs is two homes for one rule, one that
-describes is not. The home is the handbook, then
+describes is not (in a folder's note and its ``src/`` note, any line that
+does not instruct: both describe one code). Notes made from one form
+(``_Form``: a heading and field label at one place in ``FORM_NOTES``
+notes) fill its places per note, no copies, and share its fixed line,
+one finding per home. The home is the handbook, then
 the shallower note, then the path sorting first; journal entries come last
 and are never compared with each other (a newer entry may correct an older
 one). Only files read together are compared (``model.notes.read_together``:
@@ -44,6 +48,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import re
 import sys
 from dataclasses import replace
 from itertools import chain
@@ -72,6 +77,9 @@ TEMPLATE_STATEMENTS = 3  # statements a note shares with a home to be its copy
 TEMPLATE_NOTES = 3  # notes (the home counted) that make a template group
 TEMPLATE_NAMED = 5  # differing copies a group finding names
 SECTION_STATEMENTS = 3  # consecutive copies, in order, that are one section
+FORM_NOTES = 5  # notes holding a field at one place that make it a form's
+FORM_SHARE = 0.5  # a field filled per note: no value held by this share
+SOURCE_ROOTS = frozenset({"src", "lib"})  # a folder's code, its note beside
 NAMES_SCREENED = 16  # note file names a text is screened for before its paths
 # restated rules (dupes_restated = "info"): each statement's best reworded
 # match at these scores (similarity.Ranker.neighbours), from the tuning
@@ -196,16 +204,23 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
                          cfg.dupes_siblings)
     matches = near + far
     notes = frozenset(p for p, k in kinds.items() if k != 2)
+    form = _Form(stmts, skeletons, kinds)
     kept = [m for m in _kept(near, far, kinds)
-            if not _described(m) and not _pointers(m, notes)]
+            if not _described(m) and not _pointers(m, notes)
+            and form.of(m) != _Form.FILLED]
     groups = _templates(kept, kinds)
-    sections = _sections(kept, groups, stmts, skeletons, cfg.dupes_min_words)
+    sections = _sections([m for m in kept if form.of(m) != _Form.FIXED], groups,
+                         stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
     grouped: Dict[str, List[similarity.Match]] = {}
+    fixed: Dict[str, List[similarity.Match]] = {}
     for m in kept:
         home = groups.get(m.b.path)
         if home is not None and groups.get(m.a.path) == home and not m.diverged:
             grouped.setdefault(home, []).append(m)
+            continue
+        if not m.diverged and form.of(m) == _Form.FIXED:
+            fixed.setdefault(m.a.path, []).append(m)
             continue
         if id(m) in in_section:
             continue
@@ -213,6 +228,10 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
             m, cfg.dupes_min_words) else Severity.WARNING))
     for home, members in grouped.items():
         found.append(_group_finding(home, members, groups, kept, copies))
+    for home, members in fixed.items():  # a form's fixed line: one finding
+        group = {home: home, **{m.b.path: home for m in members}}
+        found += [_group_finding(home, members, group, kept, copies)] if len(
+            group) >= TEMPLATE_NOTES else [_finding(m, copies) for m in members]
     found += [_section_finding(run, copies) for run in sections]
     if cfg.dupes_restated == "info":
         found += _restated(stmts, skeletons, kinds, matches, cfg.dupes_min_words,
@@ -534,11 +553,131 @@ def _same_targets(stmts: Sequence[similarity.Statement], kinds: Dict[str, int],
 
 def _described(m: similarity.Match) -> bool:
     """Whether a copy is a description of code (``similarity.describes``)
-    on either side, the note detailing what the other summarises: no rule
-    has two homes. A diverged one stays: a file's two descriptions that
-    disagree on a value are one of them wrong."""
-    return not m.diverged and (similarity.describes(m.a.text)
-                               or similarity.describes(m.b.text))
+    on either side, the note detailing what the other summarises, or, in
+    a folder's note and its code folder's (``crates/x/`` and
+    ``crates/x/src/``, ``SOURCE_ROOTS``; the root's is the handbook's,
+    for the whole tree), a line that instructs on neither
+    (``similarity.instructs``): both describe one code. No rule has two
+    homes. A diverged one stays: a file's two descriptions that disagree
+    on a value are one of them wrong."""
+    if m.diverged:
+        return False
+    if similarity.describes(m.a.text) or similarity.describes(m.b.text):
+        return True
+    up, down = sorted((posixpath.dirname(m.a.path), posixpath.dirname(m.b.path)),
+                      key=len)
+    head, _, leaf = down.rpartition("/")
+    return bool(up) and head == up and leaf in SOURCE_ROOTS and not (
+        similarity.instructs(m.a.text) or similarity.instructs(m.b.text))
+
+
+class _Form:
+    """The fields of notes made from one form: a statement's place is its
+    innermost heading that ``FORM_NOTES`` notes hold (else the note's top),
+    and its field's label (``**Owner:**``, ``Scope:``), else its first two
+    words. A place ``FORM_NOTES`` notes fill is the form's (read on the
+    first pair asked of, so a run with no copy pays nothing). A text
+    holding ``FORM_SHARE`` of a place is its
+    fixed text (the form's scope line in every note; its paths read from
+    each note's folder): copies of it are one finding per home. Every
+    other text there is a value filled in (each note's review date, its
+    exports, "update when X change"): pairs of them are no copies and no
+    disagreements; a drift from the fixed text is one. A rule two notes
+    write elsewhere is theirs."""
+
+    FILLED, FIXED = "filled", "fixed"
+    _LABEL = re.compile(r"\s*(?:[-+*]\s+)?(?:\*\*([^*\n]{1,40}?)(?::\*\*|\*\*\s*:)"
+                        r"|([A-Z][\w /&-]{0,30}):\s)")
+
+    def __init__(self, stmts: Sequence[similarity.Statement],
+                 skeletons: Sequence[Tuple[Tuple[str, ...], int]],
+                 kinds: Dict[str, int]) -> None:
+        self._of = (stmts, skeletons, kinds)
+        self._key: Dict[int, Tuple[Any, ...]] = {}
+        self._fixed: Dict[Tuple[Any, ...], Optional[int]] = {}
+        self._read = False
+
+    def _build(self) -> None:
+        stmts, skeletons, kinds = self._of
+        self._read = True
+        notes_of: Dict[str, Set[str]] = {}
+        trails = set()  # a section's statements share its headings: once
+        for s in stmts:
+            if kinds[s.path] != 2 and (s.path, s.headings) not in trails:
+                trails.add((s.path, s.headings))
+                for h in s.headings:
+                    notes_of.setdefault(h.casefold(), set()).add(s.path)
+        shared = {h for h, held in notes_of.items() if len(held) >= FORM_NOTES}
+        places: Dict[Tuple[str, ...], str] = {}
+        first: Dict[Tuple[Any, ...], str] = {}  # most places: one note's
+        held_by: Dict[Tuple[Any, ...], Set[str]] = {}
+        for s, (skel, _words) in zip(stmts, skeletons):
+            if kinds[s.path] == 2:
+                continue
+            place = places.get(s.headings)
+            if place is None:
+                place = places[s.headings] = next((h for h in map(
+                    str.casefold, reversed(s.headings)) if h in shared), "")
+            label = self._LABEL.match(s.text) if ":" in s.text[:48] else None
+            key: Tuple[Any, ...] = (place, (label.group(1) or label.group(
+                2)).casefold()) if label else (place, skel[:2])
+            self._key[id(s)] = key
+            if first.setdefault(key, s.path) != s.path:
+                held_by.setdefault(key, {first[key]}).add(s.path)
+        # only a form's places are read further: a text as a hash (equality
+        # in this run only; no corpus text held), the first of each kept
+        self._text: Dict[int, int] = {}
+        self._sample: Dict[Tuple[Any, ...], similarity.Statement] = {}
+        self._skel: Dict[int, Tuple[str, ...]] = {}
+        self._held: Dict[int, bool] = {}
+        values: Dict[Tuple[Any, ...], Dict[int, int]] = {}
+        for s, (skel, _words) in zip(stmts, skeletons):
+            held = self._key.get(id(s))
+            if held is None or len(held_by.get(held, ())) < FORM_NOTES:
+                continue
+            key = held
+            said = values.setdefault(key, {})
+            text = self._text[id(s)] = hash(" ".join(s.text.split()).casefold())
+            said[text] = said.get(text, 0) + 1
+            self._skel[id(s)] = skel
+            self._sample.setdefault(key + (text,), s)
+        # a form's place -> its fixed text (the most held; a tie: the first
+        # written), None when filled per note
+        for key, said in values.items():
+            text = max(said, key=said.__getitem__)
+            self._fixed[key] = text if said[text] >= (
+                FORM_SHARE * sum(said.values())) else None
+
+    def of(self, m: similarity.Match) -> Optional[str]:
+        """FIXED when both statements are one place's fixed text, or one
+        is and the other words it alike (no value differs); FILLED when
+        neither is (a value filled in, however many notes agree on it);
+        None for a drift from the form, or when no form holds both."""
+        if not self._read:
+            self._build()
+        key = self._key.get(id(m.a))
+        if key is None or key != self._key.get(id(m.b)) or key not in self._fixed:
+            return None
+        held = (self._holds(key, m.a), self._holds(key, m.b))
+        if all(held) or (any(held) and not m.diverged):
+            return self.FIXED
+        return None if any(held) else self.FILLED
+
+    def _holds(self, key: Tuple[Any, ...], s: similarity.Statement) -> bool:
+        """Whether a statement is its place's fixed text, as written or
+        from its own folder (``../../README.md`` one level deeper)."""
+        fixed = self._fixed[key]
+        if fixed is None:
+            return False
+        if self._text[id(s)] == fixed:
+            return True
+        held = self._held.get(id(s))
+        if held is None:
+            sample = self._sample[key + (fixed,)]
+            held = self._held[id(s)] = self._skel[id(s)] == self._skel[
+                id(sample)] and not similarity.differences(
+                    sample.text, s.text, sample, s)
+        return held
 
 
 def _pointers(m: similarity.Match, notes: FrozenSet[str]) -> bool:

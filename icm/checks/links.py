@@ -12,7 +12,11 @@ unless ``index = "off"`` for it (notes an agent loads by location). In a
 docs site's pages (``site_content``) a link naming no file may name a route
 of the site: a page or a file of its ``public/`` (``model/sites.py``). A
 missing target git's ignore rules match is an ``ignored-target`` info line (a
-build output or a local file: absent in a clone). Vendored files
+build output or a local file: absent in a clone), and so is one whose
+destination is a placeholder (``URL``, ``[Target]``, ``{name}``) or that is
+written in a template (a ``templates`` folder, a name with ``template``): a
+``placeholder-link`` line, but a template for the root (a link resolves
+from there) keeps a link the root lacks too as broken. Vendored files
 (``Context.vendored``) are no source.
 
 Bad::
@@ -52,10 +56,12 @@ from icm.model.links import (
     extract_all,
     extract_linking,
     indexed_notes,
+    is_template,
     named_notes,
     near_handbooks,
     notes_to_index,
     parse_text,
+    placeholder,
     resolve,
 )
 from icm.model.sites import Sites, github_page
@@ -82,6 +88,11 @@ RULES = Rules(NAME, {
     "ignored-target": Rule("a link's missing target is a path git ignores (a "
                            "build output, a local file)", Severity.INFO,
                            "ignored_targets = \"error\" makes it a broken link"),
+    "placeholder-link": Rule("a link's missing target is a placeholder (URL, "
+                             "[Target]) or is written in a template, for its "
+                             "copy", Severity.INFO,
+                             "links_ignore (its destination) or exclude (the "
+                             "template)"),
     "misplaced-file": Rule("nearly every relative link of a file names no file: "
                            "a page written for another place, or moved",
                            fix="fix its links, or leave the file out (exclude) "
@@ -110,6 +121,7 @@ KIND_LABELS = {
     "bad-path": "impossible path",
     "case-mismatch": "case mismatch",
     "ignored-target": "git-ignored target",
+    "placeholder-link": "placeholder link",
     "misplaced-file": "file of broken links",
     "unindexed-note": "unindexed note",
     "missing-handbook": "missing handbook",
@@ -150,6 +162,10 @@ def run(ctx: Context, options: LinksOptions) -> Report:
 
     broken: List[Finding] = []
     missing: List[Tuple[int, str]] = []  # (at in broken, target) of missing files
+    templates: Dict[str, bool] = {}
+    # a template's missing targets, judged once its links are all seen:
+    # (line, rank, raw, target, found from the root)
+    held: Dict[str, List[Tuple[int, int, str, str, bool]]] = {}
     counts: Counter[str] = Counter()
     local: Counter[str] = Counter()  # each file's links to another file
     # Links written in one folder to one destination resolve and are judged
@@ -190,6 +206,17 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             if code == "missing-file" and sites is not None \
                     and sites.resolves(rel, href):
                 continue  # a docs site's route: a page or a public file
+            if code == "missing-file":
+                if placeholder(raw):
+                    broken.append(_placeholder(rel, raw, "a placeholder "
+                                               "destination", line, rank))
+                    continue
+                if rel not in templates:
+                    templates[rel] = is_template(rel)
+                if templates[rel]:
+                    held.setdefault(rel, []).append(
+                        (line, rank, raw, target.path, _from_root(rel, href, tree)))
+                    continue
             if code:
                 if doc and doc != rel:
                     reason += f" in {doc}"
@@ -199,6 +226,19 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                                     located=True))
                 if code == "missing-file":
                     missing.append((len(broken) - 1, target.path))
+    for rel, links in held.items():
+        rooted = any(at_root for *_, at_root in links)
+        for line, rank, raw, path, at_root in links:
+            if at_root or not rooted:
+                broken.append(_placeholder(rel, raw, "in a template, " + (
+                    "resolves from the root" if at_root else
+                    "written for its copy"), line, rank))
+            else:  # written for the root, and no such file there either
+                broken.append(RULES("missing-file", rel, f"broken link: {rel} -> "
+                                    f"{raw} (a template for the root: no such "
+                                    "file there either)", line=line, rank=rank,
+                                    located=True))
+                missing.append((len(broken) - 1, path))
     if missing and cfg.ignored_targets == "info":
         ignored_paths = ctx.ignored(sorted({path for _, path in missing}))
         for place, path in missing:
@@ -208,7 +248,8 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                                    "git-ignored path: " + f.message[len(
                                        "broken link: "):], line=f.line,
                                    rank=f.rank, located=True)
-    broken = _misplaced(broken, local)
+    broken = _misplaced(broken, local, tree, {
+        (broken[place].path, broken[place].rank): path for place, path in missing})
     index = index_findings(ctx, corpus, tree)
     if chosen is not None and ctx.config.handbook not in chosen:
         index = about(index, changed)  # a new note, or the handbook changed
@@ -228,13 +269,30 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                         "by_kind": dict(counts)}, retail=tail_of)
 
 
+def _from_root(rel: str, href: str, tree: Tree) -> bool:
+    """Whether a copy of ``rel`` at the root would find ``href``."""
+    at_root = resolve(posixpath.basename(rel), href)
+    return at_root is not None and not at_root.problem \
+        and bool(tree.kind(at_root.path))
+
+
+def _placeholder(rel: str, raw: str, why: str, line: int, rank: int) -> Finding:
+    """The info line of a missing target that is a placeholder or a
+    template's (a template's link is written for its copy)."""
+    return RULES("placeholder-link", rel, f"placeholder link: {rel} -> {raw} "
+                 f"({why})", line=line, rank=rank, located=True)
+
+
 MISPLACED_AT = 8  # broken links a file needs, and four in five of its own
 
 
-def _misplaced(broken: List[Finding], local: Counter[str]) -> List[Finding]:
+def _misplaced(broken: List[Finding], local: Counter[str], tree: Tree,
+               paths: Dict[Tuple[str, int], str]) -> List[Finding]:
     """Each file whose relative links nearly all name no file as one finding
     (a docs page saved from a site: 25 lines of one cause, round 5), its
-    links in the JSON; a file with fewer keeps the seed's line a link."""
+    links in the JSON; a file with fewer keeps the seed's line a link. The
+    hint says whether the targets' names are elsewhere in the tree (one
+    lookup each, ``Tree.namesake``): renamed or moved, or never here."""
     missed: Dict[str, List[Finding]] = {}
     for f in broken:
         if f.code == "missing-file":
@@ -247,10 +305,17 @@ def _misplaced(broken: List[Finding], local: Counter[str]) -> List[Finding]:
     for rel in sorted(whole):
         found = sorted(missed[rel])
         first = found[0].message.split(" -> ", 1)[1]
+        moved = [(f, hit) for f in found
+                 for hit in [tree.namesake(paths.get((rel, f.rank), ""))] if hit]
+        if moved:
+            hint = (f"{len(moved)} name a file found elsewhere, e.g. "
+                    f"{moved[0][1]}: this file or its targets moved or renamed?")
+        else:
+            hint = "no file in the tree has their names: written for another place?"
         kept.append(RULES("misplaced-file", rel, (
             f"broken links: {rel} -> {len(found)} of its {local[rel]} relative "
-            f"links name no file (written for another place, or moved? first: "
-            f"{first})"), line=found[0].line, rank=found[0].rank, located=True,
+            f"links name no file ({hint} first: {first})"),
+            line=found[0].line, rank=found[0].rank, located=True,
             extra={"links": [{"line": f.line,
                               "target": f.message.split(" -> ", 1)[1]}
                              for f in found]}))

@@ -16,7 +16,12 @@ builds. A release bump moves no code either: a commit whose change to a
 manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
 ``pyproject.toml``, ...) leaves its data as it was but for the package's own
 version (a dependency's version is code, and so is a version in any other
-file). A reformat moves no code either: one asks of each commit whether its
+file). Nor does code that came back: a note history left STALE is judged
+net of every commit since its own (``_net_same``: one ``diff-tree`` to HEAD,
+and one to the base with ``--base``), so a dependency added and dropped
+again around release bumps, where each commit changed a token, is no move
+when each file's tokens at HEAD are those of the note's commit. A reformat
+moves no code either: one asks of each commit whether its
 change to each file left the file's tokens (``code_digest``) as they were:
 a manifest's data but its own version; a file whose indentation is syntax
 (``indented``: Python, YAML, Makefiles, ...) each non-blank line's
@@ -127,7 +132,13 @@ from icm.context import (
 )
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Rule, Rules, Severity
-from icm.model.notes import code_by_note, link_target, sibling_links, stamped
+from icm.model.notes import (
+    code_by_note,
+    link_target,
+    owner_of,
+    sibling_links,
+    stamped,
+)
 from icm.registry import StaleOptions
 
 if sys.version_info >= (3, 11):
@@ -143,7 +154,8 @@ SILENCE = "reread the note against the code and commit it (with the code)"
 RULES = Rules(NAME, {
     "stale": Rule("a note's folder has code that changed after the note's last "
                   "change of words (a release bump of a manifest's own version, "
-                  "or a reformat that changes no token, is no change of code)",
+                  "a reformat that changes no token, or changes that cancel "
+                  "out, are no change of code)",
                   fix="reread the note against the code and correct it; if it is "
                   "still true, run `icm review NOTE` (a whitespace change is no "
                   "review)"),
@@ -173,6 +185,7 @@ MANIFESTS: Dict[str, Tuple[Tuple[str, ...], ...]] = {
     "pyproject.toml": (("project", "version"), ("tool", "poetry", "version")),
 }
 MANIFEST_TOML_COST = 1_000_000  # config.dotted_cost: about 10 ms of tomllib
+NET_CAP = 64  # note commits whose net change to HEAD one diff-tree reads
 
 
 def describe(seconds: int) -> str:
@@ -414,14 +427,19 @@ def _wordless_commits(ctx: Context, deciding: Dict[str, str]) -> Set[str]:
     no word of them: one ``git log --no-walk`` of those commits, one
     ``cat-file``."""
     # note -> its deciding commit's change, the log's own tuple (a key and a
-    # pair a note were 10 MiB at 500k)
+    # pair a note were 10 MiB at 500k); an added or deleted note changed
+    # (``_changed``: no blob), so it is not held (a first commit's 24,500
+    # adds were 7.6 MiB) and its blobs are not read
     found: Dict[str, Change] = {}
     with closing(ctx.path_changes(sorted(deciding),
                                   commits=sorted(set(deciding.values())))) as walk:
         for sha, _, changes in walk:
             for change in changes:  # past PATHSPEC_MAX every change comes
                 if deciding.get(change[0]) == sha:
-                    found[change[0]] = change
+                    if change[1].strip("0") and change[2].strip("0"):
+                        found[change[0]] = change
+                    else:  # the last change of a path decides, as before
+                        found.pop(change[0], None)
     digests = _digests(ctx, [oid for _, old, new in found.values()
                              for oid in (old, new)])
     return {note for note, (_, old, new) in found.items()
@@ -505,7 +523,8 @@ def _moves(digests: Dict[Tuple[str, str], Optional[bytes]],
 
 
 def _last_moving(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]],
-                 skips: Dict[str, Callable[[str], bool]], base: Optional[str]
+                 skips: Dict[str, Callable[[str], bool]], base: Optional[str],
+                 digests: Dict[Tuple[str, str], Optional[bytes]]
                  ) -> Dict[str, Optional[int]]:
     """For the notes history left behind (``moved``: note -> (its own tracked
     files, its code)), the committer time of the newest commit since the
@@ -528,7 +547,6 @@ def _last_moving(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]]
     # skip's answer per path (globs cost most): a path's notes speak for one
     # folder's code, so they answer alike
     is_code: Dict[str, bool] = {}
-    digests: Dict[Tuple[str, str], Optional[bytes]] = {}
     unread: Dict[str, Set[str]] = {}  # blob -> the paths it is read as
     fresh: Set[str] = set()  # notes with changes not yet read
 
@@ -585,6 +603,65 @@ def _last_moving(ctx: Context, moved: Dict[str, Tuple[List[str], Sequence[str]]]
         elif note in reached and note not in undated:
             verdicts[note] = None
     return verdicts
+
+
+def _net_same(ctx: Context, since: Dict[str, Hit],
+              skips: Dict[str, Callable[[str], bool]],
+              excluded: Optional[GlobSet], base: Optional[str],
+              digests: Dict[Tuple[str, str], Optional[bytes]]) -> Set[str]:
+    """The notes (``since``: note -> its last commit) whose code holds at
+    HEAD (and at ``base``) the tokens it held at that commit
+    (``code_digest``), whatever came between: a dependency added and dropped
+    again, a version bumped twice. One ``diff-tree`` of the notes' folders
+    per end, for the ``NET_CAP`` newest of the notes' commits (a note past
+    them keeps its verdict); a ``cat-file`` of other files, then one of the
+    manifests of notes still unmoved. A file added, deleted or not read
+    moves code. ``digests`` holds those the walk read."""
+    owner = owner_of(ctx)
+    by_commit: Dict[str, List[str]] = {}
+    place: Dict[str, int] = {}
+    for note, hit in sorted(since.items()):
+        by_commit.setdefault(hit[1], []).append(note)
+        place[hit[1]] = hit[2]
+    newest = sorted(by_commit, key=lambda c: -place[c])[:NET_CAP]
+    folders = sorted({posixpath.dirname(n) or "." for c in newest
+                      for n in by_commit[c]})
+    # with a base, a rebase lays the branch on it: both ends must hold
+    nets = [ctx.net_changes(newest, folders, end)
+            for end in ((None,) if base is None else (None, base))]
+    found: Dict[str, List[Change]] = {}
+    for commit in newest:
+        notes: Dict[str, List[str]] = {}
+        for note in by_commit[commit]:
+            notes.setdefault(posixpath.dirname(note), []).append(note)
+            found[note] = []
+        for path, old, new in (c for net in nets for c in net.get(commit, ())):
+            speaker = owner(path)
+            if speaker is None or (excluded is not None and excluded.match(path)) \
+                    or any(path.startswith(r + "/") for r in ctx.nested):
+                continue
+            for note in notes.get(posixpath.dirname(speaker), ()):
+                if not skips[note](path):
+                    found[note].append((path, old, new))
+    # a file added or deleted moves code unread; other files before
+    # manifests (a TOML parse each was most of the cost), a note moved by
+    # one left out of the second read
+    left = {n for n, changes in found.items()
+            if all(o.strip("0") and w.strip("0") for _, o, w in changes)}
+    for manifests in (False, True):
+        part = {n: [c for c in found[n]
+                    if (posixpath.basename(c[0]) in MANIFESTS) == manifests]
+                for n in left}
+        unread: Dict[str, Set[str]] = {}  # blob -> the paths it is read as
+        for changes in part.values():
+            for path, old, new in changes:
+                for oid in (old, new):
+                    if (oid, path) not in digests:
+                        unread.setdefault(oid, set()).add(path)
+        digests.update({(oid, path): code_digest(path, data) for oid, data
+                        in ctx.blobs(unread, WORDS_CAP) for path in unread[oid]})
+        left -= {n for n, changes in part.items() if _moves(digests, changes)}
+    return left
 
 
 def _moved(folder: str, gap: int) -> str:
@@ -703,7 +780,14 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                 deciding[note] = note_last[1]
                 newest_path[note] = path
         judged.append((note, verdict, sev, code_name, parts if parts[1:] else None))
-    released = _last_moving(ctx, moved, skips, base) if moved else {}
+    digests: Dict[Tuple[str, str], Optional[bytes]] = {}  # (blob, path): tokens
+    released = _last_moving(ctx, moved, skips, base, digests) if moved else {}
+    # Net of every commit since the note, its code's tokens held: no move.
+    still = {note: note_time[note] for note in moved
+             if released.get(note, 0) is not None}
+    for note in _net_same(ctx, still, skips, excluded, base, digests) \
+            if still else ():
+        released[note] = None
     # No token of code changed since the note: its words decide, as for an
     # ok note; a wordless one keeps its STALE (the newest commit of its code
     # that changed a token, where a walk back would end, is not known here).

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
 from icm.context import Context, Unreadable, decode, read_real
+from icm.model import aliases as aliases_mod
 from icm.paths import unnameable
 
 MAX_HOPS = 5
@@ -44,12 +45,14 @@ class BootFile:
 class Problem:
     """A file that could not be read (``line`` 0, ``target`` ""), or an
     import at ``line`` of ``path`` that cannot be followed (``why``: refused,
-    or "" when the target is no file)."""
+    or "" when the target is no file; ``unknown`` when it may be a module
+    path alias no config maps, ``@/x``)."""
 
     path: str
     reason: str
     line: int = 0
     target: str = ""
+    unknown: bool = False
 
 
 def imports_in(text: str) -> List[Tuple[int, str]]:
@@ -101,6 +104,7 @@ def follow(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Proble
     files: List[BootFile] = []
     problems: List[Problem] = []
     seen: Dict[str, str] = {}
+    known: List[Tuple[aliases_mod.Alias, ...]] = []  # read on the first miss
     queue: List[Tuple[str, str, int]] = [(p, "", 0) for p in listed]
     while queue:
         rel, via, depth = queue.pop(0)
@@ -140,7 +144,17 @@ def follow(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Proble
             if why or not _is_file(ctx, norm):
                 if not why and _SCOPED.fullmatch(target):
                     continue  # @scope/name naming no file: a package or team
-                problems.append(Problem(rel, why, line, target))
+                if not why:
+                    if not known:
+                        known.append(aliases_mod.load(ctx))
+                    hit = aliases_mod.match(known[0], "@" + target)
+                    if hit is not None:
+                        if any(aliases_mod.module_exists(ctx, p) for p in hit[1]):
+                            continue  # a module of the code (@/components/x)
+                        why = (f"alias {hit[0].pattern} of {hit[0].config}: no "
+                               f"module {hit[1][0] if hit[1] else ''}")
+                problems.append(Problem(rel, why, line, target, unknown=not why
+                                        and target.startswith("/")))
             else:
                 queue.append((norm, rel, depth + 1))
     return files, problems

@@ -57,14 +57,32 @@ def entries(ctx: Context) -> List[str]:
         if f.startswith(prefix) and "/" not in f[len(prefix):]
         and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
         and f != ctx.config.positions_file  # compiled from entries, not one
-        and not (records and _beside_records(f[len(prefix):]))
+        and not (records and f[len(prefix):].lower() == "index.md")
+        and not is_template(f[len(prefix):])
         and f[len(prefix):] not in PER_TOOL and not ctx.is_note(f)  # its note
     ]
 
 
-def _beside_records(name: str) -> bool:
+# Words a template's name may hold beside "template": MADR's
+# adr-template-bare-minimal.md, log4brains' template.md, adr-tools users'
+# 0000-template.md. A record about templates (0012-use-jinja-templates.md,
+# 0012-template-engine.md) holds other words: it is a record.
+_TEMPLATE_WORDS = frozenset(("adr", "adrs", "madr", "nygard", "decision",
+                             "record", "records", "architecture", "bare",
+                             "minimal", "full", "short", "long", "default"))
+
+
+def is_template(name: str) -> bool:
+    """A records folder's template, no record in any format: ``template``
+    among its words, every other word a number of zeros or one of
+    ``_TEMPLATE_WORDS``."""
     low = name.lower()
-    return low == "index.md" or "template" in low
+    if not low.endswith(".md"):
+        return False
+    words = re.findall(r"[^\W_]+", low[:-len(".md")])
+    return "template" in words and all(
+        w == "template" or w in _TEMPLATE_WORDS or not w.strip("0")
+        for w in words)
 
 
 def valid_name(filename: str) -> bool:
@@ -95,6 +113,17 @@ class Slot:
 
 
 @dataclass(frozen=True)
+class Option:
+    """One rejected option: MADR's options not chosen, or an item (or
+    ``###`` section) of a rejected section listing several, the chosen one
+    left out."""
+
+    line: int
+    name: str  # its bold lead name (plain words), else its first paragraph
+    reason: str = ""  # markdown: why it lost ("" when it does not say)
+
+
+@dataclass(frozen=True)
 class Entry:
     """What an entry says, as every command that reads entries needs it."""
 
@@ -116,6 +145,9 @@ class Entry:
     front: str = ""  # why its front matter was read as markdown ("": it was not)
     status_line: int = 0  # the line its status was read from; 0 when none
     title: str = ""  # its first level-1 heading
+    # each rejected option of a list of them (``Option``); () when the
+    # rejected role is one design written as prose
+    options: Tuple["Option", ...] = ()
 
     def said(self, role: str) -> str:
         """The visible text of the section holding ``role`` ("" without)."""
@@ -529,6 +561,17 @@ def _status_line(source: str) -> Optional[str]:
 # -- the parse -------------------------------------------------------------------
 
 
+@dataclass
+class _Sub:
+    """A ``###`` section inside a part: its title and what it holds."""
+
+    title: str
+    line: int
+    texts: List[str] = field(default_factory=list)
+    lines: List[Tuple[int, str]] = field(default_factory=list)
+    items: List[Tuple[int, str]] = field(default_factory=list)
+
+
 class _Part:
     """One section of an entry as the parse collects it."""
 
@@ -538,13 +581,21 @@ class _Part:
         self.codes: List[Any] = []
         self.lines: List[Tuple[int, str]] = []
         self.items: List[Tuple[int, str]] = []
-        self.subs: List[Tuple[str, List[str]]] = []  # level-3 titles, texts
+        self.own_items: List[Tuple[int, str]] = []  # above its first ###
+        self.own_lines: List[Tuple[int, str]] = []  # its paragraphs there
+        self.subs: List[_Sub] = []  # its level-3 sections
 
     def add(self, sec: Any, own: bool) -> None:
         if sec.visible:
             self.seen.append(sec.visible)
-            if not own and self.subs:
-                self.subs[-1][1].append(sec.visible)
+        if not own and self.subs:
+            sub = self.subs[-1]
+            sub.texts += [sec.visible] if sec.visible else []
+            sub.lines += sec.lines
+            sub.items += sec.items
+        elif own and not self.subs:
+            self.own_items.extend(sec.items)
+            self.own_lines.extend(sec.lines)
         self.codes.extend(sec.code)
         self.lines.extend(sec.lines)
         self.items.extend(sec.items)
@@ -609,7 +660,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
             parts[(sec.level, name)] = part
             opened[sec.level - 2] = part
         if sec.level == 3 and opened[0] is not None:
-            opened[0].subs.append((sec.title, []))
+            opened[0].subs.append(_Sub(sec.title, sec.line))
         if not seen_two:
             for line, source in [*sec.lines, *sec.items]:
                 source = source.strip()
@@ -631,11 +682,14 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     said = {role: part.slot() for role, part in roles.items()}
     if lay.format != "icm" and lead:
         _lead_holds(lead, lay, slots, found, said)
+    options: Tuple[Option, ...] = ()
     if lay.format == "madr" and "rejected" not in said:
         rejected = _not_chosen(roles.get("options"), roles.get("decision"),
                                roles.get("pros-cons"))
         if rejected is not None:
-            said["rejected"] = rejected
+            said["rejected"], options = rejected
+    elif "rejected" in roles:
+        options = _listed(roles["rejected"], roles.get("decision"))
     if "status" in keys:
         statuses.insert(0, (keys["status"][0], keys["status"][1]))
     held = roles.get("status")
@@ -659,7 +713,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     repeated = {name: tuple(at) for name, at in heads.items() if len(at) > 1}
     return Entry(found, command(codes), verify_line, superseded, superseded_line,
                  tuple(every), repeated, said, word, tuple(supersedes), front,
-                 word_line, title)
+                 word_line, title, options)
 
 
 # adr-tools' link words: a paragraph opening with one is a status, not prose
@@ -757,31 +811,85 @@ def chosen_option(decision: str) -> str:
 
 
 def _not_chosen(options: Optional[_Part], decision: Optional[_Part],
-                pros: Optional[_Part]) -> Optional[Slot]:
+                pros: Optional[_Part]) -> Optional[Tuple[Slot, Tuple[Option, ...]]]:
     """MADR's rejected alternatives: the Considered Options (or the Pros and
     Cons sub-headings) the Decision Outcome did not choose, as one slot
-    ("A; B."). None when the outcome names no option of the list."""
+    ("A; B.") and one ``Option`` each, its reason its Pros and Cons "Bad"
+    lines. None when the outcome names no option of the list."""
     if decision is None:
         return None
-    listed = [src for _line, src in options.items] if options is not None else []
+    listed = list(options.items) if options is not None else []
     if not listed and pros is not None:
-        listed = [title for title, _texts in pros.subs]
+        listed = [(sub.line, sub.title) for sub in pros.subs]
     chosen = _plain(chosen_option("\n".join(s for _l, s in decision.lines)))
-    names = [(name, _plain(name)) for name in listed]
-    names = [(n, p) for n, p in names if any(ch.isalnum() for ch in p)]
+    names = [(line, name, _plain(name)) for line, name in listed]
+    names = [(ln, n, p) for ln, n, p in names if any(ch.isalnum() for ch in p)]
     if not chosen:
         return None
-    picked = [p for _n, p in names if _same(p, chosen)] or \
-        [p for _n, p in names if _within(chosen, p)][:2]
-    if len(picked) != 1 and not any(_same(p, chosen) for _n, p in names):
+    picked = [p for _l, _n, p in names if _same(p, chosen)] or \
+        [p for _l, _n, p in names if _within(chosen, p)][:2]
+    if len(picked) != 1 and not any(_same(p, chosen) for _l, _n, p in names):
         return None  # no option, or two, hold the chosen words: cannot tell
-    rest = [_option_name(n) for n, p in names if p not in picked]
+    rest = [(line, n, p) for line, n, p in names if p not in picked]
     if not rest:
         return None
     where = options if options is not None and options.items else pros
     assert where is not None
-    said = "; ".join(rest)
-    return Slot(where.title, where.line, said if said.endswith(".") else said + ".")
+    said = "; ".join(_option_name(n) for _l, n, _p in rest)
+    subs = [(_plain(sub.title), sub) for sub in pros.subs] if pros else []
+    found = []
+    for line, name, plain in rest:
+        sub = next((sb for title, sb in subs if _same(title, plain)), None)
+        bad = [src for _l, src in sub.items
+               if src.lstrip("*_ ").lower().startswith("bad")] if sub else []
+        found.append(Option(line, _option_name(name), "; ".join(
+            " ".join(b.split()) for b in bad) or _after_name(name)))
+    return (Slot(where.title, where.line, said if said.endswith(".") else said + "."),
+            tuple(found))
+
+
+# An option marked as the one taken: "**A. OS keyring (chosen)**" (seen in
+# "Options Considered" lists); "(not chosen)" is no mark.
+_TAKEN = re.compile(r"\(\s*(?:chosen|selected|accepted|adopted)\s*\)|\u2705",
+                    re.I)
+_SEPARATORS = " \t:\u2013\u2014-,."
+
+
+def _listed(part: _Part, decision: Optional[_Part]) -> Tuple[Option, ...]:
+    """The options a rejected section lists, one each: its ``###`` sections
+    when it has two or more, else its top-level list items when two or
+    more (beside a paragraph, only when each has a bold name); () for
+    prose (one design and its reasons). The chosen one is left
+    out: marked so (``_TAKEN``) or named by a ``Chosen option:`` line."""
+    if len(part.subs) >= 2:
+        listed = [(sub.line, sub.title, _paragraphs(sub.lines) or "; ".join(
+            " ".join(src.split()) for _l, src in sub.items), sub.title)
+            for sub in part.subs]
+    elif len(part.own_items) >= 2 and (not part.own_lines or all(
+            _BOLD.match(src.lstrip()) for _l, src in part.own_items)):
+        # beside prose, only named options are options: "X, because:" and
+        # a list of reasons is one design
+        listed = [(line, _option_name(src), _after_name(src),
+                   src.split("\n", 1)[0]) if _BOLD.match(src.lstrip())
+                  else (line, " ".join(src.split()), "", src.split("\n", 1)[0])
+                  for line, src in part.own_items]
+    else:
+        return ()
+    chosen = _plain(chosen_option("\n".join(
+        s for _l, s in decision.lines))) if decision is not None else ""
+    return tuple(Option(line, name, reason) for line, name, reason, head in listed
+                 if not _TAKEN.search(head[:NAME_CHARS])
+                 and not (chosen and _same(_plain(name), chosen)))
+
+
+def _after_name(source: str) -> str:
+    """What an option says after its bold lead name (``**A** – why``: "why");
+    "" without a bold name."""
+    text = _cut_spans(source[:NAME_CHARS * 4], "<!--", "-->").strip()
+    lead = _BOLD.match(text)
+    if lead is None:
+        return ""
+    return " ".join(text[lead.end():].lstrip(_SEPARATORS).split())
 
 
 _BOLD = re.compile(r"(\*\*|__)(.+?)\1")

@@ -514,6 +514,36 @@ def _reap(live: Dict[int, int]) -> None:
     live.clear()
 
 
+# A destination that is itself a placeholder names no file to fix: a word a
+# template leaves to fill in (markdown-it unwraps ``<path>`` to ``path``), or
+# a bracketed token (``[Target]`` from a ``- [Metric 1]: [Target]`` list read
+# as a definition, ``{name}``, ``<id>``). Lychee and markdownlint have no such
+# notion: their users exclude each one by hand.
+PLACEHOLDER_WORDS = frozenset({
+    "url", "uri", "link", "path", "todo", "tbd", "fixme", "xxx", "placeholder",
+    "...", "\u2026"})
+_BRACKETED = re.compile(r"\[[^\]]*\]|\{[^}]*\}|<[^>]*>")
+TEMPLATE_FOLDERS = frozenset({"template", "templates", "_templates", ".templates"})
+
+
+def placeholder(raw: str) -> bool:
+    """Whether a link's destination, as written, is a placeholder."""
+    text = unquote(raw).strip()
+    return text.casefold().rstrip("/") in PLACEHOLDER_WORDS \
+        or bool(_BRACKETED.search(text))
+
+
+def is_template(rel: str) -> bool:
+    """A file kept to be copied: under a templates folder, or named so."""
+    *folders, name = rel.casefold().split("/")
+    return "template" in name or not TEMPLATE_FOLDERS.isdisjoint(folders)
+
+
+def fold_name(path: str) -> str:
+    """A file name as a rename keeps it: ``NODE_SPEC.md`` is ``node-spec.md``."""
+    return posixpath.basename(path).casefold().replace("_", "-").replace(" ", "-")
+
+
 @dataclass(frozen=True)
 class Target:
     path: str  # root-relative, normalised ("" for the root itself)
@@ -570,6 +600,7 @@ class Tree:
                 dirs.add("/".join(parts[:i]))
         self.dirs: FrozenSet[str] = frozenset(dirs)
         self._folded: Optional[Dict[str, str]] = None
+        self._names: Optional[Dict[str, str]] = None
         # what the disk said, asked once a run: a tree's broken links name
         # the same targets in the same folders (PowerShell-Docs: 5,084
         # lookups, each two resolutions, a stat and maybe a listing)
@@ -615,6 +646,20 @@ class Tree:
         except (Unreadable, OSError):
             return ""
         return "dir" if os.path.isdir(real) else "file"
+
+    def namesake(self, path: str) -> Optional[str]:
+        """A file elsewhere with ``path``'s name (``fold_name``), the first
+        in order; the index is built once, on the first question. A
+        folder's landing page (``index.html``, ``README.md``) tells nothing:
+        a saved docs.rs page's 8 namesakes were all ``index.html``."""
+        if fold_name(path).partition(".")[0] in ("index", "readme"):
+            return None
+        if self._names is None:
+            self._names = {}
+            for p in sorted(self.files):
+                self._names.setdefault(fold_name(p), p)
+        hit = self._names.get(fold_name(path))
+        return hit if hit != path else None
 
     def other_case(self, path: str) -> Optional[str]:
         if self._folded is None:

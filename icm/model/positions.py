@@ -123,6 +123,7 @@ class Reproposal:
     score: float
     acknowledged: bool  # Revives: line, or the entry superseding the rejecter
     overruled_by: str = ""  # a superseded Decision: the entry superseding it
+    design_line: int = 0  # the line of the design it matches in the rejecter
 
 
 @dataclass(frozen=True)
@@ -436,6 +437,9 @@ def build(ctx: Context) -> Positions:
                                  if target == r.path and who in held}))
         for who in revivers:
             holds_again.setdefault(who, []).append(r.path)
+        if r.entry.options and alternatives[r.path]:  # one Dead an option
+            dead += _options_dead(r, back, against.get(r.path, []))
+            continue
         if not alternatives[r.path] and not revivers:
             continue  # rejected nothing
         whole = not alternatives[r.path]  # every design it rejected is back
@@ -446,8 +450,8 @@ def build(ctx: Context) -> Positions:
             tuple(against.get(r.path, ())), revivers if whole else (),
             _said(r, "rejected") if first_alive else _escaped(alternatives[r.path]),
             _said(r, "rejected", 3, REASON_CHARS)))
-    order = {d.path: n for n, d in enumerate(dead)}  # newest first on ties
-    dead.sort(key=lambda d: (-len(d.reproposals), order[d.path]))
+    dead = [d for _n, d in sorted(enumerate(dead), key=lambda nd: (
+        -len(nd[1].reproposals), nd[0]))]  # newest first on ties
     current: List[Held] = []
     superseded: List[Overruled] = []
     for r in read:
@@ -464,6 +468,23 @@ def build(ctx: Context) -> Positions:
             current.append(Held(r.path, decision, _said(r, "invariant"),
                                 tuple(sorted(holds_again.get(r.path, ())))))
     return Positions(tuple(current), tuple(superseded), tuple(dead), tuple(found))
+
+
+def _options_dead(r: _Read, back: Dict[Tuple[str, int], str],
+                  against: Sequence[Reproposal]) -> List[Dead]:
+    """One dead design per option ``r`` rejected and no entry revived, each
+    with its own reason and the re-proposals matching it."""
+    found = []
+    for stmt, option in zip(r.rejected, r.entry.options):
+        if (r.path, stmt.line) in back:
+            continue
+        name = sentence(option.name, SENTENCE_CHARS, r.path).rstrip(".")
+        why = sentence(option.reason, REASON_CHARS, r.path) if option.reason else ""
+        shown = f"{name}: {why}" if why else name
+        shown += "" if shown.endswith((".", "!", "?")) else "."
+        found.append(Dead(r.path, stmt.text, tuple(
+            p for p in against if p.design_line == stmt.line), (), shown, shown))
+    return found
 
 
 def _newest(path: str, next_of: Any, by_path: Dict[str, _Read]) -> str:
@@ -489,6 +510,9 @@ def designs(text: str, path: str, entry: journal.Entry, lay: journal.Layout,
     slot = entry.roles.get(role)
     if slot is None:
         return ()
+    if role == "rejected" and entry.options:  # a list of options: each one
+        return tuple(similarity.Statement(path, o.line, o.name.strip(" ."))
+                     for o in entry.options)
     if slot.name not in lay.headings(role):  # computed, not a section
         parts = [p.strip(" .") for p in slot.visible.split("; ")]
         return tuple(similarity.Statement(path, slot.line + n, part)
@@ -614,7 +638,7 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
             acknowledged = rejecter.path in revived_here or by == path
             found.append(Reproposal(
                 path, line, rejecter.path, design.text, round(score, 3),
-                acknowledged, by if superseded else ""))
+                acknowledged, by if superseded else "", design.line))
             break  # the top match only
     return found
 
@@ -785,7 +809,7 @@ def as_json(view: Positions) -> Dict[str, Any]:
         return {"path": p.path, "line": p.line, "similarity": p.score,
                 "acknowledged": p.acknowledged}
 
-    top = next((d.path for d in view.rejected
+    top = next((d for d in view.rejected  # one design, not its entry's
                 if d.reproposals and not d.revived_by), None)
     return {
         "current": [{"entry": h.path, "decision": h.decision,
@@ -797,7 +821,7 @@ def as_json(view: Positions) -> Dict[str, Any]:
                        for o in view.superseded],
         "rejected": [{"entry": d.path, "alternative": d.alternative,
                       "reproposed": len(d.reproposals),
-                      "most_reinvented": d.path == top,
+                      "most_reinvented": d is top,
                       "revived_by": list(d.revived_by),
                       "reproposals": [proposal(p) for p in d.reproposals]}
                      for d in view.rejected],

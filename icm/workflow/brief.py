@@ -179,10 +179,11 @@ def _entries(view: positions.Positions) -> Dict[str, _Entry]:
         newest = o.newest or (o.by if o.known else "")
         found[o.path] = _Entry(o.path, "superseded", o.decision,
                                newest=newest, newest_why=o.newest_why or o.why)
-    for d in view.rejected:
+    for d in view.rejected:  # a record listing options: one Dead each
         e = found.get(d.path)
         if e is not None and not d.revived_by:
-            e.rejected, e.plain = d.reason or d.shown, d.alternative
+            e.rejected = " ".join(filter(None, (e.rejected, d.reason or d.shown)))
+            e.plain = " ".join(filter(None, (e.plain, d.alternative)))
     return found
 
 

@@ -35,6 +35,7 @@ from icm.config import Config
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
+from icm.model.journal import is_template
 from icm.model.links import near_handbooks
 from icm.model.notes import PER_TOOL, owner_of
 from icm.workflow.files import (
@@ -525,7 +526,8 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
     for folder in _record_folders(ctx.files):
         records = [f for f in ctx.files if f.startswith(folder + "/")
                    and "/" not in f[len(folder) + 1:]
-                   and record_shape(f[len(folder) + 1:]) is not None]
+                   and record_shape(f[len(folder) + 1:]) is not None
+                   and not is_template(f[len(folder) + 1:])]
         patterns = record_patterns([f[len(folder) + 1:] for f in records])
         if not records:
             continue

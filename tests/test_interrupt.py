@@ -393,5 +393,14 @@ def test_every_writer_is_all_or_nothing_under_every_ending_signal(
         if seen is None or end == done and code == 0 and sig == signal.SIGINT:
             continue  # it ended first, or a Ctrl-C after the answer is ignored
         assert _ended_by(sig, code, err), (sig, code, err)
-        if seen != done:  # signalled mid-write: everything was put back
+        if not _holds(seen, done):  # signalled mid-write: all was put back
             assert end == start, sig
+
+
+def _holds(seen: dict, done: dict) -> bool:
+    """True when the tree ``seen`` already holds every text a whole run
+    leaves and nothing else but temporaries and set-aside copies: past
+    the commit point a signal no longer undoes anything (a CI run once
+    signalled a writer there, between its last change and the drops)."""
+    return (all(seen.get(rel) == data for rel, data in done.items())
+            and all(rel in done or "/.icm-" in rel for rel in seen))

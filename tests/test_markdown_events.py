@@ -92,6 +92,11 @@ DECLINED = [
      "a backslash before a control character in a destination"),
     ("[x]: a\\\x1fb\n\n[x]\n",
      "a backslash before a control character in a destination"),
+    # pulldown-cmark closes a comment at its first ``-->`` (spec 0.31), the
+    # reference refuses a ``--`` run into the end and reads the tag inside
+    # (hypothesis found it in CI)
+    ('[<!--<a href="x.md"><!---->\n', "a comment the parsers read apart"),
+    ('a <!--<a href="x.md"><!--->\n', "a comment the parsers read apart"),
 ]
 
 # A lazy line indented as code the parsers read apart, in a list: its

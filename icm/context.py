@@ -480,7 +480,7 @@ class Context:
         if "note_list" not in self._memo:
             is_note = self.note_names().is_note
             self._memo["note_list"] = tuple(
-                f for f in self.files if is_note(f) and not self.vendored(f))
+                f for f in self.files if is_note(f) and self._own_note(f))
         elif "vendored" in self._memo:  # the answer's inputs, for this memo too
             for touched in _touched:
                 touched.paths.update(self._memo["vendored"][2])
@@ -490,7 +490,30 @@ class Context:
     def is_note(self, rel: str) -> bool:
         """Whether ``rel`` is a folder note: the one answer every check and
         writer asks (``NoteNames``); a vendored file is none."""
-        return self.note_names().is_note(rel) and not self.vendored(rel)
+        return self.note_names().is_note(rel) and self._own_note(rel)
+
+    def _own_note(self, rel: str) -> bool:
+        """Whether a file named as a note is the repository's own folder
+        note: neither vendored nor a skill's material."""
+        return not self.vendored(rel) and not self.in_skill(rel)
+
+    def in_skill(self, rel: str) -> bool:
+        """Whether ``rel`` sits in an agent skill's folder (one holding a
+        ``SKILL.md``, at any depth below it): a skill is loaded by name, not
+        by the folder an agent works in, so a note-named file there is the
+        skill's material (round 7's copied skill kept other repositories'
+        ``AGENTS.md`` as examples), never a folder's note."""
+        if "skills" not in self._memo:
+            self._memo["skills"] = frozenset(
+                f.rpartition("/")[0] for f in self.file_list.ending("/SKILL.md")
+                if posixpath.basename(f) == "SKILL.md")
+        skills: FrozenSet[str] = self._memo["skills"]
+        folder = rel.rpartition("/")[0]
+        while skills and folder:
+            if folder in skills:
+                return True
+            folder = folder.rpartition("/")[0]
+        return False
 
     def vendored(self, rel: str) -> bool:
         """Whether ``rel`` is other people's text: under a ``vendored``

@@ -237,3 +237,23 @@ def test_copied_skill_bundles_are_vendored(repo: Path, icm) -> None:
     assert run(icm, repo)[1].splitlines()[1:3] == [
         "broken link: .opencode/skills/go-docs/SKILL.md -> references/gone.md",
         "broken link: .opencode/skills/go-docs/references/a.md -> ../gone.md"]
+
+
+def test_a_note_named_file_in_a_skill_is_no_folder_note(repo: Path, icm) -> None:
+    """Round 7's trial: a skill copied by hand (its ``SKILL.md`` names no
+    home) kept other repositories' ``AGENTS.md`` under
+    ``references/examples/`` (18 duplicate rules, a STALE line, unindexed
+    notes). A skill is loaded by name, not by the folder an agent works in:
+    a note-named file in its folder, at any depth, is no folder's note. A
+    folder beside it, and one whose ``SKILL.md`` sits deeper, keep theirs."""
+    write(repo, {"AGENTS.md": HB, "icm.toml": 'note_name = "AGENTS.md"\n',
+                 ".cursor/skills/agents/SKILL.md": OWN.replace("[ref](gone.md)\n", ""),
+                 ".cursor/skills/agents/references/examples/web/AGENTS.md": "# W\n",
+                 ".cursor/skills/agents/AGENTS.md": "# S\n",
+                 ".cursor/skills/AGENTS.md": "# Skills\n",
+                 "tools/AGENTS.md": "# T\n",
+                 "tools/deep/x/SKILL.md": OWN.replace("[ref](gone.md)\n", "")})
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "note missing from handbook index: .cursor/skills/AGENTS.md\n"
+        "note missing from handbook index: tools/AGENTS.md\n"
+        "links: 2 problems (unindexed note 2)\n"), "")

@@ -217,3 +217,17 @@ def _both_markdown_backends(monkeypatch: pytest.MonkeyPatch) -> None:
         return got
 
     monkeypatch.setattr(extract, "_fast", checked)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each run its own temporary root: ``icm verify`` runs two pytest
+    processes at once, and pytest's shared ``pytest-of-USER`` numbering
+    races (one run's ``pytest-current`` link vanished under another's:
+    FileNotFoundError in a Verify command)."""
+    import shutil
+    import tempfile
+
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        own = tempfile.mkdtemp(prefix="icm-pytest-")
+        config.option.basetemp = own
+        config.add_cleanup(lambda: shutil.rmtree(own, ignore_errors=True))

@@ -18,7 +18,10 @@ records instead: their required sections (``model.journal``'s layouts), a
 ``journal_pattern`` (``NNNN-title.md`` by default), and their statuses
 (front matter ``status: superseded by ...``, ``## Status`` lines
 ``Superseded by [2. X](0002-x.md)`` and ``Supersedes [1. Y](0001-y.md)``)
-in the same supersede graph.
+in the same supersede graph. Records may sit in folders below the records
+folder (``docs/decisions/superseded/architecture/``); a folder named as a
+status (``superseded/``) is the status of a record stating none, and a
+record stating another is warned about: its own line counts.
 ``journal_exempt`` may only shrink: an exempt entry that is now complete, or
 no longer exists, is reported; exempt entries are not judged otherwise.
 
@@ -47,6 +50,8 @@ from icm.model.journal import (
     numbered,
     parse_entry,
     placeholder,
+    read,
+    status_disagrees,
 )
 from icm.registry import JournalOptions
 
@@ -79,6 +84,10 @@ RULES = Rules(NAME, {
     "front-matter": Rule("front matter without its closing '---' line (within "
                          "100 lines): its keys are read as markdown text",
                          Severity.WARNING, "close it with a line '---'"),
+    "status-folder": Rule("a record states one status and sits in a folder "
+                          "naming another (its own status counts)",
+                          Severity.WARNING, "move the record to the folder of "
+                          "its status, or correct its status line"),
     "exempt-complete": Rule("an entry on journal_exempt is now complete",
                             fix="delete this path from journal_exempt"),
     "exempt-missing": Rule("an entry on journal_exempt does not exist",
@@ -106,8 +115,9 @@ def _problems(entry: Entry, slots: Sequence[str], placeholders: Sequence[str],
     problems = []
     for index, name in enumerate(slots):
         slot = entry.slots.get(name)
-        if slot is None and name == "Status" and entry.status_line:
-            continue  # "- **Status:** Accepted" or front matter: it is there
+        if slot is None and name == "Status" and (entry.status_line
+                                                  or entry.status_folder):
+            continue  # "- **Status:** Accepted", front matter, its folder
         if slot is None:
             problems.append((index, name, "missing", 0))
         elif not slot.visible:
@@ -224,7 +234,7 @@ def run(ctx: Context, options: JournalOptions) -> Report:
             found.append(RULES("skipped" if exc.skipped else "unreadable", path,
                                f"cannot read: {exc.reason}"))
             continue
-        entry = parse_entry(text, path, lay.slots, lay.verify, lay, numbers)
+        entry = read(text, path, cfg, numbers)
         problems = _problems(entry, lay.slots, cfg.placeholders, lay.verify)
         if lay.format != "icm" and (entry.superseded_by or entry.status in
                                     ("superseded", "deprecated", "rejected")):
@@ -238,6 +248,11 @@ def run(ctx: Context, options: JournalOptions) -> Report:
             continue
         if entry.front:
             found.append(RULES("front-matter", path, entry.front, line=1))
+        if status_disagrees(entry):
+            found.append(RULES(
+                "status-folder", path, f"status '{_shown(entry.status)}' but its "
+                f"folder says '{entry.status_folder}' (the status line counts)",
+                line=entry.status_line))
         links[path] = entry.supersede_lines
         reverse[path] = entry.supersedes
         for index, slot, kind, line in problems:

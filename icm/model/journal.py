@@ -17,7 +17,7 @@ import functools
 import posixpath
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import (
     Any,
@@ -45,22 +45,58 @@ ENTRY_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})_(.+)\.md\Z", re.DOTAL
 PATTERN = "YYYY-MM-DD_slug.md"
 
 
+# Folders a record format's entries may sit in below the journal folder, by
+# status, area, year, month (afterray's docs/decisions/<status>/<class>/);
+# deeper files are no entries. icm's journal is the seed's journal/*.md.
+RECORD_DEPTH = 4
+
+
 def entries(ctx: Context) -> List[str]:
-    """Markdown files directly inside the journal folder (README.md,
-    ``positions_file`` and the folder's own note aside; in an ADR folder also
-    ``index.md`` and the templates, which MADR and log4brains keep beside the
-    records)."""
+    """Markdown files inside the journal folder (README.md, ``positions_file``
+    and the folder's own note aside; in an ADR folder also ``index.md`` and
+    the templates, which MADR and log4brains keep beside the records). A
+    record format's are also those up to ``RECORD_DEPTH`` folders down, each
+    folder read as the top one is (its README, index and note no entry)."""
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     records = ctx.config.journal_format != "icm"
-    return [
-        f for f in ctx.under(prefix)
-        if f.startswith(prefix) and "/" not in f[len(prefix):]
-        and f.lower().endswith(".md") and f[len(prefix):] != "README.md"
-        and f != ctx.config.positions_file  # compiled from entries, not one
-        and not (records and f[len(prefix):].lower() == "index.md")
-        and not is_template(f[len(prefix):])
-        and f[len(prefix):] not in PER_TOOL and not ctx.is_note(f)  # its note
-    ]
+    found = []
+    for f in ctx.under(prefix):
+        name = f.rpartition("/")[2]
+        if in_journal(f, ctx.config) and name != "README.md" \
+                and f != ctx.config.positions_file \
+                and not (records and name.lower() == "index.md") \
+                and not is_template(name) and name not in PER_TOOL \
+                and not ctx.is_note(f):  # compiled from entries; notes
+            found.append(f)
+    return found
+
+
+def in_journal(path: str, cfg: Config) -> bool:
+    """Whether ``path`` is a Markdown file where ``cfg``'s journal keeps
+    entries: its folder, or in a record format up to ``RECORD_DEPTH``
+    folders below it."""
+    prefix = cfg.journal_dir.rstrip("/") + "/"
+    depth = RECORD_DEPTH if cfg.journal_format != "icm" else 0
+    return path.startswith(prefix) and path.lower().endswith(".md") \
+        and path.count("/", len(prefix)) <= depth
+
+
+# The folder names that state a record's status (``proposed/``,
+# ``superseded/``): adr-tools' and MADR's words, and ``active`` (afterray's).
+STATUS_FOLDERS = frozenset(("proposed", "draft", "accepted", "active",
+                            "rejected", "deprecated", "superseded",
+                            "withdrawn"))
+
+
+def folder_status(path: str, cfg: Config) -> str:
+    """The status the folders a record sits in below the journal folder name
+    (the nearest naming one; "" when none does, or in icm's format)."""
+    prefix = cfg.journal_dir.rstrip("/") + "/"
+    if cfg.journal_format == "icm" or not path.startswith(prefix):
+        return ""
+    folders = path[len(prefix):].split("/")[:-1]
+    return next((f.lower() for f in reversed(folders)
+                 if f.lower() in STATUS_FOLDERS), "")
 
 
 # Words a template's name may hold beside "template": MADR's
@@ -148,6 +184,9 @@ class Entry:
     # each rejected option of a list of them (``Option``); () when the
     # rejected role is one design written as prose
     options: Tuple["Option", ...] = ()
+    # the status its folder names (``folder_status``): its status when it
+    # states none; when it states another, its own line wins (``read``)
+    status_folder: str = ""
 
     def said(self, role: str) -> str:
         """The visible text of the section holding ``role`` ("" without)."""
@@ -183,7 +222,7 @@ _HEADINGS: Dict[str, Dict[str, Tuple[str, ...]]] = {
     },
     "nygard": {
         "status": ("Status",),
-        "context": ("Context",),
+        "context": ("Context", "Problem"),  # afterray's records: Problem
         "decision": ("Decision",),
         "consequences": ("Consequences",),
         "rejected": ("Rejected alternative", "Alternatives considered",
@@ -198,6 +237,13 @@ _REQUIRED = {
              "Decision Outcome"),
     "nygard": ("Status", "Context", "Decision", "Consequences"),
 }
+
+
+def required(fmt: str) -> Tuple[str, ...]:
+    """The sections a format's records hold by default (``slots``)."""
+    return _REQUIRED[fmt]
+
+
 PATTERNS = {"icm": PATTERN, "madr": "NNNN-title.md", "nygard": "NNNN-title.md"}
 
 
@@ -430,7 +476,26 @@ def read(text: str, path: str, cfg: Config,
     """The one parse of an entry under ``cfg``'s format: what every reader
     (the gate, positions, verify, dupes, handoff, brief) calls."""
     lay = layout(cfg)
-    return parse_entry(text, path, lay.slots, lay.verify, lay, numbers)
+    entry = parse_entry(text, path, lay.slots, lay.verify, lay, numbers)
+    folder = folder_status(path, cfg)
+    if not folder:
+        return entry
+    # The record's own words win over its folder's: they are what every
+    # reader of the file sees; the check warns where the two disagree.
+    return replace(entry, status=entry.status or folder, status_folder=folder)
+
+
+# Words two status folders and status lines share a meaning by.
+_SAME_STATUS = {"active": "accepted", "draft": "proposed"}
+
+
+def status_disagrees(entry: Entry) -> bool:
+    """A record stating one status in a folder naming another."""
+    if not entry.status_folder or not entry.status_line:
+        return False
+    said, folder = (_SAME_STATUS.get(w, w) for w in (entry.status,
+                                                       entry.status_folder))
+    return said != folder
 
 
 def superseding(read_entries: Mapping[str, Entry]) -> Dict[str, Tuple[str, int]]:
@@ -533,7 +598,8 @@ def _status_target(value: str, path: str,
                    numbers: Optional[Mapping[int, str]]) -> str:
     """The entry a status value names: a link (from the entry's folder), a
     number (``ADR-0005``, ``0005``, ``#5``), a bare file name beside the
-    entry, or a path from the root; as written when it names none."""
+    entry, a ``./`` or ``../`` path from the entry's folder (afterray's), or
+    a path from the root; as written when it names none."""
     value = value.strip().rstrip(".,;")
     if value.startswith("["):
         middle = value.find("](")
@@ -543,7 +609,8 @@ def _status_target(value: str, path: str,
     m = _NUMBER_REF.match(value)
     if m:
         return (numbers or {}).get(int(m.group(1)), value)
-    if "/" not in value and value.lower().endswith(".md"):
+    if ("/" not in value and value.lower().endswith(".md")) or value.startswith(
+            ("./", "../")):  # from the root, ../ would leave it
         return posixpath.normpath(posixpath.join(posixpath.dirname(path), value))
     return target(value, path)
 
@@ -621,7 +688,7 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     lines without their prompt), else its first code span: no other section's
     code is ever one. ``Superseded-by:`` counts on a line of its own before
     the first ``##`` heading: a bare path is from the root, a link from the
-    entry's folder.
+    entry's folder (in a record format, read as a status's: ``_status_target``).
     So do statuses: a front matter ``status:``, a ``Status:`` line (or list
     item) before the first ``##`` heading, and the lines of the status role's
     section, ``Superseded by X`` or ``Supersedes X`` (see ``_status_target``).
@@ -662,12 +729,18 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
         if sec.level == 3 and opened[0] is not None:
             opened[0].subs.append(_Sub(sec.title, sec.line))
         if not seen_two:
-            for line, source in [*sec.lines, *sec.items]:
+            # an item's every line: afterray's "Anchors:" list item ("- —")
+            # took its "Superseded-by:" line as a lazy continuation
+            rows = [(line + k, part) for line, text in sec.items
+                    for k, part in enumerate(text.split("\n"))]
+            for line, source in [*sec.lines, *rows]:
                 source = source.strip()
                 if source[:len(_SUPERSEDED)].lower() == _SUPERSEDED:
                     value = source[len(_SUPERSEDED):].strip()
-                    if not names_nothing(value):
-                        every.append((target(value, path), line))
+                    if not names_nothing(value):  # a record's: as its status
+                        every.append((target(value, path) if lay.format == "icm"
+                                      else _status_target(value, path, numbers),
+                                      line))
                 status = _status_line(source.split("\n", 1)[0])
                 if status is not None:
                     statuses.append((status, line))

@@ -406,7 +406,9 @@ def build(ctx: Context) -> Positions:
     read: List[_Read] = []
     paths = journal.entries(ctx)
     numbers = journal.numbered(paths, lay)
-    for path in sorted(paths, reverse=True):  # newest first
+    # newest first: by the name's date or number, then path (nested records
+    # sorted by path were by folder)
+    for path in sorted(paths, key=lambda p: (_day(p, lay), p), reverse=True):
         try:
             text = ctx.read_markdown(path)
         except Unreadable:

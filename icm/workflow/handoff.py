@@ -149,13 +149,13 @@ def gather(ctx: Context, reason: str, question: str, base: Optional[str],
     commits = git.log_subjects(root, f"{mb}..{commit}", 50) if mb else []
     total = git.count_commits(root, mb, commit) if mb else 0
 
-    jprefix = ctx.config.journal_dir.rstrip("/") + "/"
     qprefix = ctx.config.queue_dir.rstrip("/") + "/"
-    new_entries = sorted(p for s, p in changed if s == "A" and p.startswith(jprefix)
-                         and journal_check.valid_entry_name(p[len(jprefix):],
+    new_entries = sorted(p for s, p in changed if s == "A"
+                         and journal_check.in_journal(p, ctx.config)
+                         and journal_check.valid_entry_name(p.rpartition("/")[2],
                                                             ctx.config))
     new_entries += sorted(p for s, p in changes if s.strip() in ("A", "??")
-                          and p.startswith(jprefix) and "/" not in p[len(jprefix):]
+                          and journal_check.in_journal(p, ctx.config)
                           and p not in new_entries)
     entries = [(p, *_entry_lines(ctx, p)) for p in new_entries]
     finished = sorted(p for s, p in changed if s == "D" and p.startswith(qprefix))

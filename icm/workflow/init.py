@@ -28,14 +28,24 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 from icm import config as config_mod
 from icm.config import Config
 from icm.context import Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
-from icm.model.journal import is_template
+from icm.model.journal import RECORD_DEPTH, is_template, required
 from icm.model.links import near_handbooks
 from icm.model.notes import PER_TOOL, owner_of
 from icm.workflow.files import (
@@ -383,8 +393,11 @@ RECORD_DIRS = ("docs/adr", "docs/decisions")
 # docs/internal/adr): asked after RECORD_DIRS, the shallowest first.
 RECORD_FOLDER_NAMES = frozenset(("adr", "adrs", "decisions", "decision-records",
                                  "architecture-decisions"))
-# A record's name: a short prefix (``ADR-``), a number, maybe its title.
+# A record's name: a short prefix (``ADR-``), a number, maybe its title;
+# or a date first (afterray's ``2026-08-20-bounded-shutdown.md``: its 2026
+# was read as the record's number).
 _RECORD = re.compile(r"([A-Za-z]{1,10}[-_])?([0-9]{3,})([-_][^/]+)?\.md")
+_DATED = re.compile(r"[0-9]{4}([-_])[0-9]{2}\1[0-9]{2}([-_][^/]+)?\.md")
 RECORD_PATTERN = "NNNN-*.md"
 # init's last line on a tree it adopts (issue 24: "init offers it as the last
 # step"): every trial's first commit was refused until a baseline held the
@@ -396,7 +409,12 @@ ADOPTED = ("then: icm check; what you will not fix now, icm baseline holds "
 def record_shape(name: str) -> Optional[str]:
     """The ``journal_pattern`` a record's file name follows (``0031-a.md``:
     ``NNNN-*.md``; ``ADR-0080.md``: ``ADR-NNNN.md``), or None. A prefix
-    holding ``N`` is none: the pattern would read it as a number."""
+    holding ``N`` is none: the pattern would read it as a number; a dated
+    one is ``YYYY-MM-DD-*.md``."""
+    d = _DATED.fullmatch(name)
+    if d is not None:
+        sep, rest = d.group(1), d.group(2)
+        return f"YYYY{sep}MM{sep}DD{rest[0] + '*' if rest else ''}.md"
     m = _RECORD.fullmatch(name)
     if m is None or "N" in (m.group(1) or ""):
         return None
@@ -506,32 +524,53 @@ def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
 
 def _record_folders(files: Iterable[str]) -> List[str]:
     """``RECORD_DIRS``, then every other folder named as records are
-    (``RECORD_FOLDER_NAMES``), shallowest first: one pass over the files."""
-    found = {f.rpartition("/")[0] for f in files}
+    (``RECORD_FOLDER_NAMES``), shallowest first: one pass over the files,
+    each file's folders looked at up to ``RECORD_DEPTH`` above it (records
+    nested by status hold no file directly)."""
+    found: Set[str] = set()
+    for folder in {f.rpartition("/")[0] for f in files}:
+        for _ in range(RECORD_DEPTH + 1):
+            if not folder or folder in found:
+                break
+            found.add(folder)
+            folder = folder.rpartition("/")[0]
     named = sorted((d for d in found if d not in RECORD_DIRS
                     and d.rpartition("/")[2] in RECORD_FOLDER_NAMES),
                    key=lambda d: (d.count("/"), d))
     return [*RECORD_DIRS, *named]
 
 
+def _records_in(ctx: Context, folder: str) -> List[str]:
+    """The files below ``folder`` named as records, as deep as the journal
+    reads them (``RECORD_DEPTH``), templates aside."""
+    prefix = folder + "/"
+    found = []
+    for f in ctx.under(prefix):
+        rest = f[len(prefix):]
+        name = rest.rpartition("/")[2]
+        if rest.count("/") <= RECORD_DEPTH and record_shape(name) is not None \
+                and not is_template(name):
+            found.append(f)
+    return found
+
+
 def _detect_records(ctx: Context) -> Optional[Choice]:
     """Decision records in a records folder as the journal, when the journal
     folder holds no entry: MADR (``Decision Outcome``) or adr-tools'
-    (``Status`` and ``Consequences``) by their headings."""
+    (``Status`` and ``Consequences``) by their headings. Records whose
+    context is under ``Problem`` (afterray's) get it as the slot."""
     from icm import markdown
 
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     if any(f.startswith(prefix) and f.endswith(".md") for f in ctx.files):
         return None
     for folder in _record_folders(ctx.files):
-        records = [f for f in ctx.files if f.startswith(folder + "/")
-                   and "/" not in f[len(folder) + 1:]
-                   and record_shape(f[len(folder) + 1:]) is not None
-                   and not is_template(f[len(folder) + 1:])]
-        patterns = record_patterns([f[len(folder) + 1:] for f in records])
+        records = _records_in(ctx, folder)
         if not records:
             continue
+        patterns = record_patterns([f.rpartition("/")[2] for f in records])
         votes = {"madr": 0, "nygard": 0}
+        problem = 0  # Nygard records whose context is a Problem section
         for record in records:
             try:
                 titles = {s.title for s in markdown.sections(
@@ -541,15 +580,27 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
             if {"Decision Outcome", "Considered Options"} & titles:
                 votes["madr"] += 1
             elif {"Status", "Consequences"} <= titles or {
-                    "Context", "Decision", "Consequences"} <= titles:
+                    "Decision", "Consequences"} <= titles and (
+                    "Context" in titles or "Problem" in titles):
                 # Nygard's sections; the status may be a "Status:" line
                 votes["nygard"] += 1
+                problem += "Problem" in titles and "Context" not in titles
         kind = max(votes, key=lambda k: votes[k])
         if not votes[kind]:
             continue
         shown = {"madr": "MADR", "nygard": "adr-tools"}[kind]
         count = f"{len(records)} {shown} records found in {folder}"
-        return Choice({"journal_dir": folder, "journal_format": kind,
-                       "journal_pattern": patterns[0] if len(patterns) == 1
-                       else list(patterns)}, count)
+        nested = sorted({f[len(folder) + 1:].partition("/")[0] + "/"
+                         for f in records if "/" in f[len(folder) + 1:]})
+        if nested:
+            count += f", in its folders {', '.join(nested)}"
+        keys: Dict[str, Any] = {
+            "journal_dir": folder, "journal_format": kind,
+            "journal_pattern": patterns[0] if len(patterns) == 1
+            else list(patterns)}
+        if kind == "nygard" and problem * 2 > votes[kind]:
+            keys["slots"] = [s if s != "Context" else "Problem"
+                             for s in required("nygard")]
+            count += " (the context under Problem)"
+        return Choice(keys, count)
     return None

@@ -223,7 +223,7 @@ def _place(ctx: Context, slug: str, title: str, day: Optional[date],
         if lay.pattern.numbered or old is not None or item is None \
         else contextlib.nullcontext(None)
     with guard as folder:
-        number = _next_number(lay, folder) if folder is not None \
+        number = _next_number(lay, folder, entries(ctx)) if folder is not None \
             and lay.pattern.numbered else 0
         name = lay.pattern.make(day, number, slug)  # strftime drops year 1's zeros
         if not lay.pattern.valid(name):
@@ -300,7 +300,10 @@ def _style(ctx: Context, lay: Layout) -> Optional[_Style]:
         return None
     every = sorted(entries(ctx))
     numbers = numbered(every, lay)
-    path = numbers[max(numbers)] if numbers else every[-1] if every else None
+    # the newest by its name's date or number, then path (nested records:
+    # the last path is the last folder's)
+    path = numbers[max(numbers)] if numbers else max(every, key=lambda p: (
+        lay.pattern.sequence(p.rpartition("/")[2]), p)) if every else None
     if path is None:
         return None
     try:
@@ -439,10 +442,12 @@ def _entry(ctx: Context, lay: Layout, title: str, number: int, day: date,
     return body.join(piece.replace("\n", newline) for piece in text.split(mark))
 
 
-def _next_number(lay: Layout, folder: Path) -> int:
+def _next_number(lay: Layout, folder: Path, known: Sequence[str]) -> int:
     """One above the highest number of the journal folder's names, listed
-    under the lock (another writer may have made one since the context)."""
+    under the lock (another writer may have made one since the context),
+    and of ``known`` entries (records nested below it)."""
     found = [lay.pattern.number(n) for n in os.listdir(folder)]
+    found += [lay.pattern.number(p.rpartition("/")[2]) for p in known]
     return max([0, *(n for n in found if n is not None)]) + 1
 
 

@@ -503,6 +503,19 @@ class Context:
         by the folder an agent works in, so a note-named file there is the
         skill's material (round 7's copied skill kept other repositories'
         ``AGENTS.md`` as examples), never a folder's note."""
+        return self._skill_of(rel) is not None
+
+    def skill_sample(self, rel: str) -> bool:
+        """Whether ``rel`` is a skill's sample: below an ``examples``,
+        ``samples`` or ``assets`` folder inside a skill's folder (output
+        material, the skill format's ``assets/``): text written for the
+        repository it describes or will be copied into, not for this one."""
+        skill = self._skill_of(rel)
+        return skill is not None and not SKILL_SAMPLE_FOLDERS.isdisjoint(
+            rel[len(skill) + 1:].casefold().split("/")[:-1])
+
+    def _skill_of(self, rel: str) -> Optional[str]:
+        """The nearest skill folder holding ``rel``, if any."""
         if "skills" not in self._memo:
             self._memo["skills"] = frozenset(
                 f.rpartition("/")[0] for f in self.file_list.ending("/SKILL.md")
@@ -511,9 +524,9 @@ class Context:
         folder = rel.rpartition("/")[0]
         while skills and folder:
             if folder in skills:
-                return True
+                return folder
             folder = folder.rpartition("/")[0]
-        return False
+        return None
 
     def vendored(self, rel: str) -> bool:
         """Whether ``rel`` is other people's text: under a ``vendored``
@@ -1016,6 +1029,10 @@ def find_root(start: Path) -> Path:
 
 # The ``skills`` installer's record of what it copied, and where from.
 LOCK_FILE = "skills-lock.json"
+# A skill's folders of output material (round 7's copied skill kept other
+# repositories' notes in ``references/examples/``, their links theirs).
+SKILL_SAMPLE_FOLDERS = frozenset({"examples", "example", "samples", "sample",
+                                  "assets"})
 _HOME = re.compile(rb"^[ \t]*(?:homepage|source|repository)[ \t]*:[ \t]*[\"']?"
                    rb"https?://", re.M)
 

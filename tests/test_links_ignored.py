@@ -257,3 +257,36 @@ def test_a_note_named_file_in_a_skill_is_no_folder_note(repo: Path, icm) -> None
         "note missing from handbook index: .cursor/skills/AGENTS.md\n"
         "note missing from handbook index: tools/AGENTS.md\n"
         "links: 2 problems (unindexed note 2)\n"), "")
+
+
+def test_a_skills_samples_are_written_for_another_tree(repo: Path, icm) -> None:
+    """Round 7's copied skill kept sample notes of other repositories in
+    ``references/examples/`` (``internal-web-AGENTS.md`` standing for
+    ``internal/web/AGENTS.md``): 10 broken links and 2 files of broken
+    links, all written for the repository each sample describes. A missing
+    target in a skill's ``examples``/``samples``/``assets`` folder is an
+    info line; the skill's own ``SKILL.md`` and references keep theirs, and
+    so does an ordinary ``examples/`` folder outside any skill."""
+    skill = ".cursor/skills/agents/"
+    write(repo, {"AGENTS.md": HB, "icm.toml": 'note_name = "AGENTS.md"\n',
+                 skill + "SKILL.md": OWN,
+                 skill + "references/guide.md": "[g](../scripts/gone.py)\n",
+                 skill + "references/examples/ldap/internal-AGENTS.md":
+                     "[up](../AGENTS.md) [api](../docs/api.md)\n",
+                 skill + "assets/root.md": "[d](docs/README.md)\n",
+                 skill + "Examples/x.md": "[e](y.md)\n",
+                 "examples/demo/README.md": "[m](missing.md)\n"})
+    why = " (a skill's sample, written for the repository it describes)\n"
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "placeholder link: .cursor/skills/agents/Examples/x.md -> y.md" + why
+        + "broken link: .cursor/skills/agents/SKILL.md -> gone.md\n"
+        "placeholder link: .cursor/skills/agents/assets/root.md -> "
+        "docs/README.md" + why
+        + "placeholder link: .cursor/skills/agents/references/examples/ldap/"
+        "internal-AGENTS.md -> ../AGENTS.md" + why
+        + "placeholder link: .cursor/skills/agents/references/examples/ldap/"
+        "internal-AGENTS.md -> ../docs/api.md" + why
+        + "broken link: .cursor/skills/agents/references/guide.md -> "
+        "../scripts/gone.py\n"
+        "broken link: examples/demo/README.md -> missing.md\n"
+        "links: 3 problems (missing file 3)\n"), "")

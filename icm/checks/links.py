@@ -16,8 +16,9 @@ build output or a local file: absent in a clone), and so is one whose
 destination is a placeholder (``URL``, ``[Target]``, ``{name}``) or that is
 written in a template (a ``templates`` folder, a name with ``template``): a
 ``placeholder-link`` line, but a template for the root (a link resolves
-from there) keeps a link the root lacks too as broken. Vendored files
-(``Context.vendored``) are no source.
+from there) keeps a link the root lacks too as broken; so is one in a
+skill's sample (``Context.skill_sample``), written for another tree.
+Vendored files (``Context.vendored``) are no source.
 
 Bad::
 
@@ -90,7 +91,7 @@ RULES = Rules(NAME, {
                            "ignored_targets = \"error\" makes it a broken link"),
     "placeholder-link": Rule("a link's missing target is a placeholder (URL, "
                              "[Target]) or is written in a template, for its "
-                             "copy", Severity.INFO,
+                             "copy, or in a skill's sample", Severity.INFO,
                              "links_ignore (its destination) or exclude (the "
                              "template)"),
     "misplaced-file": Rule("nearly every relative link of a file names no file: "
@@ -162,7 +163,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
 
     broken: List[Finding] = []
     missing: List[Tuple[int, str]] = []  # (at in broken, target) of missing files
-    templates: Dict[str, bool] = {}
+    kinds: Dict[str, str] = {}  # "template", "sample" (a skill's) or ""
     # a template's missing targets, judged once its links are all seen:
     # (line, rank, raw, target, found from the root)
     held: Dict[str, List[Tuple[int, int, str, str, bool]]] = {}
@@ -211,9 +212,15 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                     broken.append(_placeholder(rel, raw, "a placeholder "
                                                "destination", line, rank))
                     continue
-                if rel not in templates:
-                    templates[rel] = is_template(rel)
-                if templates[rel]:
+                if rel not in kinds:
+                    kinds[rel] = "template" if is_template(rel) else \
+                        "sample" if ctx.skill_sample(rel) else ""
+                if kinds[rel] == "sample":
+                    broken.append(_placeholder(rel, raw, "a skill's sample, "
+                                               "written for the repository it "
+                                               "describes", line, rank))
+                    continue
+                if kinds[rel]:
                     held.setdefault(rel, []).append(
                         (line, rank, raw, target.path, _from_root(rel, href, tree)))
                     continue

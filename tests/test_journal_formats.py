@@ -1273,3 +1273,35 @@ def test_a_records_folders_template_is_no_record(repo: Path, icm) -> None:
     code, out, _ = icm("positions", "--root", str(repo))
     assert "Option A" not in out and out.count("docs/decisions/0002-use-jinja-"
                                                "templates.md](") == 1
+
+
+def test_a_page_sharing_a_records_number_is_its_companion(repo: Path,
+                                                          icm) -> None:
+    """TauTerm keeps ADR-0015-implementation-notes.md beside its record
+    0015 (round 7's tuned repositories): four "missing slot" errors on a
+    page nobody would give a record's sections. A page sharing a record's
+    number with none of a record's sections is an info line, in no view;
+    one with a record's section, or a number of its own, is a record (its
+    prose under the title its context and decision, as before)."""
+    notes = "# ADR-0015 notes\n\nHow the fake backend is wired.\n"
+    write(repo, {"icm.toml": NYGARD_CFG,
+                 "doc/adr/0015-injectable-pty.md": nygard(
+                     5, "Injectable PTY", "Accepted", decision="We fake the PTY."),
+                 "doc/adr/0015-implementation-notes.md": notes,
+                 "doc/adr/0016-loose-page.md": notes})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "doc/adr/0015-implementation-notes.md: no record: shares its number "
+        "with doc/adr/0015-injectable-pty.md and holds none of a record's "
+        "sections (its companion)\n"
+        "doc/adr/0016-loose-page.md: missing slot 'Status'\n"
+        "doc/adr/0016-loose-page.md: missing slot 'Consequences'\n"), "")
+    code, out, _ = icm("positions", "--root", str(repo))
+    assert code == 0 and "implementation-notes" not in out \
+        and "0015-injectable-pty.md" in out
+    write(repo, {"doc/adr/0015-implementation-notes.md":
+                 notes + "\n## Decision\n\nWe fake it twice.\n",
+                 "doc/adr/0016-loose-page.md": nygard(6, "L", "Accepted")})
+    assert icm("check-journal", "--root", str(repo)) == (1, (
+        "doc/adr/0015-implementation-notes.md: missing slot 'Status'\n"
+        "doc/adr/0015-implementation-notes.md: missing slot 'Consequences'\n"),
+        "")

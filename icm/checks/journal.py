@@ -45,12 +45,14 @@ from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model.changes import about
 from icm.model.journal import (
     Entry,
+    companion,
     entries,
     layout,
     numbered,
     parse_entry,
     placeholder,
     read,
+    sharing,
     status_disagrees,
 )
 from icm.registry import JournalOptions
@@ -97,6 +99,10 @@ RULES = Rules(NAME, {
     "skipped": Rule("the entry is over max_file_bytes and was not parsed",
                     Severity.WARNING, "raise max_file_bytes, or exclude the file"),
     "no-folder": Rule("journal_dir names a folder that does not exist yet",
+                      Severity.INFO),
+    "companion": Rule("a page sharing a record's number holds no section, "
+                      "status or supersede line of a record: the record's "
+                      "companion (its notes, an appendix), not read as one",
                       Severity.INFO),
 })
 
@@ -218,6 +224,7 @@ def run(ctx: Context, options: JournalOptions) -> Report:
     found: List[Finding] = []
     present = set(entries(ctx))
     numbers = numbered(present, lay)
+    shared = sharing(present, lay)
     links: Dict[str, Tuple[Tuple[str, int], ...]] = {}
     reverse: Dict[str, Tuple[Tuple[str, int], ...]] = {}
     for path in sorted(present):
@@ -235,6 +242,11 @@ def run(ctx: Context, options: JournalOptions) -> Report:
                                f"cannot read: {exc.reason}"))
             continue
         entry = read(text, path, cfg, numbers)
+        if path in shared and companion(entry):
+            found.append(RULES("companion", path, "no record: shares its number "
+                               f"with {shared[path]} and holds none of a "
+                               "record's sections (its companion)"))
+            continue
         problems = _problems(entry, lay.slots, cfg.placeholders, lay.verify)
         if lay.format != "icm" and (entry.superseded_by or entry.status in
                                     ("superseded", "deprecated", "rejected")):

@@ -471,6 +471,32 @@ def numbered(paths: Iterable[str], lay: Layout) -> Dict[int, str]:
     return found
 
 
+def sharing(paths: Iterable[str], lay: Layout) -> Dict[str, str]:
+    """Each record path whose number another record holds -> the first
+    other one by path (``ADR-0015-implementation-notes.md`` ->
+    ``ADR-0015-e2e-injectable-pty.md``); {} in icm's format."""
+    if lay.format == "icm":
+        return {}
+    by: Dict[int, List[str]] = {}
+    for path in sorted(paths):
+        n = lay.pattern.number(path.rsplit("/", 1)[-1])
+        if n is not None:
+            by.setdefault(n, []).append(path)
+    return {p: next(o for o in group if o != p)
+            for group in by.values() if len(group) > 1 for p in group}
+
+
+def companion(entry: Entry) -> bool:
+    """A page beside a record (its notes, an appendix), no record: it holds
+    no section heading, status or supersede line of one (prose under its
+    title is no record's lead here). Asked only of a path that shares its
+    number with another record (``sharing``)."""
+    headed = [s for s in (*entry.slots.values(), *entry.roles.values())
+              if s.name != _LEAD]
+    return not (headed or entry.status_line or entry.supersede_lines
+                or entry.supersedes)
+
+
 def read(text: str, path: str, cfg: Config,
          numbers: Optional[Mapping[int, str]] = None) -> Entry:
     """The one parse of an entry under ``cfg``'s format: what every reader
@@ -794,6 +820,7 @@ _LINKS = ("supersedes", "superseded", "superseded-by", "amends", "amended",
           "clarifies", "clarified")
 
 
+_LEAD = "(lead)"  # the name of the slot a record's lead prose holds
 _LABEL = re.compile(r"[*_]*\w[\w ]{0,30}?[*_]*:")  # "Date:", "**Technical Story:**"
 
 
@@ -822,7 +849,7 @@ def _lead_holds(lead: Sequence[Tuple[int, str]], lay: Layout,
     if not kept:
         return
     text = _paragraphs(kept)
-    slot = Slot("(lead)", kept[0][0], " ".join(text.split()), text)
+    slot = Slot(_LEAD, kept[0][0], " ".join(text.split()), text)
     for role, headings in lay.roles:
         if role not in ("context", "decision") or role in said:
             continue

@@ -406,6 +406,7 @@ def build(ctx: Context) -> Positions:
     read: List[_Read] = []
     paths = journal.entries(ctx)
     numbers = journal.numbered(paths, lay)
+    shared = journal.sharing(paths, lay)
     # newest first: by the name's date or number, then path (nested records
     # sorted by path were by folder)
     for path in sorted(paths, key=lambda p: (_day(p, lay), p), reverse=True):
@@ -414,6 +415,8 @@ def build(ctx: Context) -> Positions:
         except Unreadable:
             continue  # the journal check reports it
         entry = journal.read(text, path, cfg, numbers)
+        if path in shared and journal.companion(entry):
+            continue  # a record's notes page: no decision (journal's info line)
         read.append(_Read(path, entry, revives(text, path),
                           revives(text, path, _DIFFERS),
                           designs(text, path, entry, lay, "rejected"),

@@ -7,7 +7,7 @@ label of each repository and note; labels a fix removed left out, as
 ``stale_classes.py`` does), the repository's bare mirror is read at the
 label's commit, as ``check-stale`` reads it with init's config
 (``stale_scope = "folder"``): from the note's last commit that changed a
-word of it (``stale.words``), every first-parent commit since, and in each
+word of it (``notes.words``), every first-parent commit since, and in each
 the files of the note's folder that are code (no prose, no other note, not
 ``stale_ignore``'s defaults) whose change moved a token
 (``stale.code_digest``). Each note falls in one class:
@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from stale_classes import GONE_BY_FIX, PROSE, git, latest_stale  # noqa: E402, I001
 
-from icm.checks.stale import code_digest, words  # noqa: E402
+from icm.checks.stale import code_digest  # noqa: E402
+from icm.model.notes import words  # noqa: E402
 from icm.config import DEFAULT_STALE_IGNORE  # noqa: E402
 from icm.context import compile_globs  # noqa: E402
 

@@ -183,7 +183,7 @@ BREAKS = st.sampled_from(["\n", "\r\n", "\r"])
        st.sampled_from(["2026-12-01", "2026-12-02"]))
 def test_a_review_changes_a_word_and_nothing_else(parts, closed, day) -> None:
     from icm import lines
-    from icm.checks.stale import words
+    from icm.model.notes import words
 
     text = "".join(row + end for row, end in parts)
     if parts and not closed:

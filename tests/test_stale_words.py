@@ -390,7 +390,10 @@ def test_what_cannot_be_compared_counts_as_changed(repo: Path, icm,
     """A note over ``WORDS_CAP`` (its blob read cut) and a path holding a
     newline (it cannot go through git's stdin) are judged as before words:
     any change of the note is one."""
-    monkeypatch.setattr(stale_mod, "WORDS_CAP", 16)
+    from icm.model import notes as notes_mod
+
+    for mod in (stale_mod, notes_mod):  # the cut read, the digest's cap
+        monkeypatch.setattr(mod, "WORDS_CAP", 16)
     odd = "odd\nname/context.md"
     commit(repo, {"src/context.md": NOTE, "src/x.py": "1", odd: NOTE,
                   "odd\nname/y.py": "1"}, D1)
@@ -398,5 +401,6 @@ def test_what_cannot_be_compared_counts_as_changed(repo: Path, icm,
     commit(repo, {"src/context.md": REWRAPPED, odd: REWRAPPED}, D9)
     shown = "odd\\nname/context.md"  # the text format escapes the newline
     assert stale(icm, repo)[:2] == (0, f"{shown}: ok\n{OK}")
-    monkeypatch.setattr(stale_mod, "WORDS_CAP", 1 << 18)
+    for mod in (stale_mod, notes_mod):
+        monkeypatch.setattr(mod, "WORDS_CAP", 1 << 18)
     assert stale(icm, repo)[:2] == (1, f"{shown}: ok\n{WORDLESS}")

@@ -208,7 +208,7 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
     kept = [m for m in _kept(near, far, kinds)
             if not _described(m) and not _pointers(m, notes)
             and form.of(m) != _Form.FILLED]
-    groups = _templates(kept, kinds)
+    groups = _templates(kept, kinds, _stamped(ctx, stmts, kinds))
     sections = _sections([m for m in kept if form.of(m) != _Form.FIXED], groups,
                          stmts, skeletons, cfg.dupes_min_words)
     in_section = {id(m) for run in sections for m in run if not m.diverged}
@@ -242,6 +242,30 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
         found = about(found, ctx.changed(changed_since))  # either side counts
     return Report.of(NAME, found, ok=not found,
                      data={"files": len(kinds), "statements": len(index)})
+
+
+def _stamped(ctx: Context, stmts: Sequence[similarity.Statement],
+             kinds: Dict[str, int]) -> Dict[str, bytes]:
+    """note -> its stamp's key, for the notes a tool wrote into every folder
+    (``notes.stamped``: one text in ``STAMPED`` notes or more, own folder
+    masked): their copies read together are one template group, however few
+    (calendsync's Pommel note per crate: 11 findings between a crate and its
+    example). Candidates by their statements (cached: a warm run reads no
+    note unless a group of them is one text), confirmed on bytes."""
+    texts: Dict[str, List[str]] = {}
+    for s in stmts:
+        if kinds[s.path] == 1:
+            texts.setdefault(s.path, []).append(s.text)
+    by: Dict[str, List[str]] = {}
+    for path, said in texts.items():
+        by.setdefault(notes_mod.own_masked("\n".join(said), path), []).append(path)
+    candidates = [p for group in by.values() if len(group) >= notes_mod.STAMPED
+                  for p in group]
+    keys = notes_mod.stamp_keys(ctx, candidates, ctx.config.max_file_bytes)
+    sizes: Dict[bytes, int] = {}
+    for key in keys.values():
+        sizes[key] = sizes.get(key, 0) + 1
+    return {p: k for p, k in keys.items() if sizes[k] >= notes_mod.STAMPED}
 
 
 def _stamp(ctx: Context, path: str) -> cache_mod.Stamp:
@@ -333,12 +357,13 @@ def _current(matches: Sequence[similarity.Match], kinds: Dict[str, int]
     return kept
 
 
-def _templates(kept: Sequence[similarity.Match], kinds: Dict[str, int]
-               ) -> Dict[str, str]:
+def _templates(kept: Sequence[similarity.Match], kinds: Dict[str, int],
+               stamps: Optional[Dict[str, bytes]] = None) -> Dict[str, str]:
     """Notes instantiated from one template: note -> the group's home note.
     A note belongs to the home it shares ``TEMPLATE_STATEMENTS`` statements
     with (each copy is matched to its earliest home, so generated notes all
-    point at the first one); a group needs ``TEMPLATE_NOTES`` notes."""
+    point at the first one); a group needs ``TEMPLATE_NOTES`` notes, or
+    (``stamps``) to be copies of one stamp, however few are read together."""
     shared: Dict[Tuple[str, str], int] = {}
     for m in kept:
         if kinds[m.a.path] == 1 == kinds[m.b.path]:
@@ -348,9 +373,12 @@ def _templates(kept: Sequence[similarity.Match], kinds: Dict[str, int]
     for (home, note), n in sorted(shared.items()):
         if n >= TEMPLATE_STATEMENTS:
             members.setdefault(home, []).append(note)
+    stamps = stamps or {}
     groups: Dict[str, str] = {}
     for home, notes in members.items():
-        if len(notes) + 1 >= TEMPLATE_NOTES and home not in groups:
+        one_stamp = home in stamps and all(stamps.get(n) == stamps[home]
+                                           for n in notes)
+        if (one_stamp or len(notes) + 1 >= TEMPLATE_NOTES) and home not in groups:
             groups[home] = home
             for note in notes:
                 groups.setdefault(note, home)

@@ -133,11 +133,13 @@ from icm.context import (
 from icm.errors import UsageError
 from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model.notes import (
+    WORDS_CAP,
     code_by_note,
     link_target,
     owner_of,
     sibling_links,
     stamped,
+    words_digest,
 )
 from icm.registry import StaleOptions
 
@@ -169,7 +171,6 @@ RULES = Rules(NAME, {
 })
 
 WALK = 32  # a note's changes read back for the last that changed a word
-WORDS_CAP = 1 << 18  # bytes of a note compared; a longer one: any change counts
 
 Hit = Tuple[int, str, int]  # History.last: time, commit, place in the log
 
@@ -198,18 +199,7 @@ def describe(seconds: int) -> str:
     return "less than an hour"
 
 
-def words(data: bytes) -> Tuple[str, ...]:
-    """What a review must change: the text's words, whitespace of every kind
-    (line endings, re-wrapping, indentation, a BOM) aside."""
-    return tuple(data.decode("utf-8", "surrogateescape").lstrip("\ufeff").split())
-
-
-def _digest(data: bytes) -> Optional[bytes]:
-    """The words' fingerprint; None when the text may be cut at the cap."""
-    if len(data) >= WORDS_CAP:
-        return None
-    joined = "\0".join(words(data)).encode("utf-8", "surrogateescape")
-    return hashlib.blake2b(joined, digest_size=16).digest()
+_digest = words_digest
 
 
 def _changed(digests: Dict[str, Optional[bytes]], old: str, new: str) -> bool:

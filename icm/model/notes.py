@@ -3,6 +3,7 @@ notes an agent reads together (dupes)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import posixpath
 import re
@@ -253,8 +254,52 @@ def always_read(ctx: Context) -> FrozenSet[str]:
     return frozenset(listed)
 
 
-def stamped(ctx: Context, notes: Sequence[str], limit: int,
-            digest: Callable[[bytes], Optional[bytes]]) -> Dict[str, int]:
+WORDS_CAP = 1 << 18  # bytes of a note compared; a longer one: any change counts
+
+
+def words(data: bytes) -> Tuple[str, ...]:
+    """What a review must change: the text's words, whitespace of every kind
+    (line endings, re-wrapping, indentation, a BOM) aside."""
+    return tuple(data.decode("utf-8", "surrogateescape").lstrip("\ufeff").split())
+
+
+def words_digest(data: bytes) -> Optional[bytes]:
+    """The words' fingerprint; None when the text may be cut at the cap."""
+    if len(data) >= WORDS_CAP:
+        return None
+    joined = "\0".join(words(data)).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(joined, digest_size=16).digest()
+
+
+def own_masked(text: str, note: str) -> str:
+    """``text`` with the note's own folder (its path, then its name, as whole
+    words) masked: what a stamp's copies share."""
+    folder = posixpath.dirname(note)
+    for own in dict.fromkeys((folder, posixpath.basename(folder))):
+        if own:
+            text = re.sub(rf"(?<!\w){re.escape(own)}(?!\w)", "\0", text)
+    return text
+
+
+def stamp_keys(ctx: Context, notes: Iterable[str], limit: int = WORDS_CAP,
+               digest: Callable[[bytes], Optional[bytes]] = words_digest
+               ) -> Dict[str, bytes]:
+    """note -> the digest of its text, own folder masked (``stamped``)."""
+    keys: Dict[str, bytes] = {}
+    for note in notes:
+        try:
+            text = ctx.read_bytes(note, limit).decode("utf-8", "surrogateescape")
+        except Unreadable:
+            continue
+        key = digest(own_masked(text, note).encode("utf-8", "surrogateescape"))
+        if key is not None:
+            keys[note] = key
+    return keys
+
+
+def stamped(ctx: Context, notes: Sequence[str], limit: int = WORDS_CAP,
+            digest: Callable[[bytes], Optional[bytes]] = words_digest
+            ) -> Dict[str, int]:
     """The notes whose text is that of ``STAMPED - 1`` others or more once
     each note's own folder is masked (its path, then its name, as whole
     words) and ``digest`` has taken what else it drops (stale's: whitespace):
@@ -263,19 +308,7 @@ def stamped(ctx: Context, notes: Sequence[str], limit: int,
     looser: notes of one shape with their own facts differ. note -> how many
     others share its text; one read (``limit`` bytes) and one hash a note,
     and an unreadable one, or one ``digest`` refuses, is in no group."""
-    keys: Dict[str, bytes] = {}
-    for note in notes:
-        folder = posixpath.dirname(note)
-        try:
-            text = ctx.read_bytes(note, limit).decode("utf-8", "surrogateescape")
-        except Unreadable:
-            continue
-        for own in dict.fromkeys((folder, posixpath.basename(folder))):
-            if own:
-                text = re.sub(rf"(?<!\w){re.escape(own)}(?!\w)", "\0", text)
-        key = digest(text.encode("utf-8", "surrogateescape"))
-        if key is not None:
-            keys[note] = key
+    keys = stamp_keys(ctx, notes, limit, digest)
     sizes: Dict[bytes, int] = {}
     for key in keys.values():
         sizes[key] = sizes.get(key, 0) + 1

@@ -45,6 +45,17 @@ def is_git_name(name: str) -> bool:
     return name.rstrip(". ").casefold() == ".git"
 
 
+# A folder's README and its translations (README.ko.md, README.zh-CN.md,
+# README_ja.md): a folder's description, never one of its entries or items.
+_README = re.compile(r"readme(?:[._-][a-z]{2,3}(?:[_-][a-z0-9]{2,4})?)?\.md",
+                     re.IGNORECASE)
+
+
+def is_readme(name: str) -> bool:
+    """Whether a file name is a README, or one translated."""
+    return _README.fullmatch(name) is not None
+
+
 def clean(rel: str) -> str:
     """The normal form of a root-relative path (``./a//b/`` -> ``a/b``);
     Refused when it is absolute, leaves the root or names ``.git``."""

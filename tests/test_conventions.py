@@ -524,6 +524,28 @@ def test_init_keeps_the_index_for_context_md_beside_nested_agents_md(
         "links: 1 problem (unindexed note 1)\n")
 
 
+def test_init_takes_no_context_md_beside_no_code_for_a_note(repo: Path,
+                                                             icm) -> None:
+    """llm-rp (round 8's fresh trees) keeps a context.md per plan in
+    docs/plans/NNN/, beside no code: init took them for ICM notes, and 7
+    were "missing from handbook index", one a diverged rule. A context.md
+    counts where its folder, or one below it, holds code."""
+    plans = {f"docs/plans/00{n}.plan/context.md": f"# Plan {n}\n\nWhat it is.\n"
+             for n in (1, 2)}
+    commit(repo, dict(NESTED, **plans), D1)
+    out = icm("init", "--root", str(repo))[1].splitlines()
+    assert out[1:3] == [
+        'note_name = ["AGENTS.md"]: 3 nested AGENTS.md found',
+        'index = "off": AGENTS.md is loaded from the folder an agent works in, '
+        "not from the handbook's index"]
+    assert icm("check-links", "--root", str(repo)) == (0, "links ok\n", "")
+    commit(repo, {"pyproject.toml": PYPROJECT,
+                  "docs/plans/001.plan/diagram.py": "x = 1\n"}, D1)
+    out = icm("init", "--root", str(repo))[1].splitlines()
+    assert out[1] == ('note_name = ["AGENTS.md", "context.md"]: 3 nested '
+                      "AGENTS.md, 1 context.md found")
+
+
 def test_init_with_a_config_says_what_to_set_and_leaves_it(repo: Path,
                                                             icm) -> None:
     commit(repo, dict(NESTED, **{"icm.toml": "budget = 900\n"}), D1)

@@ -1275,6 +1275,25 @@ def test_a_records_folders_template_is_no_record(repo: Path, icm) -> None:
                                                "templates.md](") == 1
 
 
+def test_a_translated_readme_is_no_record_and_no_item(repo: Path, icm) -> None:
+    """slsa-builder (round 8's fresh trees) keeps docs/decisions/README.ko.md
+    beside README.md: a bad name and a missing slot. A README translated
+    (README.ko.md, README.zh-CN.md, README_ja.md) is the folder's README,
+    in a records folder, the journal and the queue alike."""
+    readme = "# Records\n\nOne file per decision.\n"
+    write(repo, {"icm.toml": NYGARD_CFG,
+                 "doc/adr/0001-a.md": nygard(1, "A", "Accepted"),
+                 "doc/adr/README.md": readme, "doc/adr/README.ko.md": readme,
+                 "doc/adr/README.zh-CN.md": readme,
+                 "queue/README_ja.md": readme})
+    assert icm("check-journal", "--root", str(repo)) == (0, "journal ok\n", "")
+    assert icm("check-queue", "--root", str(repo))[:2] == (
+        0, "queue ok (no base branch to compare with)\n")
+    write(repo, {"doc/adr/README.draft.md": readme})
+    assert icm("check-journal", "--root", str(repo))[1].splitlines()[0] == (
+        "doc/adr/README.draft.md: name does not match NNNN-title.md")
+
+
 def test_a_page_sharing_a_records_number_is_its_companion(repo: Path,
                                                           icm) -> None:
     """TauTerm keeps ADR-0015-implementation-notes.md beside its record

@@ -35,6 +35,7 @@ from icm.finding import Finding, Report, Rule, Rules, Severity
 from icm.model.imports import STUB_MAX_WORDS, BootFile, follow, stub_imports
 from icm.model.imports import size as _size
 from icm.model.notes import mirrors
+from icm.paths import is_readme
 from icm.registry import BootmapOptions
 from icm.tokens import token_counter
 
@@ -100,7 +101,7 @@ def queue_items(ctx: Context) -> List[str]:
     prefix = ctx.config.queue_dir.rstrip("/") + "/"
     return [f for f in ctx.under(prefix) if f.startswith(prefix)
             and "/" not in f[len(prefix):] and f.lower().endswith(".md")
-            and f[len(prefix):] != "README.md"]
+            and not is_readme(f[len(prefix):])]
 
 
 def _unreadable(rel: str, reason: str) -> Finding:

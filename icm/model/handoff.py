@@ -7,6 +7,7 @@ import re
 from typing import List
 
 from icm.context import Context
+from icm.paths import is_readme
 
 FIELDS = ("Reason", "Open question", "Identity and state", "Confirmed facts",
           "Actions taken", "Negative results", "Open work", "Verbatim tail",
@@ -24,7 +25,7 @@ def records(ctx: Context) -> List[str]:
     prefix = ctx.config.handoff_dir.rstrip("/") + "/"
     return [f for f in ctx.under(prefix) if f.startswith(prefix)
             and "/" not in f[len(prefix):] and f.endswith(".md")
-            and f[len(prefix):] != "README.md"]
+            and not is_readme(f[len(prefix):])]
 
 
 RULED_OUT = "ruled out"  # a queue item's section heading, any case

@@ -37,6 +37,7 @@ from icm.config import DEFAULT_SLOTS, Config
 from icm.context import Context
 from icm.lines import split
 from icm.model.notes import PER_TOOL
+from icm.paths import is_readme
 from icm.slug import is_slug
 
 ENTRY_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})_(.+)\.md\Z", re.DOTALL)
@@ -52,7 +53,8 @@ RECORD_DEPTH = 4
 
 
 def entries(ctx: Context) -> List[str]:
-    """Markdown files inside the journal folder (README.md, ``positions_file``
+    """Markdown files inside the journal folder (a README, translated too:
+    ``paths.is_readme``; ``positions_file``
     and the folder's own note aside; in an ADR folder also ``index.md`` and
     the templates, which MADR and log4brains keep beside the records). A
     record format's are also those up to ``RECORD_DEPTH`` folders down, each
@@ -62,7 +64,7 @@ def entries(ctx: Context) -> List[str]:
     found = []
     for f in ctx.under(prefix):
         name = f.rpartition("/")[2]
-        if in_journal(f, ctx.config) and name != "README.md" \
+        if in_journal(f, ctx.config) and not is_readme(name) \
                 and f != ctx.config.positions_file \
                 and not (records and name.lower() == "index.md") \
                 and not is_template(name) and name not in PER_TOOL \

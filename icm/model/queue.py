@@ -8,6 +8,7 @@ from typing import List, Optional, Tuple
 
 from icm.context import Context
 from icm.lines import fenced, split
+from icm.paths import is_readme
 from icm.slug import is_slug
 
 ITEM_NAME = re.compile(r"([0-9]{2,})_(.+)\.md\Z", re.DOTALL)
@@ -32,7 +33,7 @@ def items(ctx: Context) -> List[str]:
     return [f for f in ctx.under(prefix) if f.startswith(prefix)
             and "/" not in f[len(prefix):]
             and not f[len(prefix):].startswith(".")
-            and f[len(prefix):] != "README.md"]
+            and not is_readme(f[len(prefix):])]
 
 
 def match(name: str, strict: bool = True) -> "Optional[re.Match[str]]":

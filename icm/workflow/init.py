@@ -484,8 +484,16 @@ def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
     default = Config.note_name[0]
     counts = {name: 0 for name in (*LOCATION_LOADED, default)}
     stubs, links = dict(counts), dict(counts)
+    coded: Optional[Set[str]] = None
     for path in ctx.files:
         folder, _, name = path.rpartition("/")
+        if folder and name == default:
+            # A context.md beside no code is a document (llm-rp's one per
+            # plan in docs/plans/NNN/: 8 findings, none a note's), not ICM's
+            # note: only where the folder, or one below it, holds code.
+            coded = _code_folders(ctx) if coded is None else coded
+            if folder not in coded:
+                continue
         if folder and name in counts:
             counts[name] += 1
             if name != default and link_target(ctx, path) != path:
@@ -520,6 +528,20 @@ def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
         return names_choice, Choice({"index": {name: "off" for name in off}},
                                     f"{loaded}; {default} notes stay indexed")
     return names_choice, Choice({"index": "off"}, loaded)
+
+
+def _code_folders(ctx: Context) -> Set[str]:
+    """Every folder holding a file other than markdown, at any depth below
+    it (one pass over the files)."""
+    found: Set[str] = set()
+    for path in ctx.files:
+        if path.lower().endswith((".md", ".markdown")):
+            continue
+        folder = path.rpartition("/")[0]
+        while folder and folder not in found:
+            found.add(folder)
+            folder = folder.rpartition("/")[0]
+    return found
 
 
 def _record_folders(files: Iterable[str]) -> List[str]:

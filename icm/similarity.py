@@ -85,6 +85,7 @@ MATERIAL = (NUMBER, CODE, PATH)
 NEGATIONS = frozenset({"not", "no", "never", "always"})
 _MASK = {NUMBER: "#", CODE: "`", PATH: "/"}
 _MASKED = frozenset(_MASK.values())
+_SPAN = re.compile(r"`+([^`]+)`+")  # a code span's value, as written
 
 # Words too common to say which rule a statement is (content-word Jaccard
 # ignores them; bigrams keep them, since "must not" is made of such words).
@@ -1060,7 +1061,8 @@ class Index:
                 continue
             score = _score(self._content(i), self._bigrams[i],
                            self._content(j), self._bigrams[j])
-            if score >= threshold and ok(stmts[i], stmts[j]):
+            if score >= threshold and ok(stmts[i], stmts[j]) \
+                    and not self._form_alike(i, j):
                 m = self._match(i, j, score)
                 if m is not None:
                     found[(i, j)] = m
@@ -1167,6 +1169,16 @@ class Index:
         if hit is None:
             hit = self._tokens[i] = tokens(self.statements[i].text)
         return hit
+
+    def _form_alike(self, i: int, j: int) -> bool:
+        """Two lists alike only in form: no content word shared but masked
+        values, and no code span of one in the other (slsa-builder's
+        changelog categories against job permissions: "`A`, `B`, or `C`"
+        shares only its glue)."""
+        if not self._content(i) & self._content(j) <= _MASKED:
+            return False
+        spans = set(_SPAN.findall(self.statements[i].text))
+        return not spans.intersection(_SPAN.findall(self.statements[j].text))
 
     def _match(self, i: int, j: int, score: float) -> Optional[Match]:
         """The aligned pair, None when the two are each about their own

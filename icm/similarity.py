@@ -780,6 +780,9 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
                 kind = VERSION
             i1, i2 = _narrow(ta, i1, i2)  # quote the values, not the words
             j1, j2 = _narrow(tb, j1, j2)  # around them
+        elif negation and tag != "replace" and _negated(ta.values[:i1]) \
+                and _negated(tb.values[:j1]):
+            continue  # "Never use X (no `Y`)": a negated rule's emphasis
         elif negation and (inside or tag == "replace" or _only_negations(
                 ta.values[i1:i2] + tb.values[j1:j2])):
             kind = "negation"
@@ -945,6 +948,11 @@ def _start(toks: Tokens, i1: int, i2: int) -> int:
     if i1 < i2 or i1 < len(toks.starts):
         return toks.starts[min(i1, len(toks.starts) - 1)]
     return toks.ends[-1] if toks.ends else 0
+
+
+def _negated(values: Sequence[str]) -> bool:
+    """Whether these words hold a negation (``not``, ``no``, ``never``)."""
+    return any(v in ("not", "no", "never") for v in values)
 
 
 def _only_negations(values: Sequence[str]) -> bool:

@@ -411,6 +411,23 @@ def test_a_negation_put_before_the_rule_is_diverged(
         f"diverged rule: a/b/context.md:3 and a/context.md:3 disagree: {what}\n"), "")
 
 
+def test_a_negation_added_to_a_negated_rule_is_emphasis(repo: Path, icm) -> None:
+    """llm-rp (round 8's fresh trees): "Never use locale-dependent formats
+    (`x`)" against "... (no `x`)" was a diverged rule on the word "no". A
+    negation put into a rule already negated before it flips nothing: a
+    copy; put into a rule with none before it, it is still the finding."""
+    write(repo, {"a/context.md": "# a\n\nNever use locale-dependent date "
+                                 "formats (`toLocaleDateString()`).\n",
+                 "a/b/context.md": "# b\n\nNever use locale-dependent date "
+                                   "formats (no `toLocaleDateString()`).\n"})
+    assert dupes(icm, repo) == (0, (
+        "duplicate rule: a/b/context.md:3 repeats a/context.md:3 (keep one "
+        "home, link to it)\n"), "")
+    assert similarity.differences(
+        "Run the tests before merging.", "Do not run the tests before merging."
+    ) == (similarity.Difference("negation", "Run", "Do not run"),)
+
+
 # -- cost: every stage linear or capped (issue 22, item 9) ---------------------
 
 SHAPES = {  # every word matches everywhere: difflib's worst (cubic) alignments

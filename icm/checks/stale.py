@@ -118,7 +118,7 @@ import posixpath
 import shlex
 import sys
 from contextlib import closing
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from icm.config import DEFAULT_STALE_TESTS, dotted_cost
 from icm.context import (
@@ -350,6 +350,18 @@ def _not_code(ctx: Context, gone: Set[str]
             return not code_is_tests[0]
         return skip
     return of
+
+
+def _pending_code(code: Sequence[str], pending: FrozenSet[str], ctx: Context,
+                  skip_of: Callable[[Sequence[str]], Callable[[str], bool]]
+                  ) -> List[str]:
+    """The tracked pending files of ``code`` that are code (its skip made
+    only when one is pending)."""
+    found = [p for p in code if p in pending and p in ctx.tracked]
+    if not found:
+        return found
+    skip = skip_of(code)
+    return [p for p in found if not skip(p)]
 
 
 def _newest(code: Sequence[str], history: History, skip: Callable[[str], bool]
@@ -708,7 +720,9 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     owned = sorted((note, code) for note, code in code_by_note(
         ctx, pending | deleted).items() if note not in links)
     skip_of = _not_code(ctx, deleted)
-    skips = {note: skip_of(code) for note, code in owned}
+    # a note's skip holds its code: kept only for the notes left behind
+    # (one each held every note's code, 14 MiB at 500k)
+    skips: Dict[str, Callable[[str], bool]] = {}
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])
@@ -717,7 +731,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     # with no pending change of words).
     same = _pending_same(ctx, sorted({
         p for note, code in owned if note not in pending or note in wordless
-        for p in code if p in pending and p in ctx.tracked and not skips[note](p)}))
+        for p in _pending_code(code, pending, ctx, skip_of)}))
     pending_code = frozenset(p for p in pending if p not in same)
     unknown = Severity.ERROR if strict else Severity.WARNING
     # bootmap's own reading of imports, so a stub means one thing to both
@@ -735,7 +749,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         note, code = owned.pop()
         folder = posixpath.dirname(note) or "."
         note_last = history.last(note) if note in ctx.tracked else None
-        skip = skips[note]
+        skip = skip_of(code)
         newest, path = _newest(code, history, skip)
         parts = [note]
         if note_last is not None and note not in pending and (
@@ -773,6 +787,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             verdict, code_name, sev = (_moved(folder, newest[0] - note_last[0]),
                                        "stale", Severity.ERROR)
             moved[note] = ([p for p in parts if p in ctx.tracked], code)
+            skips[note] = skip
             note_time[note] = note_last
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO

@@ -379,6 +379,33 @@ def test_edits_are_the_changes_with_a_blob_on_both_sides(
     assert got == whole and [len(c) for _, c in got] == [1, 0]
 
 
+def test_net_changes_read_no_index_and_answer_as_diff_tree(
+        repo: Path, monkeypatch) -> None:
+    """``diff-tree`` loads the index though it compares trees (131 MiB at
+    500,000 files): it is run on an empty one (a name no file has), and its
+    answer is the one with the index, a staged change beside it too."""
+    commit(repo, {"a/x.py": "1", "a/y.py": "1", "b/z.py": "1"}, D1)
+    commit(repo, {"a/x.py": "2", "b/z.py": "2", "a/w.py": "1"}, D5)
+    write(repo, {"a/y.py": "staged"})
+    git(repo, "add", "a/y.py")
+    first, head = (git(repo, "rev-parse", r).strip() for r in ("HEAD~1", "HEAD"))
+    seen = []
+    real = icm_git.subprocess.run
+
+    def spy(argv, **kwargs):
+        seen.append((argv, kwargs["env"].get("GIT_INDEX_FILE")))
+        return real(argv, **kwargs)
+
+    monkeypatch.setattr(icm_git.subprocess, "run", spy)
+    got = icm_git.net_changes(repo, [first], head, ["."])
+    (argv, index), = [s for s in seen if "diff-tree" in s[0]]
+    assert index is not None and not os.path.exists(index)
+    out = git(repo, "diff-tree", "-r", "--raw", "--no-abbrev", head, first)
+    want = sorted((line.split("\t")[1], *line.split()[2:4])
+                  for line in out.splitlines())
+    assert sorted(got[first]) == want and len(want) == 3
+
+
 def test_the_resolvers_folder_cache_shares_one_mark_for_plain_folders(
         tmp_path: Path) -> None:
     """A folder whose real path is the root's joined with it (nearly all)

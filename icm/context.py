@@ -614,14 +614,15 @@ class Context:
         return tuple(f for f in found if not self.vendored(f)) if own else found
 
     def path_changes(self, paths: Sequence[str], base: Optional[str] = None,
-                     commits: Sequence[str] = ()
+                     commits: Sequence[str] = (), edits: bool = False
                      ) -> git.Changes:
         """The commits of ``history``'s pass that change ``paths``, newest
         first, each with its changes' blob ids (``git.path_changes``; close
-        it to stop git early); with ``commits``, only those."""
+        it to stop git early); with ``commits``, only those; ``edits``: no
+        adds or deletions."""
         return git.path_changes(self.root, self.config.stale_history, paths, base,
                                 commits, apart=len(self.file_list.paths)
-                                > git.ROOTS_APART)
+                                > git.ROOTS_APART, edits=edits)
 
     def head_blobs(self, paths: Sequence[str]) -> Dict[str, str]:
         """path -> blob id of each of ``paths`` that HEAD has (one

@@ -355,6 +355,57 @@ def test_every_added_files_old_id_is_one_string(repo: Path, monkeypatch,
                 if old == zero}) == 1
 
 
+@pytest.mark.parametrize("apart", [False, True])
+@pytest.mark.parametrize("pathspec_max", [64, 1])
+def test_edits_are_the_changes_with_a_blob_on_both_sides(
+        repo: Path, monkeypatch, apart: bool, pathspec_max: int) -> None:
+    """``edits``: the log's changes less adds and deletions, a root's adds
+    never read (no ``ls-tree``: the word check held 24,500 at 500k)."""
+    monkeypatch.setattr(icm_git, "PATHSPEC_MAX", pathspec_max)
+    commit(repo, {"a.py": "1", "b/c.py": "1", "d.py": "1"}, D1)
+    git(repo, "rm", "-q", "d.py")
+    commit(repo, {"a.py": "2", "e.py": "1"}, D5)
+    asked = ["a.py", "b/c.py", "d.py", "e.py"]
+    whole = [(sha, [c for c in changes if c[1].strip("0") and c[2].strip("0")])
+             for sha, _, changes in
+             icm_git.path_changes(repo, "first-parent", asked, apart=apart)]
+
+    def no_tree(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a root's adds were read")
+
+    monkeypatch.setattr(icm_git, "root_tree", no_tree)
+    got = [(sha, changes) for sha, _, changes in icm_git.path_changes(
+        repo, "first-parent", asked, apart=apart, edits=True)]
+    assert got == whole and [len(c) for _, c in got] == [1, 0]
+
+
+def test_net_changes_read_no_index_and_answer_as_diff_tree(
+        repo: Path, monkeypatch) -> None:
+    """``diff-tree`` loads the index though it compares trees (131 MiB at
+    500,000 files): it is run on an empty one (a name no file has), and its
+    answer is the one with the index, a staged change beside it too."""
+    commit(repo, {"a/x.py": "1", "a/y.py": "1", "b/z.py": "1"}, D1)
+    commit(repo, {"a/x.py": "2", "b/z.py": "2", "a/w.py": "1"}, D5)
+    write(repo, {"a/y.py": "staged"})
+    git(repo, "add", "a/y.py")
+    first, head = (git(repo, "rev-parse", r).strip() for r in ("HEAD~1", "HEAD"))
+    seen = []
+    real = icm_git.subprocess.run
+
+    def spy(argv, **kwargs):
+        seen.append((argv, kwargs["env"].get("GIT_INDEX_FILE")))
+        return real(argv, **kwargs)
+
+    monkeypatch.setattr(icm_git.subprocess, "run", spy)
+    got = icm_git.net_changes(repo, [first], head, ["."])
+    (argv, index), = [s for s in seen if "diff-tree" in s[0]]
+    assert index is not None and not os.path.exists(index)
+    out = git(repo, "diff-tree", "-r", "--raw", "--no-abbrev", head, first)
+    want = sorted((line.split("\t")[1], *line.split()[2:4])
+                  for line in out.splitlines())
+    assert sorted(got[first]) == want and len(want) == 3
+
+
 def test_the_resolvers_folder_cache_shares_one_mark_for_plain_folders(
         tmp_path: Path) -> None:
     """A folder whose real path is the root's joined with it (nearly all)

@@ -118,7 +118,7 @@ import posixpath
 import shlex
 import sys
 from contextlib import closing
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from icm.config import DEFAULT_STALE_TESTS, dotted_cost
 from icm.context import (
@@ -342,6 +342,18 @@ def _not_code(ctx: Context, gone: Set[str]
     return of
 
 
+def _pending_code(code: Sequence[str], pending: FrozenSet[str], ctx: Context,
+                  skip_of: Callable[[Sequence[str]], Callable[[str], bool]]
+                  ) -> List[str]:
+    """The tracked pending files of ``code`` that are code (its skip made
+    only when one is pending)."""
+    found = [p for p in code if p in pending and p in ctx.tracked]
+    if not found:
+        return found
+    skip = skip_of(code)
+    return [p for p in found if not skip(p)]
+
+
 def _newest(code: Sequence[str], history: History, skip: Callable[[str], bool]
             ) -> Tuple[Optional[Hit], str]:
     """The deciding commit of ``code`` and its path: the first undated one
@@ -418,18 +430,16 @@ def _wordless_commits(ctx: Context, deciding: Dict[str, str]) -> Set[str]:
     ``cat-file``."""
     # note -> its deciding commit's change, the log's own tuple (a key and a
     # pair a note were 10 MiB at 500k); an added or deleted note changed
-    # (``_changed``: no blob), so it is not held (a first commit's 24,500
-    # adds were 7.6 MiB) and its blobs are not read
+    # (``_changed``: no blob), so git's layer drops it as read (``edits``:
+    # a first commit's 24,500 adds were 4.9 MiB and an ``ls-tree``); a
+    # path is one change in a commit's diff
     found: Dict[str, Change] = {}
-    with closing(ctx.path_changes(sorted(deciding),
+    with closing(ctx.path_changes(sorted(deciding), edits=True,
                                   commits=sorted(set(deciding.values())))) as walk:
         for sha, _, changes in walk:
             for change in changes:  # past PATHSPEC_MAX every change comes
                 if deciding.get(change[0]) == sha:
-                    if change[1].strip("0") and change[2].strip("0"):
-                        found[change[0]] = change
-                    else:  # the last change of a path decides, as before
-                        found.pop(change[0], None)
+                    found[change[0]] = change
     digests = _digests(ctx, [oid for _, old, new in found.values()
                              for oid in (old, new)])
     return {note for note, (_, old, new) in found.items()
@@ -698,7 +708,9 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     owned = sorted((note, code) for note, code in code_by_note(
         ctx, pending | deleted).items() if note not in links)
     skip_of = _not_code(ctx, deleted)
-    skips = {note: skip_of(code) for note, code in owned}
+    # a note's skip holds its code: kept only for the notes left behind
+    # (one each held every note's code, 14 MiB at 500k)
+    skips: Dict[str, Callable[[str], bool]] = {}
     # A pending note that changed no word is no review: history judges it.
     wordless = _wordless_pending(ctx, [n for n, _ in owned if n in pending
                                        and n in ctx.tracked])
@@ -707,7 +719,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     # with no pending change of words).
     same = _pending_same(ctx, sorted({
         p for note, code in owned if note not in pending or note in wordless
-        for p in code if p in pending and p in ctx.tracked and not skips[note](p)}))
+        for p in _pending_code(code, pending, ctx, skip_of)}))
     pending_code = frozenset(p for p in pending if p not in same)
     unknown = Severity.ERROR if strict else Severity.WARNING
     # bootmap's own reading of imports, so a stub means one thing to both
@@ -725,7 +737,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         note, code = owned.pop()
         folder = posixpath.dirname(note) or "."
         note_last = history.last(note) if note in ctx.tracked else None
-        skip = skips[note]
+        skip = skip_of(code)
         newest, path = _newest(code, history, skip)
         parts = [note]
         if note_last is not None and note not in pending and (
@@ -763,6 +775,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             verdict, code_name, sev = (_moved(folder, newest[0] - note_last[0]),
                                        "stale", Severity.ERROR)
             moved[note] = ([p for p in parts if p in ctx.tracked], code)
+            skips[note] = skip
             note_time[note] = note_last
         else:
             verdict, code_name, sev = "ok", "ok", Severity.INFO

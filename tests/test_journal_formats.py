@@ -1275,6 +1275,40 @@ def test_a_records_folders_template_is_no_record(repo: Path, icm) -> None:
                                                "templates.md](") == 1
 
 
+def test_init_takes_records_as_the_journal_only_when_most_are_in_a_format(
+        repo: Path, icm) -> None:
+    """taidon (round 9's fresh trees): 3 of its 85 records hold adr-tools'
+    sections, the rest the folder's own form ("Decision Record N" with
+    bullet fields); init read all 85 as adr-tools records, 238 missing
+    slots. A format is taken when more than half the records hold it;
+    else init says so in one line and keeps icm's journal."""
+    own = ("# ADR {n}: Choice {n}\n\nStatus: Accepted\n\n## Decision Record 1\n\n"
+           "- Question: which?\n- Decision: this one.\n")
+    files = {"AGENTS.md": "# H\n",
+             "docs/adr/0001-first.md": _header_record(1, "First", "N/A", "N/A")}
+    files.update({f"docs/adr/000{n}-choice-{n}.md": own.format(n=n)
+                  for n in (2, 3)})
+    commit(repo, files, "2026-10-01T12:00:00+00:00")
+    code, out, _ = icm("init", "--root", str(repo))
+    assert code == 0 and out.splitlines()[1] == (
+        "3 records in docs/adr, 1 in adr-tools' sections: in a form of their "
+        "own, not taken as the journal (journal_format reads MADR and "
+        "adr-tools)")
+    assert not any("journal_dir" in f.read_text() for f in repo.glob("*.toml"))
+    assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
+    commit(repo, {"docs/adr/0004-fourth.md": _header_record(4, "Four", "N/A",
+                                                            "N/A"),
+                  "docs/adr/0005-fifth.md": _header_record(5, "Five", "N/A",
+                                                           "N/A")},
+           "2026-10-02T12:00:00+00:00")
+    for made in repo.glob("*.toml"):
+        made.unlink()
+    code, out, _ = icm("init", "--root", str(repo))
+    assert out.splitlines()[1] == (
+        'journal_dir = "docs/adr", journal_format = "nygard", journal_pattern '
+        '= "NNNN-*.md": 5 adr-tools records found in docs/adr')
+
+
 def test_a_translated_readme_is_no_record_and_no_item(repo: Path, icm) -> None:
     """slsa-builder (round 8's fresh trees) keeps docs/decisions/README.ko.md
     beside README.md: a bad name and a missing slot. A README translated

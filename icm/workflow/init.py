@@ -579,13 +579,17 @@ def _records_in(ctx: Context, folder: str) -> List[str]:
 def _detect_records(ctx: Context) -> Optional[Choice]:
     """Decision records in a records folder as the journal, when the journal
     folder holds no entry: MADR (``Decision Outcome``) or adr-tools'
-    (``Status`` and ``Consequences``) by their headings. Records whose
-    context is under ``Problem`` (afterray's) get it as the slot."""
+    (``Status`` and ``Consequences``) by their headings, in more than half
+    of its records (taidon: 3 of 86 in adr-tools' sections, the rest in
+    the folder's own form, were 238 missing slots); a folder of records in
+    another form is a remark. Records whose context is under ``Problem``
+    (afterray's) get it as the slot."""
     from icm import markdown
 
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
     if any(f.startswith(prefix) and f.endswith(".md") for f in ctx.files):
         return None
+    remark: Optional[Choice] = None
     for folder in _record_folders(ctx.files):
         records = _records_in(ctx, folder)
         if not records:
@@ -608,9 +612,14 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
                 votes["nygard"] += 1
                 problem += "Problem" in titles and "Context" not in titles
         kind = max(votes, key=lambda k: votes[k])
-        if not votes[kind]:
-            continue
         shown = {"madr": "MADR", "nygard": "adr-tools"}[kind]
+        if votes[kind] * 2 <= len(records):
+            owner = {"madr": "MADR's", "nygard": "adr-tools'"}[kind]
+            remark = remark or Choice({}, (
+                f"{len(records)} records in {folder}, {votes[kind]} in {owner} "
+                "sections: in a form of their own, not taken as the journal "
+                "(journal_format reads MADR and adr-tools)"))
+            continue
         count = f"{len(records)} {shown} records found in {folder}"
         nested = sorted({f[len(folder) + 1:].partition("/")[0] + "/"
                          for f in records if "/" in f[len(folder) + 1:]})
@@ -625,4 +634,4 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
                              for s in required("nygard")]
             count += " (the context under Problem)"
         return Choice(keys, count)
-    return None
+    return remark

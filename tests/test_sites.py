@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from icm.model.sites import Sites, folders_with_pages, route
+from icm.model.sites import Sites, docusaurus_folders, folders_with_pages, route
 from tests.conftest import commit
 
 D1 = "2026-10-01T12:00:00+00:00"
@@ -68,6 +68,43 @@ def test_what_init_takes_for_a_site() -> None:
         "app/content/a.md",  # no content layer's config
         "app/content.config.ts.bak", "lib/source.config.py"]) == (
         "content", "web/content")
+
+
+
+def test_init_finds_a_docusaurus_sites_docs(repo: Path, icm) -> None:
+    """embedded-react-sdk (round 9's fresh trees): TypeDoc writes reference
+    pages into `docs/` for the Docusaurus site in `docs-site/` (its docs
+    plugin's `path: '../docs'`), linking pages by route
+    (`company/onboarding/blocks#x`): 158 of 176 broken links. init takes
+    the docs folder the config names as a site's pages."""
+    commit(repo, {
+        "AGENTS.md": "# H\n",
+        "docs-site/docusaurus.config.ts": (
+            "export default {\n  presets: [['classic', {\n    docs: {\n"
+            "      path: '../docs',\n      sidebarPath: './sidebars.ts',\n"
+            "    },\n  }]],\n}\n"),
+        "docs/reference/blocks.md": "# Blocks\n\n[a](company/onboarding/blocks#a)"
+                                    " [b](company/gone)\n",
+        "docs/reference/company/onboarding/blocks.md": "# Onboarding\n"}, D1)
+    assert icm("init", "--root", str(repo))[1].splitlines()[1] == (
+        'site_content = ["docs"]: 1 docs site found: links in their pages are '
+        "the site's routes")
+    assert icm("check-links", "--root", str(repo))[1] == (
+        "broken link: docs/reference/blocks.md -> company/gone\n"
+        "links: 1 problem (missing file 1)\n")
+
+
+def test_what_init_takes_for_a_docusaurus_site() -> None:
+    configs = {
+        "site/docusaurus.config.js": b"module.exports = {presets: [['classic', "
+                                     b"{docs: {routeBasePath: '/', path: 'guides'}}]]}",
+        "docusaurus.config.ts": b"export default {title: 'x'}",  # docs/ by default
+        "far/docusaurus.config.mjs": b"docs: { path: '../../outside' }",
+        "empty/docusaurus.config.js": b"docs: {path: 'nothing'}",
+    }
+    files = [*configs, "site/guides/a.md", "docs/intro.mdx", "outside/a.md",
+             "empty/nothing/data.json", "web/docusaurus.config.py"]
+    assert docusaurus_folders(files, configs.__getitem__) == ("docs", "site/guides")
 
 
 _SEGMENT = st.tuples(st.sampled_from(["", "1.", "20."]),

@@ -2,8 +2,9 @@
 GitHub's own pages, which a link may climb to from the repository.
 
 A folder listed in ``site_content`` holds the Markdown pages of a docs site
-(Nuxt Content's or Fumadocs' ``content/``). The site serves each page at its
-route: the path below the folder with the extension, ``N.`` ordering
+(Nuxt Content's or Fumadocs' ``content/``, a Docusaurus site's docs). The
+site serves each page at its route: the path below the folder with the
+extension, ``N.`` ordering
 prefixes and a last ``index`` dropped (``content/1.guide/2.setup.md`` is
 ``/guide/setup``), and the files of the ``public/`` folder beside it at the
 site's root. A link in such a page names a route: ``/guide/setup`` from the
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import AbstractSet, Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, Optional, Tuple
 from urllib.parse import unquote
 
 from icm.context import MARKDOWN_SUFFIXES
@@ -89,6 +90,43 @@ def github_page(path: str) -> bool:
     parts = path.split("/")
     return len(parts) >= 3 and parts[:2] == ["..", ".."] \
         and parts[2] in GITHUB_PAGES
+
+
+# Docusaurus's config, and the folder its docs plugin reads pages from
+# (``docs: { path: '../docs' }``; ``docs/`` beside the config by default).
+# The config is read as text, never run: a path written any other way
+# (a variable, a call) leaves the default.
+_DOCUSAURUS = re.compile(r"docusaurus\.config\.(?:js|ts|mjs|cjs|mts|cts)")
+_DOCS_PATH = re.compile(
+    r"""\bdocs\s*:\s*\{[^{}]*?\bpath\s*:\s*(['"])([^'"\n]{1,200})\1""")
+CONFIG_BYTES = 1 << 18  # of a site's config read
+
+
+def docusaurus_folders(files: Iterable[str], read: Callable[[str], bytes]
+                       ) -> Tuple[str, ...]:
+    """The docs folders of Docusaurus sites that hold Markdown pages: the
+    ``path`` its config gives the docs plugin (from the config's folder),
+    else ``docs`` beside it; one that leaves the root is none. Docusaurus
+    serves a page at its path without the extension and drops a last
+    ``index``, as ``route`` reads it (a page-relative link is a route)."""
+    files = list(files)
+    found = set()
+    for config in files:
+        folder, _, name = config.rpartition("/")
+        if not _DOCUSAURUS.fullmatch(name):
+            continue
+        try:
+            text = read(config).decode("utf-8", "replace")
+        except OSError:
+            continue
+        m = _DOCS_PATH.search(text)
+        docs = posixpath.normpath(posixpath.join(folder, m.group(2) if m else "docs"))
+        if docs not in (".", "") and not docs.startswith(("..", "/")):
+            found.add(docs)
+    pages = {f.rpartition("/")[0] for f in files
+             if f.lower().endswith(MARKDOWN_SUFFIXES)}
+    return tuple(sorted(d for d in found if any(
+        p == d or p.startswith(d + "/") for p in pages)))
 
 
 def folders_with_pages(files: Iterable[str]) -> Tuple[str, ...]:

@@ -466,9 +466,16 @@ def detect(ctx: Context, handbook: str) -> List[Choice]:
 
 def _detect_sites(ctx: Context) -> Optional[Choice]:
     """Docs sites' page folders (``model.sites``): their links are routes."""
-    from icm.model.sites import folders_with_pages
+    from icm.model.sites import CONFIG_BYTES, docusaurus_folders, folders_with_pages
 
-    found = folders_with_pages(ctx.files)
+    def read(rel: str) -> bytes:
+        try:
+            return ctx.read_bytes(rel, CONFIG_BYTES)
+        except Unreadable as exc:
+            raise OSError(exc.reason) from None
+
+    found = sorted({*folders_with_pages(ctx.files),
+                    *docusaurus_folders(ctx.files, read)})
     if not found:
         return None
     noun = "docs site" if len(found) == 1 else "docs sites"

@@ -42,7 +42,7 @@ from typing import (
 
 from icm import config as config_mod
 from icm.config import Config
-from icm.context import Context, Unreadable
+from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable
 from icm.errors import UsageError
 from icm.lines import ending as line_ending
 from icm.model.journal import RECORD_DEPTH, is_template, required
@@ -542,7 +542,7 @@ def _code_folders(ctx: Context) -> Set[str]:
     it (one pass over the files)."""
     found: Set[str] = set()
     for path in ctx.files:
-        if path.lower().endswith((".md", ".markdown")):
+        if path.lower().endswith(MARKDOWN_SUFFIXES):
             continue
         folder = path.rpartition("/")[0]
         while folder and folder not in found:

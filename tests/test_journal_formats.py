@@ -1295,6 +1295,7 @@ def test_init_takes_records_as_the_journal_only_when_most_are_in_a_format(
         "own, not taken as the journal (journal_format reads MADR and "
         "adr-tools)")
     assert not any("journal_dir" in f.read_text() for f in repo.glob("*.toml"))
+    assert (repo / "journal").is_dir()  # icm's journal, the records left as they are
     assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
     commit(repo, {"docs/adr/0004-fourth.md": _header_record(4, "Four", "N/A",
                                                             "N/A"),

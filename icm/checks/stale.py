@@ -199,9 +199,6 @@ def describe(seconds: int) -> str:
     return "less than an hour"
 
 
-_digest = words_digest
-
-
 def _changed(digests: Dict[str, Optional[bytes]], old: str, new: str) -> bool:
     """Whether a change from blob ``old`` to ``new`` changed a word; one not
     read (none: added or deleted; missing; over the cap) counts as changed,
@@ -289,7 +286,7 @@ def code_digest(path: str, data: Optional[bytes]) -> Optional[bytes]:
     if data is None or len(data) >= WORDS_CAP or b"\0" in data:
         return None
     if not indented(path):
-        return _digest(data)
+        return words_digest(data)
     text = data.decode("utf-8", "surrogateescape").lstrip("\ufeff")
     joined = "\n".join(_lines(text)).encode("utf-8", "surrogateescape")
     return hashlib.blake2b(joined, digest_size=16).digest()
@@ -403,7 +400,7 @@ def _unreadable(ctx: Context, top: str, note: str) -> Optional[str]:
 
 
 def _digests(ctx: Context, oids: Sequence[str]) -> Dict[str, Optional[bytes]]:
-    return {oid: _digest(data) for oid, data in ctx.blobs(oids, WORDS_CAP)}
+    return {oid: words_digest(data) for oid, data in ctx.blobs(oids, WORDS_CAP)}
 
 
 def _wordless_pending(ctx: Context, notes: Sequence[str]) -> Set[str]:
@@ -416,7 +413,7 @@ def _wordless_pending(ctx: Context, notes: Sequence[str]) -> Set[str]:
     for note in notes:
         before = digests.get(head.get(note, ""))
         try:
-            now = _digest(ctx.read_bytes(note, WORDS_CAP))
+            now = words_digest(ctx.read_bytes(note, WORDS_CAP))
         except Unreadable:
             continue
         if before is not None and now == before:
@@ -831,7 +828,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                 "missing", "unknown", unknown)
         if code_name == "stale" and read is None:  # no stub, no link
             if stamps is None:  # read only when a note would be STALE
-                stamps = stamped(ctx, [j[0] for j in judged], WORDS_CAP, _digest)
+                stamps = stamped(ctx, [j[0] for j in judged])
             if note in stamps:
                 verdict, code_name, sev = _stamped_line(stamps[note]), "ok", \
                     Severity.INFO

@@ -52,7 +52,7 @@ from icm import lines as lines_mod
 from icm import registry
 from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable, decode, read_file
 from icm.errors import UsageError
-from icm.finding import Finding, Report, Rule, Rules, Severity, Silenced
+from icm.finding import Finding, Report, Rule, Rules, Severity, Silenced, read_failure
 
 FILE = "icm-baseline.json"
 VERSION = 1
@@ -97,8 +97,11 @@ def taker(entries: Mapping[Key, int]
     check, code and path, as written before subjects (its message's words)."""
     left = dict(entries)
     loose: Dict[Tuple[str, str, str], List[Key]] = {}
+    unread: Dict[str, List[Key]] = {}  # a file's cannot-read entries, any check
     for k in entries:
         loose.setdefault(k[:3], []).append(k)
+        if read_failure(k[3]):
+            unread.setdefault(k[2], []).append(k)
 
     def take(f: Finding) -> Optional[Key]:
         if not entries:  # no baseline: no key to make (5,102 findings: 70 ms)
@@ -106,6 +109,10 @@ def taker(entries: Mapping[Key, int]
         k = key(f)
         if not left.get(k) and f.subject:
             k = next((o for o in loose.get(k[:3], ()) if left.get(o)), k)
+        if not left.get(k) and read_failure(f.message):
+            # run alone, a check meets the file the run of all baselined
+            # under the first check that could not read it
+            k = next((o for o in unread.get(f.path, ()) if left.get(o)), k)
         if not left.get(k):
             return None
         left[k] -= 1
@@ -314,9 +321,10 @@ def judge(ctx: Context, reports: Iterable[Report], chosen: registry.Selection,
     suppressions: a clean run reads nothing more."""
     left, take = taker(baseline or {})
     files: Dict[str, Markers] = {}
-    held = {"baselined": 0, "suppressed": 0}
+    held = {"baselined": 0, "suppressed": 0, "repeated": 0}
     judged: List[Report] = []
     ran: Set[str] = set()
+    unread: Set[str] = set()  # files a check of this run could not read
     for report in reports:
         ran.add(report.check)
         kept: List[Finding] = []
@@ -326,6 +334,15 @@ def judge(ctx: Context, reports: Iterable[Report], chosen: registry.Selection,
             if f.severity is Severity.INFO:  # never fails: no file is read
                 kept.append(f)
                 continue
+            if read_failure(f.message):
+                # one fact, said once: the first check (registry order)
+                # that could not read the file; a repeat takes its own
+                # baseline entry, if an older baseline holds one
+                if f.path in unread:
+                    held["repeated"] += 1
+                    take(f)
+                    continue
+                unread.add(f.path)
             if _marks(ctx, f.path, files).silence(f):
                 held["suppressed"] += 1
                 continue
@@ -345,6 +362,7 @@ def judge(ctx: Context, reports: Iterable[Report], chosen: registry.Selection,
                        "(fixed?); run 'icm baseline' to drop "
                        f"{'it' if total == 1 else 'them'}"),)
     return judged, Silenced(held["baselined"], held["suppressed"],
+                            held["repeated"],
                             FILE if baseline is not None else "", unmatched,
                             found)
 

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from icm import cache, registry
 from icm.context import ON_DISK, TRACKED, Context, Unreadable, touching
-from icm.finding import Finding, Report, Severity
+from icm.finding import Finding, OkTail, Report, Severity
 from icm.registry import Spec
 
 # Checks whose answer is a function of the files they read, the file list,
@@ -55,13 +55,13 @@ def _memoised(ctx: Context, spec: Spec, options: Any) -> Report:
                       cache.limit(len(ctx.file_set), 0))
     kept = memo.reuse(lambda rel: state(ctx, rel))
     if kept is not None:
-        report = from_plain(kept, spec.name)
+        report = from_plain(kept, spec.name, spec.module)
         if report is not None:
             return report
     start = time.time_ns()
     with touching() as touched:
         made: Report = spec.module.run(ctx, options)
-    answer = None if touched.git else to_plain(made)
+    answer = None if touched.git else to_plain(made, spec.module)
     if answer is not None:
         inputs = {rel: state(ctx, rel) for rel in sorted(touched.paths)}
         memo.save(time.time_ns() - start, inputs, answer)
@@ -171,9 +171,19 @@ LISTING_SLICE = 4096
 _TRACKED_BYTE = bytes.maketrans(bytes([ON_DISK, ON_DISK | TRACKED]), b"\0\1")
 
 
-def to_plain(report: Report) -> Optional[Dict[str, Any]]:
+def to_plain(report: Report, module: Any = None) -> Optional[Dict[str, Any]]:
     """``report`` as JSON values, or None when JSON would not give it back
-    exactly (a tuple, an int key, a NaN in ``extra`` or ``data``)."""
+    exactly (a tuple, an int key, a NaN in ``extra`` or ``data``) or its
+    tail's maker is none the memo can name: ``Report.of``'s (``OkTail``)
+    or the check module's ``RETAIL``. A reused report makes its tail
+    again for what the baseline leaves, as a fresh one does."""
+    retail: Any = None
+    if isinstance(report.retail, OkTail):
+        retail = {"tail": list(report.retail.tail), "ok": report.retail.ok}
+    elif report.retail is not None:
+        if report.retail is not getattr(module, "RETAIL", None):
+            return None
+        retail = "module"
     found = []
     names = [fld.name for fld in fields(Finding)]
     for f in report.findings:
@@ -191,7 +201,7 @@ def to_plain(report: Report) -> Optional[Dict[str, Any]]:
             item[name] = value
         found.append(item)
     plain = {"check": report.check, "findings": found, "head": list(report.head),
-             "tail": list(report.tail), "data": report.data}
+             "tail": list(report.tail), "data": report.data, "retail": retail}
     try:
         same = json.loads(json.dumps(plain, allow_nan=False)) == plain
     except (TypeError, ValueError):
@@ -204,14 +214,24 @@ _DEFAULTS = {f.name: (f.default if f.default is not MISSING else
                       else "") for f in fields(Finding)}
 
 
-def from_plain(plain: Any, name: str) -> Optional[Report]:
+def from_plain(plain: Any, name: str, module: Any = None) -> Optional[Report]:
     """The Report ``to_plain`` gave, or None when ``plain`` is not one
     (the memo is untrusted data): every field of every finding present and
-    of its field's type, the severity one icm has."""
+    of its field's type, the severity one icm has, the tail's maker one
+    ``to_plain`` names."""
     if not (type(plain) is dict and plain.get("check") == name
             and type(plain.get("findings")) is list
             and _texts(plain.get("head")) and _texts(plain.get("tail"))
-            and type(plain.get("data")) is dict):
+            and type(plain.get("data")) is dict and "retail" in plain):
+        return None
+    kept = plain["retail"]
+    retail: Any = None
+    if kept == "module" and callable(getattr(module, "RETAIL", None)):
+        retail = module.RETAIL
+    elif (type(kept) is dict and set(kept) == {"tail", "ok"}
+          and _texts(kept["tail"]) and type(kept["ok"]) is bool):
+        retail = OkTail(name, tuple(kept["tail"]), kept["ok"])
+    elif kept is not None:
         return None
     found = []
     severities = {s.value: s for s in Severity}
@@ -234,7 +254,7 @@ def from_plain(plain: Any, name: str) -> Optional[Report]:
             values[key] = value
         found.append(Finding(**values))
     return Report(name, tuple(found), head=tuple(plain["head"]),
-                  tail=tuple(plain["tail"]), data=plain["data"])
+                  tail=tuple(plain["tail"]), data=plain["data"], retail=retail)
 
 
 def _texts(value: Any) -> bool:

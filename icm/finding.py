@@ -127,11 +127,8 @@ class Report:
         """Findings sorted; ``CHECK ok`` after them when none is an error
         and ``ok`` (False: the check had nothing to judge). ``retail``, if
         given, makes the tail from the findings instead."""
-        def ok_tail(found: Tuple[Finding, ...]) -> Tuple[str, ...]:
-            return tail + ((f"{check} ok",) if ok and not failing(found) else ())
-
         found = tuple(sorted(findings))
-        make = retail or ok_tail
+        make = retail or OkTail(check, tail, ok)
         return cls(check, found, head=head, tail=make(found),
                    data=dict(data or {}), retail=make)
 
@@ -153,12 +150,44 @@ def failing(findings: Iterable[Finding]) -> bool:
 
 
 @dataclass(frozen=True)
+class OkTail:
+    """``Report.of``'s tail: ``tail``, then ``CHECK ok`` when no finding
+    left is an error and ``ok``. Data, not a closure, so a memoised report
+    makes its tail again for what the baseline leaves (``engine``)."""
+
+    check: str
+    tail: Tuple[str, ...]
+    ok: bool
+
+    def __call__(self, found: Tuple[Finding, ...]) -> Tuple[str, ...]:
+        return self.tail + ((f"{self.check} ok",) if self.ok and not failing(found)
+                            else ())
+
+
+CANNOT_READ = "cannot read: "
+
+
+def cannot_read(reason: str) -> str:
+    """The statement of a file a check cannot read, the same in each."""
+    return CANNOT_READ + reason
+
+
+def read_failure(message: str) -> str:
+    """Why a finding's message says its file cannot be read (``cannot_read``,
+    or stale's ``unknown - cannot read: ...``); "" for any other message."""
+    head, sep, reason = message.partition(CANNOT_READ)
+    return reason if sep and head in ("", "unknown - ") else ""
+
+
+@dataclass(frozen=True)
 class Silenced:
     """What ``judge`` held back: the counts the summary names, and the
     baseline's own finding when entries match nothing."""
 
     baselined: int = 0
     suppressed: int = 0
+    # a file another check of the run already said it cannot read
+    repeated: int = 0
     file: str = ""  # FILE when a baseline was read
     # baseline entries that matched nothing: (check, code, path, message
     # with # for numbers), count

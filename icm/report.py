@@ -156,7 +156,8 @@ def summary_line(reports: Sequence[Report], held: "Optional[Silenced]" = None
     head = f"{failed} of {total} failed" if failed else (
         f"all {total} passed" if len(reports) > 1 else f"{total} passed")
     held_back = "".join(f", {n} {what}" for n, what in (
-        (held.baselined, "baselined"), (held.suppressed, "suppressed"))
+        (held.baselined, "baselined"), (held.suppressed, "suppressed"),
+        (held.repeated, "repeated"))
         if n) if held else ""
     return f"icm check: {head}" + (f" ({', '.join(parts)})" if parts else "") \
         + held_back
@@ -252,7 +253,7 @@ def as_document(reports: Sequence[Report], root: str = "",
     if held is not None:
         doc["baseline"] = {
             "file": held.file or None, "baselined": held.baselined,
-            "suppressed": held.suppressed,
+            "suppressed": held.suppressed, "repeated": held.repeated,
             "unmatched": [{"check": k[0], "code": k[1], "path": k[2],
                            "message": k[3], "count": n} for k, n in held.unmatched]}
     return doc

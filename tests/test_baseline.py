@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import List
 
@@ -85,7 +86,7 @@ def test_a_fixed_finding_is_said_once_and_baseline_only_shrinks(repo: Path,
     doc = json.loads(icm("check", "--root", str(repo), "--format", "json")[1])
     assert doc["baseline"] == {
         "file": "icm-baseline.json", "baselined": 1, "suppressed": 0,
-        "unmatched": [{"check": "links", "code": "missing-file",
+        "repeated": 0, "unmatched": [{"check": "links", "code": "missing-file",
                        "path": "AGENTS.md", "message": BROKEN, "count": 1}]}
     # A run that does not judge links says nothing of its entries.
     assert icm("check-stale", "--root", str(repo)) == (0, "", "")
@@ -473,3 +474,75 @@ def test_without_a_baseline_no_key_is_made_and_only_a_marked_file_decoded(
         "broken link: AGENTS.md -> gone.md\nbroken link: a.md -> gone.md\n"
         "links: 2 problems (missing file 2)\n"), "")
     assert (keys, read) == ([], ["<!-- icm: ignore links -->\n[z](gone.md)\n"])
+
+
+def test_a_file_no_check_can_read_is_said_once(repo: Path, icm) -> None:
+    """A dangling symlinked note is one fact: run together, the first check
+    (registry order) says it and the summary counts the other checks'
+    repeats (drap: four links, sixteen lines); run alone, a check says it;
+    a baseline holds it under one check for all, and an older baseline's
+    entry for a repeat is taken, not reported unmatched."""
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "AGENTS.md": "# H\n\nRules.\n", "src/AGENTS.md": "# src\n",
+                 "src/a.py": "1\n"})
+    (repo / "src" / "CLAUDE.md").symlink_to("src/AGENTS.md")  # from the root
+    commit(repo, {}, D1)
+    said = "src/CLAUDE.md: cannot read: no such file (dangling symlink?)\n"
+    assert _check(icm, repo) == (1, said + "links: 1 problem (unreadable file "
+                                 "1)\nicm check: 1 of 9 checks failed "
+                                 "(links: 1 error), 3 repeated\n", "")
+    doc = json.loads(icm("check", "--root", str(repo), "--format", "json")[1])
+    assert [(f["check"], f["code"]) for c in doc["checks"]
+            for f in c["findings"] if f["path"] == "src/CLAUDE.md"] == [
+        ("links", "unreadable")]
+    assert doc["baseline"]["repeated"] == 3
+    # Without links' code, the next check says it.
+    assert _check(icm, repo, "--ignore", "links/unreadable") == (
+        0, "src/CLAUDE.md: unknown - cannot read: no such file (dangling "
+        "symlink?)\nicm check: all 9 checks passed (stale: 1 warning), "
+        "2 repeated\n", "")
+    # Alone, a check says it.
+    assert icm("check", "dupes", "--root", str(repo), "-q") == (
+        1, said, "")
+    assert icm("baseline", "--root", str(repo)) == (
+        0, "wrote icm-baseline.json: 1 finding\n", "")
+    assert [e["check"] for e in _entries(repo)] == ["links"]
+    assert _check(icm, repo) == (
+        0, "icm check: all 9 checks passed, 1 baselined, 3 repeated\n", "")
+    assert icm("check", "dupes", "bootmap", "--root", str(repo), "-q") == (
+        0, "icm check: all 2 checks passed, 1 baselined, 1 repeated\n", "")
+    # A baseline written when each check kept its own line still holds.
+    old = {"version": 1, "findings": [
+        {"check": check, "code": code, "path": "src/CLAUDE.md",
+         "message": prefix + said[15:-1], "count": 1}
+        for check, code, prefix in (("links", "unreadable", ""),
+                                    ("stale", "unknown", "unknown - "),
+                                    ("bootmap", "unreadable", ""),
+                                    ("dupes", "unreadable", ""))]}
+    (repo / "icm-baseline.json").write_text(json.dumps(old))
+    assert _check(icm, repo) == (
+        0, "icm check: all 9 checks passed, 1 baselined, 3 repeated\n", "")
+
+
+def test_a_memoised_report_tails_what_the_baseline_leaves(repo: Path, icm,
+                                                          memo: None) -> None:
+    """A warm run reuses the memo's report; its tail is made again for the
+    findings the baseline leaves, as a cold run's: it said ``links: 1
+    problem`` over no finding, and no ``journal ok``."""
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "AGENTS.md": "# H\n\nRules.\n",
+                 "journal/2026-11-01_x.md": "# x\n\n## Decision\nRows.\n"})
+    (repo / "CLAUDE.md").symlink_to("gone.md")
+    commit(repo, {}, D1)
+    icm("baseline", "--root", str(repo))
+    for _run in ("cold", "warm"):
+        assert icm("check", "links", "journal", "--root", str(repo)) == (0, (
+            "journal ok\nlinks ok\n"
+            "icm check: all 2 checks passed, 4 baselined\n"), "")
+        memos = sorted((repo / ".git" / "icm").glob("memo-*.json"))
+        later = time.time() + 60  # aged: only the states can refuse it
+        for path in memos:
+            os.utime(path, (later, later))
+    assert {"memo-journal.json", "memo-links.json"} <= {p.name for p in memos}

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model.agents import OPTIONAL, REQUIRED
 from icm.registry import AgentsOptions
 
@@ -327,7 +327,7 @@ def check_folder(ctx: Context, folder: str) -> List[Finding]:
         try:
             text = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(RULES("unreadable", path, f"cannot read: {exc.reason}"))
+            found.append(RULES("unreadable", path, cannot_read(exc.reason)))
             continue
         if name == "AGENT.md":
             found += check_agent_md(path, text)

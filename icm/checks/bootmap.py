@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from icm.context import Context, Unreadable, compile_globs
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model.imports import STUB_MAX_WORDS, BootFile, follow, stub_imports
 from icm.model.imports import size as _size
 from icm.model.notes import mirrors
@@ -105,7 +105,7 @@ def queue_items(ctx: Context) -> List[str]:
 
 
 def _unreadable(rel: str, reason: str) -> Finding:
-    return RULES("unreadable", rel, f"cannot read: {reason}")
+    return RULES("unreadable", rel, cannot_read(reason))
 
 
 def collect(ctx: Context, listed: List[str]) -> Tuple[List[BootFile], List[Finding]]:

@@ -57,7 +57,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set
 from icm import cache as cache_mod
 from icm import similarity
 from icm.context import Context, Unreadable, compile_globs, decode
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model import journal
 from icm.model import notes as notes_mod
 from icm.model.changes import about
@@ -181,7 +181,7 @@ def _run(ctx: Context, changed_since: Optional[str] = None) -> Report:
             cached = _read(ctx, store, kind, path, stamps[path])
         except Unreadable as exc:
             found.append(RULES("skipped" if exc.skipped else "unreadable", path,
-                               f"cannot read: {exc.reason}"))
+                               cannot_read(exc.reason)))
             continue
         kinds[path] = kind
         for line, text, allowed, skel, words, headings in cached:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import List, Tuple
 
 from icm.context import Context, Unreadable
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model.handoff import FIELDS, MARKER, records
 from icm.registry import NoOptions
 
@@ -65,7 +65,7 @@ def run(ctx: Context, options: NoOptions) -> Report:
         try:
             text = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(RULES("unreadable", path, f"cannot read: {exc.reason}"))
+            found.append(RULES("unreadable", path, cannot_read(exc.reason)))
             continue
         fields = [s for s in markdown.sections(text) if s.level == 2]
         titles = [s.title for s in fields]

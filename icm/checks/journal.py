@@ -41,7 +41,7 @@ from typing import AbstractSet, Dict, List, Optional, Sequence, Set, Tuple
 
 from icm.context import Context, Unreadable
 from icm.escape import inert
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model.changes import about
 from icm.model.journal import (
     Entry,
@@ -239,7 +239,7 @@ def run(ctx: Context, options: JournalOptions) -> Report:
             text = ctx.read_markdown(path)
         except Unreadable as exc:
             found.append(RULES("skipped" if exc.skipped else "unreadable", path,
-                               f"cannot read: {exc.reason}"))
+                               cannot_read(exc.reason)))
             continue
         entry = read(text, path, cfg, numbers)
         if path in shared and companion(entry):

@@ -48,7 +48,7 @@ from icm.context import (
     Unreadable,
     compile_globs,
 )
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model.changes import about
 from icm.model.links import (
     Corpus,
@@ -179,7 +179,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
         if rel in corpus.errors:
             problem = corpus.errors[rel]
             broken.append(RULES("skipped" if problem.skipped else "unreadable",
-                                rel, f"cannot read: {problem.reason}"))
+                                rel, cannot_read(problem.reason)))
             continue
         deep = corpus.parsed[rel][2]
         if deep:
@@ -273,7 +273,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                          "(set handbook, note_name)"),)
     return Report(NAME, nothing + findings, tail=tail_of(findings),
                   data={"files": len(md_files), "links": links_total,
-                        "by_kind": dict(counts)}, retail=tail_of)
+                        "by_kind": dict(counts)}, retail=RETAIL)
 
 
 def _from_root(rel: str, href: str, tree: Tree) -> bool:
@@ -340,6 +340,9 @@ def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
                       sorted(counts.items(), key=lambda kv: order.index(kv[0])))
     noun = "problem" if len(found) == 1 else "problems"
     return (f"links: {len(found)} {noun} ({parts})",)
+
+
+RETAIL = tail_of  # the memo names it (``engine.to_plain``)
 
 
 def _verdict(target: Target, tree: Tree,

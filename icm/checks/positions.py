@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 from icm.context import Context, Unreadable
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model import positions
 from icm.registry import NoOptions
 
@@ -87,7 +87,7 @@ def _block_problem(ctx: Context, target: str, expected: str) -> Optional[Finding
         if exc.reason.startswith("no such file"):
             return RULES("positions-missing", target,
                          f"positions file is missing ({FIX})")
-        return RULES("unreadable", target, f"cannot read: {exc.reason}")
+        return RULES("unreadable", target, cannot_read(exc.reason))
     try:
         block = positions.current_block(text, target)
     except markdown.MarkerError as exc:

@@ -131,7 +131,7 @@ from icm.context import (
     compile_globs,
 )
 from icm.errors import UsageError
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model.notes import (
     WORDS_CAP,
     code_by_note,
@@ -747,7 +747,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         undated = [c for c in (note_last, newest) if c and c[0] == UNDATED]
         gone = _unreadable(ctx, top, note)
         if gone is not None:
-            verdict, code_name, sev = f"unknown - cannot read: {gone}", "unknown", \
+            verdict, code_name, sev = f"unknown - {cannot_read(gone)}", "unknown", \
                 unknown
         elif note in pending and note not in wordless or any(
                 p in pending for p in parts[1:]):  # in the commit being made

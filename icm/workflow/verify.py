@@ -58,7 +58,7 @@ from icm import cache as cache_mod
 from icm.context import Context, Unreadable, usable_cores
 from icm.errors import UsageError
 from icm.escape import inert
-from icm.finding import Finding, Report, Rule, Rules, Severity
+from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
 from icm.model import journal
 
 NAME = "verify"
@@ -490,7 +490,7 @@ def run(ctx: Context, wanted: Sequence[str] = (), since: Optional[str] = None,
         try:
             texts[path] = ctx.read_markdown(path)
         except Unreadable as exc:
-            found.append(RULES("unreadable", path, f"cannot read: {exc.reason}"))
+            found.append(RULES("unreadable", path, cannot_read(exc.reason)))
             continue
         read[path] = journal.parse_entry(texts[path], path, lay.slots, slot, lay,
                                          numbers)

@@ -400,13 +400,24 @@ def same_path(p: str, folder_p: str, q: str, folder_q: str) -> bool:
     target. ``./x`` and ``../x`` are read from their folder only; a bare
     ``src/x`` may be from the folder or from the root (notes write both); a
     file's name alone (``Input.tsx``) names it wherever it sits
-    (``src/components/Input.tsx``)."""
+    (``src/components/Input.tsx``), and a bare path the tail of the other's
+    reading from its folder names that (``features/players/`` in the root's
+    layout, ``players/`` in ``backend/app/features/``'s note)."""
     if _readings(p, folder_p) & _readings(q, folder_q):
         return True
-    for name, other in ((p, q), (q, p)):
-        if _pathlike(name) and _pathlike(other) and "/" not in name and \
-                not _explicit(other) and other.rsplit("/", 1)[-1] == name:
+    for name, other, folder in ((p, q, folder_p), (q, p, folder_q)):
+        if not (_pathlike(name) and _pathlike(other)) or _explicit(other):
+            continue
+        if "/" not in name and other.rsplit("/", 1)[-1] == name:
             return True
+        if not _explicit(name):
+            # the other names more of the path than ``name`` wrote, and
+            # what its folder adds to ``name`` is that
+            here = resolve(name, "").rstrip("/")
+            tail = resolve(other, "").rstrip("/")
+            if tail.count("/") > here.count("/") and \
+                    resolve(name, folder).rstrip("/").endswith("/" + tail):
+                return True
     return False
 
 
@@ -785,6 +796,8 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
             continue  # "Never use X (no `Y`)": a negated rule's emphasis
         elif negation and (inside or tag == "replace" or _only_negations(
                 ta.values[i1:i2] + tb.values[j1:j2])):
+            if _forbids(at_b if _polarity(ta.values[i1:i2]) else at_a):
+                continue  # the bare side is an item of a "Do Not" list
             kind = "negation"
             if tag != "replace" and i1 > 0 and j1 > 0:
                 i1, j1 = i1 - 1, j1 - 1  # quote the word the negation binds to
@@ -953,6 +966,19 @@ def _start(toks: Tokens, i1: int, i2: int) -> int:
 def _negated(values: Sequence[str]) -> bool:
     """Whether these words hold a negation (``not``, ``no``, ``never``)."""
     return any(v in ("not", "no", "never") for v in values)
+
+
+# A heading that negates what it lists ("Do Not", "Don'ts", "Never",
+# "Avoid"): riot-api-project's "Edit `components/ui/` manually" under one
+# agreed with "Never edit manually" (a fresh round 10 tree).
+_PROHIBITION = re.compile(
+    r"[\W_]*(?:do\s*n[o\u2019']?t|don[\u2019']?ts|never|avoid)\b", re.IGNORECASE)
+
+
+def _forbids(stmt: Optional[Statement]) -> bool:
+    """Whether a statement's innermost heading negates what it lists."""
+    return stmt is not None and bool(stmt.headings) and \
+        _PROHIBITION.match(stmt.headings[-1][:200]) is not None
 
 
 def _only_negations(values: Sequence[str]) -> bool:

@@ -596,6 +596,45 @@ def test_a_copy_in_other_words_is_no_disagreement(repo: Path, icm, home: str,
         "duplicate rule: docs/AGENTS.md:3 repeats AGENTS.md:3"), out
 
 
+@pytest.mark.parametrize("heading,diverged", [
+    ("Do Not", False), ("Don'ts", False), ("Avoid", False),
+    ("Workflow", True),  # no heading to negate the item: a flipped rule
+])
+def test_an_item_of_a_do_not_list_is_negated_by_its_heading(
+        repo: Path, icm, heading: str, diverged: bool) -> None:
+    """riot-api-project (a fresh round 10 tree): "Edit `components/ui/`
+    files manually" listed under "Do Not" says what "Never edit ..." says."""
+    rule = "edit `components/ui/` files manually (use the shadcn CLI instead)"
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n",
+                 "web/AGENTS.md": f"# Web\n\n## {heading}\n\n- {rule.capitalize()}\n",
+                 "web/features/AGENTS.md": f"# Features\n\n- Never {rule}\n"})
+    out = dupes(icm, repo)[1]
+    said = "diverged rule:" if diverged else "duplicate rule:"
+    assert out.startswith(f"{said} web/features/AGENTS.md:3 "), out
+
+
+PLAYERS = ("Player handlers live in `{}` and import nothing from the other "
+           "features.")
+
+
+@pytest.mark.parametrize("folder,diverged", [
+    ("backend/app/features", False),  # `players/` there is the root's path
+    ("backend/app/other", True),  # `other/players/`: another folder
+])
+def test_a_path_named_by_its_tail_from_its_folder_is_one_path(
+        repo: Path, icm, folder: str, diverged: bool) -> None:
+    """The root's layout writes `features/players/` for the folder that
+    `backend/app/features/`'s note calls `players/` (riot-api-project, a
+    fresh round 10 tree: two diverged errors whose lines agree); the same
+    short path in a folder it does not end is still a changed path."""
+    write(repo, {**AGENTS_NOTES,
+                 "AGENTS.md": f"# H\n\n{PLAYERS.format('features/players/')}\n",
+                 f"{folder}/AGENTS.md": f"# F\n\n{PLAYERS.format('players/')}\n"})
+    out = dupes(icm, repo)[1]
+    said = "diverged rule:" if diverged else "duplicate rule:"
+    assert out.startswith(f"{said} {folder}/AGENTS.md:3 "), out
+
+
 @pytest.mark.parametrize("files", [
     {  # parallel template: each note's read-first line names its own README
         "AGENTS.md": "# H\n\n**Before writing any code**, you must read "

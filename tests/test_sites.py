@@ -107,7 +107,26 @@ def test_what_init_takes_for_a_docusaurus_site() -> None:
     assert docusaurus_folders(files, configs.__getitem__) == ("docs", "site/guides")
 
 
-_SEGMENT = st.tuples(st.sampled_from(["", "1.", "20."]),
+def test_a_docusaurus_page_is_served_without_its_number_prefix(repo: Path,
+                                                              icm) -> None:
+    """Docusaurus serves `docs/02-guide/01-setup.md` at `guide/setup` (its
+    default number prefixes), a date's or version's lead kept; a link by
+    route to the served name is no broken link."""
+    commit(repo, {
+        "AGENTS.md": "# H\n", "docusaurus.config.js": "module.exports = {}\n",
+        "docs/01-intro.md": "# Intro\n\n[s](guide/setup) [n](/2021-01-31-notes)"
+                            " [d](/notes) [g](guide/gone)\n",
+        "docs/02-guide/01-setup.md": "# Setup\n\n[i](../intro#x) [r](run)\n",
+        "docs/02-guide/2 - run.md": "# Run\n",
+        "docs/2021-01-31-notes.md": "# Notes\n"}, D1)
+    (repo / "icm.toml").write_text('site_content = ["docs"]\n')
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: docs/01-intro.md -> /notes\n"
+        "broken link: docs/01-intro.md -> guide/gone\n"
+        "links: 2 problems (missing file 2)\n"), "")
+
+
+_SEGMENT = st.tuples(st.sampled_from(["", "1.", "20.", "01-", "3_", "2 - "]),
                      st.from_regex(r"[a-z][a-z0-9-]{0,6}", fullmatch=True))
 _PAGE = st.lists(_SEGMENT, min_size=1, max_size=4).map(
     lambda parts: "/".join(p + name for p, name in parts) + ".md")
@@ -120,6 +139,7 @@ def test_every_page_is_reached_by_its_route_from_every_page(pages, data) -> None
     source = data.draw(st.sampled_from(sorted(files)))
     for page in pages:
         assert sites.resolves(source, "/" + route(page) + "#part")
+        assert sites.resolves(source, "/" + route(page, numbered=True))
     assert not sites.resolves("site/other.md", "/" + route(pages[0]))
 
 

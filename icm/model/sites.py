@@ -4,8 +4,8 @@ GitHub's own pages, which a link may climb to from the repository.
 A folder listed in ``site_content`` holds the Markdown pages of a docs site
 (Nuxt Content's or Fumadocs' ``content/``, a Docusaurus site's docs). The
 site serves each page at its route: the path below the folder with the
-extension, ``N.`` ordering
-prefixes and a last ``index`` dropped (``content/1.guide/2.setup.md`` is
+extension, ordering prefixes (Nuxt's ``N.``, Docusaurus's ``01-``) and a
+last ``index`` dropped (``content/1.guide/2.setup.md`` is
 ``/guide/setup``), and the files of the ``public/`` folder beside it at the
 site's root. A link in such a page names a route: ``/guide/setup`` from the
 root, or relative to the page's own URL, as a browser reads it. The link
@@ -23,19 +23,37 @@ from urllib.parse import unquote
 from icm.context import MARKDOWN_SUFFIXES
 
 _ORDER = re.compile(r"[0-9]+\.")  # Nuxt Content's ordering prefix
+# Docusaurus's default number prefix (``01-intro`` and ``2 - setup`` are
+# served as ``intro`` and ``setup``), never a date's or a version's lead
+# (``2021-01-31-notes``, ``8.0-notes``), as its docs plugin reads a name.
+_NUMBER_PREFIX = re.compile(r"[0-9]+\s*[-_.]+\s*")
+_DATE_OR_VERSION = re.compile(r"(?:[0-9]{2}|[0-9]{4})[-_.][0-9]{2}|[0-9]+[-_.][0-9]+")
 
 
-def route(page: str) -> str:
+def _unnumbered(part: str) -> str:
+    m = None if _DATE_OR_VERSION.match(part) else _NUMBER_PREFIX.match(part)
+    return part[m.end():] if m and m.end() < len(part) else part
+
+
+def route(page: str, numbered: bool = False) -> str:
     """The route of ``page``, a path below a content folder, without the
-    leading slash ("" for the site's root page)."""
+    leading slash ("" for the site's root page); ``numbered``: with
+    Docusaurus's number prefixes dropped too."""
     stem = page
     if stem.lower().endswith(MARKDOWN_SUFFIXES):
         stem = stem.rsplit(".", 1)[0]
-    parts = [_ORDER.sub("", part, count=1) if _ORDER.match(part) else part
+    parts = [_unnumbered(part) if numbered else
+             _ORDER.sub("", part, count=1) if _ORDER.match(part) else part
              for part in stem.strip("/").split("/") if part]
     if parts and parts[-1] == "index":
         parts.pop()
     return "/".join(parts)
+
+
+def routes(page: str) -> FrozenSet[str]:
+    """Where a site may serve ``page``: a folder in ``site_content`` says
+    no generator, so a page is found by Nuxt's reading and Docusaurus's."""
+    return frozenset((route(page), route(page, numbered=True)))
 
 
 class Sites:
@@ -47,9 +65,9 @@ class Sites:
         for folder in sorted({f.strip("/") for f in folders}, key=len,
                              reverse=True):  # the innermost site first
             prefix = folder + "/"
-            self.pages[folder] = frozenset(
-                route(f[len(prefix):]) for f in files if f.startswith(prefix)
-                and f.lower().endswith(MARKDOWN_SUFFIXES))
+            self.pages[folder] = frozenset().union(*(
+                routes(f[len(prefix):]) for f in files if f.startswith(prefix)
+                and f.lower().endswith(MARKDOWN_SUFFIXES)))
 
     def site_of(self, source: str) -> Optional[str]:
         return next((folder for folder in self.pages
@@ -64,14 +82,20 @@ class Sites:
         path = unquote(href.partition("#")[0].split("?", 1)[0])
         if not path:
             return False
-        if not path.startswith("/"):  # from the page's URL, as a browser does
-            here = "/" + route(source[len(folder) + 1:])
-            path = posixpath.join(posixpath.dirname(here), path)
-        url = posixpath.normpath(path).lstrip("/")
-        if url.startswith(".."):
-            return False
-        public = posixpath.join(posixpath.dirname(folder), "public", url)
-        return route(url) in self.pages[folder] or public in self.files
+        if path.startswith("/"):
+            urls = {posixpath.normpath(path).lstrip("/")}
+        else:  # from the page's URL, as a browser does
+            urls = {posixpath.normpath(posixpath.join(
+                posixpath.dirname("/" + here), path)).lstrip("/")
+                for here in routes(source[len(folder) + 1:])}
+        pages = self.pages[folder]
+        for url in urls:
+            if url.startswith(".."):
+                continue
+            public = posixpath.join(posixpath.dirname(folder), "public", url)
+            if route(url) in pages or public in self.files:
+                return True
+        return False
 
 
 # GitHub serves a file at /OWNER/REPO/blob/BRANCH/PATH, so a link climbing

@@ -796,7 +796,8 @@ def _differences(a: str, ta: Tokens, b: str, tb: Tokens,
             continue  # "Never use X (no `Y`)": a negated rule's emphasis
         elif negation and (inside or tag == "replace" or _only_negations(
                 ta.values[i1:i2] + tb.values[j1:j2])):
-            if _forbids(at_b if _polarity(ta.values[i1:i2]) else at_a):
+            if tag != "replace" and _forbids(
+                    at_b if _polarity(ta.values[i1:i2]) else at_a):
                 continue  # the bare side is an item of a "Do Not" list
             kind = "negation"
             if tag != "replace" and i1 > 0 and j1 > 0:

@@ -611,6 +611,10 @@ def test_an_item_of_a_do_not_list_is_negated_by_its_heading(
     out = dupes(icm, repo)[1]
     said = "diverged rule:" if diverged else "duplicate rule:"
     assert out.startswith(f"{said} web/features/AGENTS.md:3 "), out
+    # a word replaced ("Always" for "Never") is no item the heading negates
+    write(repo, {"web/AGENTS.md": f"# Web\n\n## {heading}\n\n- Always {rule}\n"})
+    assert dupes(icm, repo)[1].startswith(
+        "diverged rule: web/features/AGENTS.md:3 "), heading
 
 
 PLAYERS = ("Player handlers live in `{}` and import nothing from the other "

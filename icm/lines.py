@@ -13,6 +13,10 @@ import re
 from typing import Iterable, List, Tuple
 
 BREAK = re.compile(r"\r\n|\r|\n")
+# The mark of a heading's own ``{#id}`` among a file's anchors (no slug holds
+# "{"): here, light, because the link check reads anchors from its cache
+# without loading the parsers (``markdown.Slugger.anchors``).
+CUSTOM_ID = "{#}"
 # CommonMark's fences: up to three spaces, then three or more backticks (no
 # backtick in the info string) or tildes; closed by a line of the same
 # character, at least as long, followed only by spaces and tabs.

@@ -19,6 +19,7 @@ from markdown_it.helpers import parseLinkDestination, parseLinkLabel
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
+from icm.lines import CUSTOM_ID
 from icm.lines import spans as line_spans
 
 
@@ -515,6 +516,20 @@ class Slugger:
         self.seen[result] = 0
         return result
 
+    def anchors(self, text: str) -> Tuple[str, ...]:
+        """A heading's anchors: its slug, and the id it names at its end
+        (``## Setup {#install}``: Docusaurus's, kramdown's and Pandoc's
+        syntax), marked ``CUSTOM_ID``: GitHub shows the braces as text, so
+        only a site's page has it (``checks/links``)."""
+        own = _CUSTOM_ID.search(text)
+        return (self.slug(text), CUSTOM_ID + own.group(1)) if own \
+            else (self.slug(text),)
+
+
+# ``{#id}`` ending a heading (``\w``: letters of any script, digits, "_");
+# an anchor holding it starts with CUSTOM_ID, which no slug holds
+_CUSTOM_ID = re.compile(r"\{#([\w-]{1,200})\}[ \t]*$")
+
 
 # -- links and anchors --------------------------------------------------------
 
@@ -637,7 +652,7 @@ def extract_reference(text: str) -> Extract:
         base = (tok.map[0] + 1) if tok.map else 0
         if tok.type == "inline" and tok.children is not None:
             if prev is not None and prev.type == "heading_open":
-                anchors.append(slugger.slug(inline_text(tok)))
+                anchors.extend(slugger.anchors(inline_text(tok)))
             _inline_links(tok.children, base, links, anchors, tok.content)
         elif tok.type == "html_block":
             for offset, what, value in _scan_html(tok.content):

@@ -518,7 +518,7 @@ class _Walk:
                             value.rstrip(" \t") != value or b"\t#" in source):
                         raise _Decline("tildes or a tab the parsers read apart "
                                        "in a heading")
-                    anchors.append(slugger.slug(value))
+                    anchors.extend(slugger.anchors(value))
                     anchors.extend(held)
                     held.clear()
                     heads_at.append(head_start)

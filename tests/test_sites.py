@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -124,6 +125,35 @@ def test_a_docusaurus_page_is_served_without_its_number_prefix(repo: Path,
         "broken link: docs/01-intro.md -> /notes\n"
         "broken link: docs/01-intro.md -> guide/gone\n"
         "links: 2 problems (missing file 2)\n"), "")
+
+
+@pytest.mark.parametrize("config,base", [
+    ("module.exports = {}\n", "/docs"),  # the docs plugin's default
+    ("export default {presets: [['classic', {docs: {routeBasePath: 'guide'}}]]}\n",
+     "/guide"),
+    ("export default {presets: [['classic', {docs: {routeBasePath: '/'}}]]}\n", ""),
+])
+def test_a_docusaurus_site_links_under_its_route_base_to_heading_ids(
+        repo: Path, icm, config: str, base: str) -> None:
+    """EVVM-org/documentation-website (a new user's trial): its pages link
+    `/docs/Contracts/.../Overview` (the docs plugin's `routeBasePath`) and
+    `./05-Getters.md#getnonce` for `### getNonce {#getnonce}`; 26 of its
+    36 findings were those. A heading's own id is an anchor only in a
+    site's pages (GitHub shows the braces as text)."""
+    commit(repo, {
+        "AGENTS.md": "# H\n\n## Setup {#install}\n\n[x](#install)\n",
+        "docusaurus.config.js": config,
+        "docs/01-intro.md": f"# Intro\n\n[o]({base}/Contracts/Overview) "
+                            f"[g](./02-Contracts/05-Getters.md#getnonce) "
+                            f"[n]({base}/npm-libraries/js)\n",
+        "docs/02-Contracts/01-Overview.md": "# Overview\n",
+        "docs/02-Contracts/05-Getters.md": "# Getters\n\n### getNonce {#getnonce}\n"},
+        D1)
+    (repo / "icm.toml").write_text('site_content = ["docs"]\n')
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: AGENTS.md -> #install (no heading or anchor #install)\n"
+        f"broken link: docs/01-intro.md -> {base}/npm-libraries/js\n"
+        "links: 2 problems (missing file 1, missing anchor 1)\n"), "")
 
 
 _SEGMENT = st.tuples(st.sampled_from(["", "1.", "20.", "01-", "3_", "2 - "]),

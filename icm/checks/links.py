@@ -49,6 +49,7 @@ from icm.context import (
     compile_globs,
 )
 from icm.finding import Finding, Report, Rule, Rules, Severity, cannot_read
+from icm.lines import CUSTOM_ID
 from icm.model.changes import about
 from icm.model.links import (
     Corpus,
@@ -65,7 +66,7 @@ from icm.model.links import (
     placeholder,
     resolve,
 )
-from icm.model.sites import Sites, github_page
+from icm.model.sites import Sites, config_reader, docusaurus_sites, github_page
 from icm.paths import unnameable
 from icm.registry import LinksOptions
 
@@ -145,7 +146,7 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                                                 options.jobs)
     tree = Tree(ctx)
     ignored = compile_globs(cfg.links_ignore)
-    sites = Sites(cfg.site_content, ctx.file_set) if cfg.site_content else None
+    sites = _sites(ctx) if cfg.site_content else None
     anchors: Dict[str, FrozenSet[str]] = {}
 
     def anchors_of(rel: str) -> Optional[FrozenSet[str]]:
@@ -158,7 +159,12 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                     found = parse_text(ctx.read_markdown(rel))[1]
                 except Unreadable:
                     return None
-            anchors[rel] = frozenset(a.casefold() for a in found)
+            # a heading's own {#id} is an anchor where a site serves the page
+            site = sites is not None and sites.site_of(rel) is not None
+            anchors[rel] = frozenset(
+                a[len(CUSTOM_ID):].casefold() if a.startswith(CUSTOM_ID)
+                else a.casefold() for a in found
+                if site or not a.startswith(CUSTOM_ID))
         return anchors[rel]
 
     broken: List[Finding] = []
@@ -274,6 +280,13 @@ def run(ctx: Context, options: LinksOptions) -> Report:
     return Report(NAME, nothing + findings, tail=tail_of(findings),
                   data={"files": len(md_files), "links": links_total,
                         "by_kind": dict(counts)}, retail=RETAIL)
+
+
+def _sites(ctx: Context) -> Sites:
+    """The configured sites, with each Docusaurus docs folder's route base
+    read from its config's text (a config is an input of the memo)."""
+    return Sites(ctx.config.site_content, ctx.file_set,
+                 docusaurus_sites(ctx.files, config_reader(ctx)))
 
 
 def _from_root(rel: str, href: str, tree: Tree) -> bool:

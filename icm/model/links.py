@@ -56,8 +56,9 @@ Parsed = Tuple[List[Tuple[int, str, str, str]], List[str], int]
 # Bumped when Parsed changes shape or meaning, so older cache entries are not
 # read (3: lines counted from source positions; 4: raw destinations of
 # labels longer than one character, escapes in heading anchors; issue 16;
-# 5: columns, hrefs only where they differ, in JSON; issue 22).
-CACHE_FORMAT = 5
+# 5: columns, hrefs only where they differ, in JSON; issue 22; 6: a
+# heading's own ``{#id}``).
+CACHE_FORMAT = 6
 
 
 def parse_text(text: str) -> Parsed:

@@ -20,7 +20,7 @@ import re
 from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, Optional, Tuple
 from urllib.parse import unquote
 
-from icm.context import MARKDOWN_SUFFIXES
+from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable
 
 _ORDER = re.compile(r"[0-9]+\.")  # Nuxt Content's ordering prefix
 # Docusaurus's default number prefix (``01-intro`` and ``2 - setup`` are
@@ -59,8 +59,10 @@ def routes(page: str) -> FrozenSet[str]:
 class Sites:
     """The routes of every configured site, computed once per run."""
 
-    def __init__(self, folders: Iterable[str], files: AbstractSet[str]) -> None:
+    def __init__(self, folders: Iterable[str], files: AbstractSet[str],
+                 bases: Optional[Dict[str, str]] = None) -> None:
         self.files = files
+        self.bases = bases or {}  # a folder's route base (Docusaurus's /docs)
         self.pages: Dict[str, FrozenSet[str]] = {}
         for folder in sorted({f.strip("/") for f in folders}, key=len,
                              reverse=True):  # the innermost site first
@@ -84,6 +86,10 @@ class Sites:
             return False
         if path.startswith("/"):
             urls = {posixpath.normpath(path).lstrip("/")}
+            base = self.bases.get(folder)
+            if base:  # under the route base the site serves its pages at
+                urls = {u[len(base) + 1:] for u in urls if u.startswith(base + "/")} \
+                    | {"" for u in urls if u == base} | urls
         else:  # from the page's URL, as a browser does
             urls = {posixpath.normpath(posixpath.join(
                 posixpath.dirname("/" + here), path)).lstrip("/")
@@ -126,18 +132,33 @@ _DOCS_PATH = re.compile(
 CONFIG_BYTES = 1 << 18  # of a site's config read
 
 
-def docusaurus_folders(files: Iterable[str], read: Callable[[str], bytes]
-                       ) -> Tuple[str, ...]:
-    """The docs folders of Docusaurus sites that hold Markdown pages: the
-    ``path`` its config gives the docs plugin (from the config's folder),
-    else ``docs`` beside it; one that leaves the root is none. Docusaurus
-    serves a page at its path without the extension and drops a last
-    ``index``, as ``route`` reads it (a page-relative link is a route)."""
-    files = list(files)
-    found = set()
+# The URL the docs plugin serves its pages under (``routeBasePath``,
+# ``/docs`` by default): an absolute link names ``/docs/intro``.
+_ROUTE_BASE = re.compile(
+    r"""\bdocs\s*:\s*\{[^{}]*?\brouteBasePath\s*:\s*(['"])([^'"\n]{0,200})\1""")
+
+
+def config_reader(ctx: Context) -> Callable[[str], bytes]:
+    """A site config's first ``CONFIG_BYTES`` through ``ctx`` (confined,
+    touched: an input of the asker's memo); OSError where it cannot."""
+    def read(rel: str) -> bytes:
+        try:
+            return ctx.read_bytes(rel, CONFIG_BYTES)
+        except Unreadable as exc:
+            raise OSError(exc.reason) from None
+    return read
+
+
+def docusaurus_sites(files: Iterable[str], read: Callable[[str], bytes]
+                     ) -> Dict[str, str]:
+    """Each Docusaurus site's docs folder and the route base it serves it
+    under: the ``path`` its config gives the docs plugin (from the config's
+    folder), else ``docs`` beside it (one that leaves the root is none),
+    and its ``routeBasePath`` without slashes, else ``docs``."""
+    found: Dict[str, str] = {}
     for config in files:
         folder, _, name = config.rpartition("/")
-        if not _DOCUSAURUS.fullmatch(name):
+        if not (name.startswith("docusaurus.config.") and _DOCUSAURUS.fullmatch(name)):
             continue
         try:
             text = read(config).decode("utf-8", "replace")
@@ -146,7 +167,19 @@ def docusaurus_folders(files: Iterable[str], read: Callable[[str], bytes]
         m = _DOCS_PATH.search(text)
         docs = posixpath.normpath(posixpath.join(folder, m.group(2) if m else "docs"))
         if docs not in (".", "") and not docs.startswith(("..", "/")):
-            found.add(docs)
+            base = _ROUTE_BASE.search(text)
+            found[docs] = (base.group(2) if base else "docs").strip("/")
+    return found
+
+
+def docusaurus_folders(files: Iterable[str], read: Callable[[str], bytes]
+                       ) -> Tuple[str, ...]:
+    """The docs folders of Docusaurus sites (``docusaurus_sites``) that hold
+    Markdown pages. Docusaurus serves a page at its path without the
+    extension and its number prefixes, and drops a last ``index``, as
+    ``routes`` reads it (a page-relative link is a route)."""
+    files = list(files)
+    found = docusaurus_sites(files, read)
     pages = {f.rpartition("/")[0] for f in files
              if f.lower().endswith(MARKDOWN_SUFFIXES)}
     return tuple(sorted(d for d in found if any(

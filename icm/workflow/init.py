@@ -466,16 +466,10 @@ def detect(ctx: Context, handbook: str) -> List[Choice]:
 
 def _detect_sites(ctx: Context) -> Optional[Choice]:
     """Docs sites' page folders (``model.sites``): their links are routes."""
-    from icm.model.sites import CONFIG_BYTES, docusaurus_folders, folders_with_pages
-
-    def read(rel: str) -> bytes:
-        try:
-            return ctx.read_bytes(rel, CONFIG_BYTES)
-        except Unreadable as exc:
-            raise OSError(exc.reason) from None
+    from icm.model.sites import config_reader, docusaurus_folders, folders_with_pages
 
     found = sorted({*folders_with_pages(ctx.files),
-                    *docusaurus_folders(ctx.files, read)})
+                    *docusaurus_folders(ctx.files, config_reader(ctx))})
     if not found:
         return None
     noun = "docs site" if len(found) == 1 else "docs sites"

@@ -96,6 +96,8 @@ class Rules:
                  extra: Optional[Mapping[str, Any]] = None,
                  lines: Tuple[str, ...] = (), subject: str = "") -> Finding:
         rule = self.rules[code]  # KeyError: a code the table does not know
+        if fix is None and code != "skipped":
+            fix = read_fix(read_failure(message)) or None
         return Finding(path=path, line=line, rank=rank, message=message,
                        check=self.check, code=code,
                        severity=rule.severity if severity is None else severity,
@@ -177,6 +179,26 @@ def read_failure(message: str) -> str:
     or stale's ``unknown - cannot read: ...``); "" for any other message."""
     head, sep, reason = message.partition(CANNOT_READ)
     return reason if sep and head in ("", "unknown - ") else ""
+
+
+# What to do about a file that cannot be read, by its reason where saving
+# it as UTF-8 (the rules' own hint) is not the fix: a dangling symlink read
+# "save the file as UTF-8" (drap's four notes).
+_READ_FIXES = (
+    ("no such file", "point the symlink at a file that exists, or remove it"),
+    ("Too many levels of symbolic links", "break the symlink loop"),
+    ("outside the repository", "keep the file inside the repository: a "
+                               "symlink out of the root is never followed"),
+    ("permission denied", "make the file readable"),
+    ("is a directory", "rename the folder: a name ending in .md is read as a file"),
+    ("not a regular file", "make it a regular file"),
+)
+
+
+def read_fix(reason: str) -> str:
+    """The hint for a file that cannot be read for ``reason``; "" where the
+    rule's own hint holds (or ``reason`` is "")."""
+    return next((fix for cause, fix in _READ_FIXES if reason and cause in reason), "")
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 line, the right exit code, no traceback, and nothing written or lost."""
 
 import errno
+import json
 import os
 import subprocess
 import tempfile
@@ -133,6 +134,15 @@ def test_dangling_symlink_loop_and_escape(repo: Path, tmp_path: Path, icm) -> No
         "loop2.md: cannot read: Too many levels of symbolic links",
         "links: 4 problems (unreadable file 4)",
     ]
+    # each hint names what to do about its cause, not "save as UTF-8"
+    (repo / "bad.md").write_bytes(b"caf\xe9\n")
+    doc = json.loads(icm("check-links", "--root", str(repo), "--format", "json")[1])
+    assert {f["path"]: f["fix"] for f in doc["checks"][0]["findings"]} == {
+        "bad.md": "save the file as UTF-8",
+        "dangling.md": "point the symlink at a file that exists, or remove it",
+        "escape.md": "keep the file inside the repository: a symlink out of the "
+                     "root is never followed",
+        "loop1.md": "break the symlink loop", "loop2.md": "break the symlink loop"}
 
 
 def test_symlinked_folder_outside_is_not_walked(tmp_path: Path, icm) -> None:

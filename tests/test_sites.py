@@ -156,6 +156,26 @@ def test_a_docusaurus_site_links_under_its_route_base_to_heading_ids(
         "links: 2 problems (missing file 1, missing anchor 1)\n"), "")
 
 
+def test_a_site_config_out_of_the_root_is_never_read(repo: Path, icm,
+                                                     tmp_path: Path) -> None:
+    """The check reads a Docusaurus config through the root's confinement:
+    one linked out of the root is not read (no site there: its base would
+    have been `/elsewhere`), and a config that is a folder or not UTF-8
+    is no crash."""
+    outside = tmp_path / "evil.js"
+    outside.write_text("docs: {routeBasePath: 'elsewhere'}\n")
+    commit(repo, {"AGENTS.md": "# H\n",
+                  "docs/a.md": "# A\n\n[b](/docs/b) [c](/elsewhere/b)\n",
+                  "docs/b.md": "# B\n", "web/docusaurus.config.js/x": "x\n",
+                  "api/docusaurus.config.ts": b"\xff\xfe docs: {\n"}, D1)
+    (repo / "docusaurus.config.js").symlink_to(outside)
+    (repo / "icm.toml").write_text('site_content = ["docs"]\n')
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: docs/a.md -> /docs/b\n"
+        "broken link: docs/a.md -> /elsewhere/b\n"
+        "links: 2 problems (missing file 2)\n"), "")
+
+
 _SEGMENT = st.tuples(st.sampled_from(["", "1.", "20.", "01-", "3_", "2 - "]),
                      st.from_regex(r"[a-z][a-z0-9-]{0,6}", fullmatch=True))
 _PAGE = st.lists(_SEGMENT, min_size=1, max_size=4).map(

@@ -521,7 +521,7 @@ class Slugger:
         (``## Setup {#install}``: Docusaurus's, kramdown's and Pandoc's
         syntax), marked ``CUSTOM_ID``: GitHub shows the braces as text, so
         only a site's page has it (``checks/links``)."""
-        own = _CUSTOM_ID.search(text)
+        own = _CUSTOM_ID.search(text) if "{#" in text else None
         return (self.slug(text), CUSTOM_ID + own.group(1)) if own \
             else (self.slug(text),)
 

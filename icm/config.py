@@ -45,6 +45,9 @@ DEFAULT_STALE_IGNORE = (
     # changelogs in any format (a ``.md`` one is prose already)
     "CHANGELOG", "CHANGELOG.*", "CHANGES", "CHANGES.*", "HISTORY", "HISTORY.*",
     "NEWS", "NEWS.*",
+    # what a file manager leaves in a folder (round 11: a folder's only
+    # change was a deleted ``.DS_Store``)
+    ".DS_Store", "Thumbs.db", "desktop.ini",
 )
 # Test files by each ecosystem's naming (Go, pytest, Jest/Vitest/Mocha,
 # Playwright, Cypress, RSpec, ExUnit, Dart, JUnit, xUnit, XCTest, PHPUnit,

@@ -684,6 +684,27 @@ declare name return throw validate extend implement override mock see refer
 consult prefer copy move rename replace change modify configure enable disable
 leave let no don't do never always
 """.split())
+# More verbs that open an instruction ("Maintain alignment ...", "Record
+# outcomes ..."), for ``instructs`` only: after a named function's subject
+# ("`from_toml(path)`: load and validate ...") they say what it does, and
+# ``describes`` keeps the list above.
+_INSTRUCTING = _IMPERATIVE | frozenset("""
+record preserve reuse verify ask maintain tell include exclude handle store
+log save load send emit fetch generate open close print raise catch require
+allow apply bump pin tag merge
+split group limit cap retry wait skip drop strip trim escape quote parse sort
+serialize encode decode sign compare search find look treat consider remember
+rely report flag fix resolve review cover expose hide inject pass prefix suffix
+reference cite link list show ship release deploy publish run restart reset
+clean clear purge cache guard protect lock unlock respect honour honor obey
+stick limit prevent reject accept return raise log describe explain mention
+state annotate comment type cast convert wrap unwrap await schedule queue
+dispatch route register bind mount unmount attach detach sync notify alert
+""".split())
+# A clause that puts the instruction after its comma: "If these updates are
+# not made, tell the developer ..." instructs.
+_LEAD_CLAUSE = frozenset("if when whenever before after once unless while until "
+                         "for to in on".split())
 
 
 def empty_field(text: str) -> bool:
@@ -721,9 +742,56 @@ def instructs(text: str) -> bool:
     body = _ITEM_MARK.sub("", text[:2000], 1)
     for sentence in re.split(r"[.;!:]\s+|\s+[-\u2013\u2014]{1,2}\s+", body):
         words = re.findall(r"[a-z']+", sentence[:80].lower())
-        if words and words[0] in _IMPERATIVE:
-            return True
+        if words and (words[0] in _IMPERATIVE or words[0] in _INSTRUCTING
+                      and not sentence.lstrip().startswith("`")):
+            return True  # (a code span's words name code: `generate_x()`)
+        if words and words[0] in _LEAD_CLAUSE and "," in sentence:
+            after = re.findall(r"[a-z']+", sentence.split(",", 1)[1][:40].lower())
+            if after and after[0] in _INSTRUCTING:
+                return True
     return False
+
+
+# A heading that says its items are rules: a line under it instructs
+# however it is worded ("`Object.freeze()` in stores - breaks validation"
+# under ANTI-PATTERNS, "Final docs go to `docs/`" under Rules).
+_RULE_HEADING = re.compile(
+    r"\b(?:rules?|conventions?|standards?|guidelines?|anti-?patterns?|"
+    r"instructions?|requirements?|polic(?:y|ies)|constraints?|invariants?|"
+    r"don'?ts|do\s+not|must|never)\b", re.IGNORECASE)
+
+
+def under_rules(s: Statement) -> bool:
+    """Whether any heading enclosing a statement names rules."""
+    return any(_RULE_HEADING.search(h[:200]) for h in s.headings)
+
+
+# A word that makes a statement hold of a whole kind: "Every reader stops
+# at 1 MiB", "nobody edits them by hand", "and nowhere else" say an
+# invariant, not what one thing is.
+_QUANTIFIER = re.compile(r"\b(?:every|each|all|any|no|none|nobody|no\s+one|"
+                         r"nothing|nowhere|neither|nor|without|unless|except)\b",
+                         re.IGNORECASE)
+
+
+# A label and its value: "**Profile**: a named collection of servers",
+# "**Admin SPA** (served at `/admin`) - world and user management".
+_LABELLED = re.compile(r"\s*(?:[-+*]\s+|\d{1,3}[.)]\s+)?\*\*[^*\n]{1,60}?(?::\*\*|"
+                       r"\*\*\s*(?:\([^)\n]{0,80}\)\s*)?(?::|[-\u2013\u2014]{1,2}\s))")
+
+
+def labelled(text: str) -> bool:
+    """Whether a statement is a bold label and its value."""
+    return _LABELLED.match(text) is not None
+
+
+def holds_rule(s: Statement) -> bool:
+    """Whether a statement reads as a rule however it is worded: it
+    instructs (``instructs``), holds of a whole kind (a quantifier), or
+    sits under a heading naming rules (``under_rules``). A copy where
+    neither side does is a fact or a description said twice."""
+    return instructs(s.text) or bool(_QUANTIFIER.search(s.text[:2000])) \
+        or under_rules(s)
 
 
 def own_subjects(a: Statement, b: Statement) -> bool:

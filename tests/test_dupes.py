@@ -6,7 +6,7 @@ import os
 import shutil
 from functools import partial
 from pathlib import Path
-from typing import List
+from typing import List, Tuple
 
 import pytest
 from hypothesis import given
@@ -1302,7 +1302,9 @@ def test_a_fixed_line_written_from_each_folder_is_the_form_s(repo: Path,
     """A form's fixed line holds its paths as each note's folder reads them
     (codomyrmex's "Project root: ../../README.md" one level deeper): the
     same line, one group finding."""
-    line = "- **Project root**: {up}README.md - the project's main handbook here\n"
+    # (worded as a rule: the same line as a bare navigation link is a
+    # label's value said twice, no copy at all)
+    line = "- **Project root**: read {up}README.md first, the project's handbook\n"
     notes = {f"mod/{x}/AGENTS.md": f"# {x}\n\n" + line.format(up="../../")
              for x in "abcd"}
     notes.update({f"mod/{x}/y/AGENTS.md": f"# {x}\n\n" + line.format(
@@ -1376,3 +1378,49 @@ def test_instructs_is_a_rule_s_mood(text: str, instructs: bool) -> None:
 def test_same_name_is_symmetric_and_names_itself(x: str, y: str) -> None:
     assert similarity.same_name(x, y) is similarity.same_name(y, x)
     assert similarity.same_name(x, x) is bool(x)
+
+
+@pytest.mark.parametrize("text,headings,rule", [
+    ("Infrastructure that the features depend on: database, cache, logging.",
+     ("Layout",), False),
+    ("Next.js 15 + React 19 (App Router)", ("Tech Stack",), False),
+    ("**Profile**: A named collection of servers behind one endpoint", (), False),
+    ("Every reader of a file stops at 1 MiB.", ("Limits",), True),  # a kind
+    ("Generated clients come from `api/` and nobody edits them.", (), True),
+    ("Final architecture docs go to `docs/architecture/`", ("Project Rules",), True),
+    ("`Object.freeze()` in stores - breaks validation", ("ANTI-PATTERNS",), True),
+    ("Record outcomes in the shared telemetry.", (), True),  # an imperative
+    ("The cache is rebuilt on a miss.", ("Invariant",), True),  # a journal slot
+])
+def test_holds_rule_reads_a_rule_however_worded(text: str, headings: Tuple[str, ...],
+                                                 rule: bool) -> None:
+    statement = similarity.Statement("a/AGENTS.md", 3, text, headings=headings)
+    assert similarity.holds_rule(statement) is rule
+
+
+def test_a_fact_said_in_a_parent_and_a_child_is_no_second_home(repo: Path,
+                                                              icm) -> None:
+    """A label's value (what a folder is) in the parent's layout and the
+    folder's own note is a fact said twice, no rule with two homes (the
+    trials' labels: 7 of 7 such copies noise); the same line under a
+    heading naming rules, or holding of a whole kind, is a rule and still
+    a copy, and so is a sentence with no label ("Imports are sorted by
+    ruff")."""
+    fact = ("- **Core**: shared infrastructure that the features depend on "
+            "(database, cache, logging).\n")
+    write(repo, {**AGENTS_NOTES, "AGENTS.md": "# H\n",
+                 "app/AGENTS.md": "# App\n\n## Layout\n\n" + fact,
+                 "app/core/AGENTS.md": "# Core\n\n## Overview\n\n" + fact})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"app/core/AGENTS.md": "# Core\n\n## Conventions\n\n" + fact})
+    copy = ("duplicate rule: app/core/AGENTS.md:5 repeats app/AGENTS.md:5 "
+            "(keep one home, link to it)\n")
+    assert dupes(icm, repo) == (0, copy, "")
+    every = fact.replace("the features", "every feature")
+    write(repo, {"app/AGENTS.md": "# App\n\n## Layout\n\n" + every,
+                 "app/core/AGENTS.md": "# Core\n\n## Overview\n\n" + every})
+    assert dupes(icm, repo) == (0, copy, "")
+    plain = "- Imports are sorted by ruff, standard library first, then the rest.\n"
+    write(repo, {"app/AGENTS.md": "# App\n\n## Layout\n\n" + plain,
+                 "app/core/AGENTS.md": "# Core\n\n## Overview\n\n" + plain})
+    assert dupes(icm, repo) == (0, copy, "")

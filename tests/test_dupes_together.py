@@ -218,6 +218,21 @@ def test_per_tool_notes_that_disagree_are_a_drift(repo: Path, icm) -> None:
         "differences": [{"kind": "number", "copy": "64 KiB", "home": "1 MiB"}]}
 
 
+def test_mirrors_naming_each_its_own_file_agree(repo: Path, icm) -> None:
+    """Each tool's copy pointing at its own file (round 11's modulith: the
+    CLAUDE.md copy links `../CLAUDE.md`, the AGENTS.md copy `../AGENTS.md`,
+    4 of 4 drifts noise) is no drift; another path there still is."""
+    said = "Follow the module rules in `../{}` before adding any endpoint."
+    write(repo, {"icm.toml": TOOLS, "AGENTS.md": note("H"),
+                 "m/AGENTS.md": note("m", OTHER, said.format("AGENTS.md")),
+                 "m/CLAUDE.md": note("m", OTHER, said.format("CLAUDE.md"))})
+    assert dupes(icm, repo) == (0, "dupes ok\n", "")
+    write(repo, {"m/CLAUDE.md": note("m", OTHER, said.format("RULES.md"))})
+    assert dupes(icm, repo) == (0, (
+        "mirror drift: m/CLAUDE.md:5 and m/AGENTS.md:5, one folder's notes for "
+        "two tools, disagree: '`../RULES.md`' vs '`../AGENTS.md`'\n"), "")
+
+
 def test_a_stub_or_a_symlink_still_brings_the_handbook_in(repo: Path,
                                                           icm) -> None:
     """A CLAUDE.md importing or linking to the AGENTS.md beside it is no

@@ -72,6 +72,17 @@ def test_a_snapshot_only_commit_moves_no_code(repo: Path, icm, path: str) -> Non
     assert stale(icm, repo) == (0, OK, "")
 
 
+@pytest.mark.parametrize("name", [".DS_Store", "Thumbs.db", "desktop.ini"])
+def test_a_file_managers_litter_moves_no_code(repo: Path, icm, name: str) -> None:
+    """Round 11: a folder's only change was a deleted ``.DS_Store``."""
+    commit(repo, {"src/context.md": NOTE, "src/x.py": "1", f"src/{name}": b"\0\1"},
+           D1)
+    commit(repo, {f"src/{name}": b"\0\2"}, D5)
+    (repo / "src" / name).unlink()
+    commit(repo, {}, D9)  # deleted, alone
+    assert stale(icm, repo) == (0, OK, "")
+
+
 def test_a_commit_with_a_lockfile_and_code_moves_code(repo: Path, icm) -> None:
     fresh(repo)
     commit(repo, {"src/package-lock.json": "v2", "src/x.py": "2"}, D9)

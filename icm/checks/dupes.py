@@ -17,10 +17,12 @@ on either side (``similarity.describes``: "`X.tsx` - renders the list",
 in a folder's note and its parent's file list) unless the two disagree:
 a repeated line that instructs is two homes for one rule, one that
 describes is not (in a folder's note and its ``src/`` note, any line that
-does not instruct: both describe one code). Notes made from one form
-(``_Form``: a heading and field label at one place in ``FORM_NOTES``
-notes) fill its places per note, no copies, and share its fixed line,
-one finding per home. The home is the handbook, then
+does not instruct: both describe one code; elsewhere, a bold label's
+value no side of which instructs, holds of a whole kind or sits under a
+heading naming rules: ``similarity.holds_rule``, a fact said twice).
+Notes made from one form (``_Form``: a heading and field label at one
+place in ``FORM_NOTES`` notes) fill its places per note, no copies, and
+share its fixed line, one finding per home. The home is the handbook, then
 the shallower note, then the path sorting first; journal entries come last
 and are never compared with each other (a newer entry may correct an older
 one). Only files read together are compared (``model.notes.read_together``:
@@ -585,18 +587,26 @@ def _described(m: similarity.Match) -> bool:
     a folder's note and its code folder's (``crates/x/`` and
     ``crates/x/src/``, ``SOURCE_ROOTS``; the root's is the handbook's,
     for the whole tree), a line that instructs on neither
-    (``similarity.instructs``): both describe one code. No rule has two
-    homes. A diverged one stays: a file's two descriptions that disagree
-    on a value are one of them wrong."""
+    (``similarity.instructs``): both describe one code; anywhere else, a
+    label and its value (``similarity.labelled``, on either side) no side
+    of which reads as a rule (``similarity.holds_rule``: the adoption
+    trials' labels call such copies noise, 7 of 7, and no actionable copy
+    failed it). No rule has two homes. A diverged one
+    stays: a file's two descriptions that disagree on a value are one of
+    them wrong."""
     if m.diverged:
         return False
     if similarity.describes(m.a.text) or similarity.describes(m.b.text):
         return True
+    if similarity.instructs(m.a.text) or similarity.instructs(m.b.text):
+        return False
     up, down = sorted((posixpath.dirname(m.a.path), posixpath.dirname(m.b.path)),
                       key=len)
     head, _, leaf = down.rpartition("/")
-    return bool(up) and head == up and leaf in SOURCE_ROOTS and not (
-        similarity.instructs(m.a.text) or similarity.instructs(m.b.text))
+    if bool(up) and head == up and leaf in SOURCE_ROOTS:
+        return True
+    return (similarity.labelled(m.a.text) or similarity.labelled(m.b.text)) \
+        and not (similarity.holds_rule(m.a) or similarity.holds_rule(m.b))
 
 
 class _Form:
@@ -825,7 +835,7 @@ def _drift(index: similarity.Index, threshold: float,
     found, seen = [], set()
     for m in pairs:
         if not m.diverged or id(m.a) in copied or id(m.b) in copied \
-                or id(m.b) in seen:
+                or id(m.b) in seen or _own_names(m):
             continue
         seen.add(id(m.b))
         what, extra = _pair(m)
@@ -835,6 +845,15 @@ def _drift(index: similarity.Index, threshold: float,
                            line=m.line_b, located=True, extra={
                                **extra, "read_together": False}))
     return found
+
+
+def _own_names(m: similarity.Match) -> bool:
+    """Whether two mirrors differ only where each names its own file
+    (``CLAUDE.md`` links `/CLAUDE.md`, ``AGENTS.md`` `/AGENTS.md`; round
+    11's modulith: 4 of 4 such drifts noise): each tool's copy, agreeing."""
+    mine, theirs = posixpath.basename(m.a.path), posixpath.basename(m.b.path)
+    return all(mine in d.left and d.left.replace(mine, theirs) == d.right
+               for d in m.differences)
 
 
 def _matches(index: similarity.Index, threshold: float,

@@ -125,6 +125,24 @@ def test_case_mismatch(repo: Path, icm) -> None:
         "links: 1 problem (case mismatch 1)"])
 
 
+def test_a_path_on_one_machine_names_the_file_it_meant(repo: Path, icm) -> None:
+    """Round 11's relayfile: links to ``/Users/<name>/.../repo/docs/x.md``
+    work for their author alone; the reason says so and names the tree's
+    file with the longest tail of the path (two parts at least: a lone
+    ``main.go`` could be any project's)."""
+    write(repo, {"docs/contract.md": "x", "main.go": "x", "notes.md":
+                 "[c](/Users/me/src/repo/docs/contract.md) "
+                 "[m](/home/me/other/main.go) [g](/Users/me/gone.md)\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: notes.md -> /Users/me/src/repo/docs/contract.md "
+        "(a path on one machine; the tree has docs/contract.md)",
+        "broken link: notes.md -> /home/me/other/main.go (a path on one machine)",
+        "broken link: notes.md -> /Users/me/gone.md (a path on one machine)",
+        "links: 3 problems (missing file 3)"])
+    write(repo, {"Users/me/gone.md": "x"})  # a folder of that name: a file
+    assert out_lines(icm, repo)[1][2:] == ["links: 2 problems (missing file 2)"]
+
+
 def test_outside_root_even_when_it_exists(tmp_path: Path, icm) -> None:
     root = tmp_path / "inner"
     write(tmp_path, {"outside.md": "x", "inner/doc.md": "[o](../outside.md)\n"})

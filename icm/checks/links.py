@@ -358,6 +358,24 @@ def tail_of(findings: Tuple[Finding, ...]) -> Tuple[str, ...]:
 RETAIL = tail_of  # the memo names it (``engine.to_plain``)
 
 
+# Where a home folder or a scratch folder sits on a developer's machine:
+# "/Users/me/src/repo/docs/x.md" resolved from the root (round 11's
+# relayfile: 14 such links, every one broken for every other reader).
+LOCAL_ROOTS = ("Users/", "home/", "root/", "mnt/", "private/", "tmp/")
+
+
+def _on_one_machine(path: str, tree: Tree) -> str:
+    """The reason of a missing link into a local machine's folders, naming
+    the tree's file it most likely meant (the longest tail of the path the
+    file list holds; one lookup per folder of the path)."""
+    parts = path.split("/")
+    for i in range(1, len(parts) - 1):  # a tail of two parts at least
+        tail = "/".join(parts[i:])
+        if tree.listed(tail):
+            return f"a path on one machine; the tree has {tail}"
+    return "a path on one machine"
+
+
 def _verdict(target: Target, tree: Tree,
              anchors_of: Callable[[str], Optional[FrozenSet[str]]]
              ) -> Tuple[str, str, str]:
@@ -379,6 +397,8 @@ def _verdict(target: Target, tree: Tree,
         other = tree.other_case(target.path)
         if other is not None:
             return "case-mismatch", f"exists as {other}", ""
+        if target.path.startswith(LOCAL_ROOTS):
+            return "missing-file", _on_one_machine(target.path, tree), ""
         return "missing-file", "", ""
     frag = target.fragment
     if frag is None or frag == "" or frag.casefold() == "top":

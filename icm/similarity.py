@@ -691,15 +691,15 @@ leave let no don't do never always
 _INSTRUCTING = _IMPERATIVE | frozenset("""
 record preserve reuse verify ask maintain tell include exclude handle store
 log save load send emit fetch generate open close print raise catch require
-allow apply bump pin tag merge
-split group limit cap retry wait skip drop strip trim escape quote parse sort
-serialize encode decode sign compare search find look treat consider remember
-rely report flag fix resolve review cover expose hide inject pass prefix suffix
-reference cite link list show ship release deploy publish run restart reset
-clean clear purge cache guard protect lock unlock respect honour honor obey
-stick limit prevent reject accept return raise log describe explain mention
-state annotate comment type cast convert wrap unwrap await schedule queue
-dispatch route register bind mount unmount attach detach sync notify alert
+allow apply bump pin tag merge split group limit cap retry wait skip drop
+strip trim escape quote parse sort serialize encode decode sign compare
+search find look treat consider remember rely report flag fix resolve review
+cover expose hide inject prefix suffix reference cite link list show ship
+release deploy publish restart reset clean clear purge cache guard protect
+lock unlock respect honour honor obey stick prevent reject accept describe
+explain mention state annotate comment type cast convert unwrap await
+schedule queue dispatch route bind mount unmount attach detach sync notify
+alert
 """.split())
 # A clause that puts the instruction after its comma: "If these updates are
 # not made, tell the developer ..." instructs.
@@ -785,13 +785,18 @@ def labelled(text: str) -> bool:
     return _LABELLED.match(text) is not None
 
 
+def ruled(s: Statement) -> bool:
+    """Whether a statement that does not instruct still reads as a rule:
+    it holds of a whole kind (a quantifier) or sits under a heading
+    naming rules (``under_rules``)."""
+    return bool(_QUANTIFIER.search(s.text[:2000])) or under_rules(s)
+
+
 def holds_rule(s: Statement) -> bool:
     """Whether a statement reads as a rule however it is worded: it
-    instructs (``instructs``), holds of a whole kind (a quantifier), or
-    sits under a heading naming rules (``under_rules``). A copy where
-    neither side does is a fact or a description said twice."""
-    return instructs(s.text) or bool(_QUANTIFIER.search(s.text[:2000])) \
-        or under_rules(s)
+    instructs (``instructs``) or is ``ruled``. A copy where neither side
+    does is a fact or a description said twice."""
+    return instructs(s.text) or ruled(s)
 
 
 def own_subjects(a: Statement, b: Statement) -> bool:

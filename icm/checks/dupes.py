@@ -605,8 +605,9 @@ def _described(m: similarity.Match) -> bool:
     head, _, leaf = down.rpartition("/")
     if bool(up) and head == up and leaf in SOURCE_ROOTS:
         return True
+    # neither side instructs (asked above): ``holds_rule`` is ``ruled`` here
     return (similarity.labelled(m.a.text) or similarity.labelled(m.b.text)) \
-        and not (similarity.holds_rule(m.a) or similarity.holds_rule(m.b))
+        and not (similarity.ruled(m.a) or similarity.ruled(m.b))
 
 
 class _Form:

@@ -20,7 +20,11 @@ the note's last commit: the folder's code as ``stale_classes.code`` reads it
 - the note's form: ``words``, ``rule`` (a boundary: at most 80 words,
   saying what the folder never does or keeps inside), ``names`` (paths and code
   identifiers it gives, ``stale_classes.names``) and ``kept`` (the share of
-  them still found: a path in the tree, an identifier by ``git grep``).
+  them still found: a path in the tree, an identifier by ``git grep``);
+- the share of its statements (``similarity.statements``) that instruct
+  (``instr``), read as a rule however worded (``ruled``) or describe named
+  code (``desc``), icm's own readings; and ``arrived``, the names it gives
+  that did not exist at its last edit and exist now.
 
 Then each feature is a one-threshold rule (error tier: the notes on one
 side), cross-validated by repository: for each repository left out, the
@@ -47,13 +51,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from stale_classes import (  # noqa: E402, I001
     GONE_BY_FIX, IDENT, PROSE, git, latest_stale, names, resolve)
 
-from icm.checks.stale import words  # noqa: E402
+from icm import similarity  # noqa: E402
+from icm.model.notes import words  # noqa: E402
 
 # A boundary: what the folder owns, never does, keeps inside (rika's form)
 RULE = re.compile(r"\b(never|must not|does not|do not|doesn't|without|only|"
                   r"remains? inside|inside this|no other)\b", re.I)
 FEATURES = ("lines", "rel", "tokens", "trel", "commits", "authors", "added",
-            "days", "words", "names", "kept", "rule")
+            "days", "words", "names", "kept", "rule", "instr", "ruled", "desc",
+            "arrived")
 
 
 def blob(repo: Path, rev: str, path: str) -> bytes:
@@ -127,8 +133,23 @@ def features(repo: Path, commit: str, note: str) -> Dict[str, float]:
     kept += sum(1 for w in idents if git(repo, "grep", "-l", "-w", "-F", w, head,
                                          "--", where))
     given = len(found) + len(idents)
+    # names the note gave before they existed: code moving toward the note
+    dirs_now = {posixpath.dirname(f) for f in now}
+    arrived = sum(1 for w in said if ("/" in w or "." in w)
+                  and not resolve(w, folder, then, dirs_then)
+                  and resolve(w, folder, now, dirs_now))
+    arrived += sum(1 for w in said if IDENT.fullmatch(w) and w not in found
+                   and not git(repo, "grep", "-l", "-w", "-F", w, last, "--", where)
+                   and git(repo, "grep", "-l", "-w", "-F", w, head, "--", where))
     count = len(text.split())
-    return {"lines": lines, "rel": lines / max(total, 1), "tokens": tokens,
+    said_of = similarity.statements(text, note)
+    share = (lambda test: sum(map(test, said_of)) / len(said_of)
+             if said_of else 0.0)
+    return {"arrived": float(arrived),
+            "instr": share(lambda s: similarity.instructs(s.text)),
+            "ruled": share(similarity.holds_rule),
+            "desc": share(lambda s: similarity.describes(s.text)),
+            "lines": lines, "rel": lines / max(total, 1), "tokens": tokens,
             "trel": tokens / max(total, 1), "commits": len(commits),
             "authors": len(authors), "added": added,
             "days": (max(times) - note_time) / 86400 if max(times) else 0,

@@ -236,17 +236,48 @@ def test_the_walk_stops_at_its_bound(repo: Path, icm, monkeypatch) -> None:
 
 
 def test_the_fix_hint_names_icm_review(repo: Path, icm) -> None:
+    """The hint says what to read: the commits since the note, or the
+    uncommitted changes, where the verdict compared them; where a walk
+    over wordless note commits decided, the code (no range holds it)."""
     import json
 
+    def hint() -> str:
+        code, out, _ = stale(icm, repo, "--format", "json")
+        (finding,) = json.loads(out)["checks"][0]["findings"]
+        assert code == 1
+        return finding["fix"]
+
     fresh(repo)
+    since = git(repo, "rev-parse", "--short=12", "HEAD").strip()
     commit(repo, {"src/x.py": "2"}, D9)
-    code, out, _ = stale(icm, repo, "--format", "json")
-    (finding,) = json.loads(out)["checks"][0]["findings"]
-    assert (code, finding["fix"]) == (1, (
-        "reread the note against the code and correct it; if it is still true, "
-        "run `icm review src/context.md` (a whitespace change is no review)"))
+    assert hint() == (
+        f"reread the note against what changed since it (`git log --stat {since}.. "
+        "-- src`) and correct it; if it is still true, run `icm review "
+        "src/context.md` (a whitespace change is no review)")
     code, out, _ = stale(icm, repo, "--format", "github")
     assert code == 1 and "run `icm review src/context.md`" in out
+    commit(repo, {"src/context.md": NOTE + "Still true.\n"}, D10)
+    write(repo, {"src/x.py": "3"})
+    assert hint() == (
+        "reread the note against the uncommitted changes (`git status -- src`) "
+        "and correct it; if it is still true, run `icm review src/context.md` (a "
+        "whitespace change is no review)")
+    commit(repo, {"src/x.py": "3"}, D10)
+    commit(repo, {"src/context.md": NOTE + "Still true.\n\n"}, D10)
+    assert hint() == (
+        "reread the note against the code and correct it; if it is still true, "
+        "run `icm review src/context.md` (a whitespace change is no review)")
+
+
+def test_the_hint_quotes_a_folder_git_would_read_as_magic(repo: Path, icm) -> None:
+    import json
+
+    commit(repo, {":x/context.md": NOTE, ":x/a.py": "1"}, D1)
+    commit(repo, {":x/a.py": "2"}, D9)
+    code, out, _ = stale(icm, repo, "--format", "json")
+    (finding,) = json.loads(out)["checks"][0]["findings"]
+    assert code == 1 and "-- ./:x`)" in finding["fix"]
+    assert "`icm review :x/context.md`" in finding["fix"]
 
 
 def test_words_across_a_merge_and_with_a_base(repo: Path, icm) -> None:

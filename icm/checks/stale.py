@@ -672,8 +672,17 @@ def _stamped_line(others: int) -> str:
             "nothing of its folder's code)")
 
 
-def _review_fix(note: str) -> str:
-    return (f"reread the note against the code and correct it; if it is still "
+def _review_fix(note: str, folder: str = "", since: str = "") -> str:
+    """The STALE line's hint: what to read (the commits since the note, or
+    the uncommitted changes, where the verdict compared them), then fix or
+    ``icm review``."""
+    what = "the code"
+    if folder:
+        # a pathspec opening with ":" is git's magic; "./" makes it a path
+        spec = shlex.quote("./" + folder if folder.startswith(":") else folder)
+        what = (f"what changed since it (`git log --stat {since[:12]}.. -- {spec}`)"
+                if since else f"the uncommitted changes (`git status -- {spec}`)")
+    return (f"reread the note against {what} and correct it; if it is still "
             f"true, run `icm review {shlex.quote(note)}` (a whitespace change is "
             "no review)")
 
@@ -729,6 +738,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     newest_path: Dict[str, str] = {}
     moved: Dict[str, Tuple[List[str], Sequence[str]]] = {}
     note_time: Dict[str, Hit] = {}
+    since_of: Dict[str, str] = {}  # a STALE note -> its commit ("" uncommitted)
     owned.reverse()
     while owned:
         note, code = owned.pop()
@@ -759,6 +769,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             verdict, code_name, sev = (
                 f"STALE - code in {folder} changed (uncommitted) after the note",
                 "stale", Severity.ERROR)
+            since_of[note] = ""
         elif undated:
             verdict, code_name, sev = (
                 f"unknown - commit {undated[0][1][:12]} has no valid committer "
@@ -772,6 +783,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
             verdict, code_name, sev = (_moved(folder, newest[0] - note_last[0]),
                                        "stale", Severity.ERROR)
             moved[note] = ([p for p in parts if p in ctx.tracked], code)
+            since_of[note] = note_last[1]
             skips[note] = skip
             note_time[note] = note_last
         else:
@@ -814,6 +826,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
                 else (_moved(folder, when - note_time[note][0]), "stale",
                       Severity.ERROR)
         how = walked.get(note, "ok")
+        if how != "ok":
+            since_of.pop(note, None)  # the note's commit was not what decided
         if how == "stale":
             verdict, code_name, sev = (
                 f"STALE - code in {folder} moved, and no word of the note changed "
@@ -837,6 +851,8 @@ def run(ctx: Context, options: StaleOptions) -> Report:
         counts[code_name] += 1
         findings.append(RULES(code_name, note, verdict + dirty if dirty else verdict,
                               severity=sev,
-                              fix=_review_fix(note) if code_name == "stale" else None,
+                              fix=_review_fix(note, folder, since_of[note])
+                              if code_name == "stale" and note in since_of else
+                              _review_fix(note) if code_name == "stale" else None,
                               subject=f"code in {folder}"))
     return Report(NAME, tuple(sorted(findings)), data=counts)

@@ -236,6 +236,46 @@ def test_madr_tree_through_check_journal(repo: Path, icm) -> None:
     assert "fix: rename to NNNN-title.md, e.g. 0006-my-change.md" in out
 
 
+@pytest.mark.parametrize("name, page", [
+    ("index.md", True), ("ADR_INDEX.md", True), ("decisions-index.md", True),
+    ("0000-index.md", True), ("adr-index.MD", True), ("0012-search-index.md", False),
+    ("0003-index-the-orders.md", False), ("indexes.md", False)])
+def test_an_index_page_is_no_record(name: str, page: bool) -> None:
+    from icm.model.journal import is_index
+
+    assert is_index(name) is page
+
+
+def test_a_records_index_page_is_not_checked(repo: Path, icm) -> None:
+    """purple-axiom's ``docs/adr/ADR_INDEX.md`` was a bad name and two
+    missing slots: the folder's index, as ``index.md`` is."""
+    _tree(repo, {**MADR, "docs/adr/ADR_INDEX.md": "# ADR index\n\n| 1 | x |\n"})
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert code == 1 and "ADR_INDEX" not in out and "docs/adr/notes.md" in out
+
+
+@pytest.mark.parametrize("title, name", [
+    ("Consequences / trade-offs", "Consequences"), ("Decision - chosen", "Decision"),
+    ("Decision \u2014 what we do", "Decision"), ("Decision (proposed)", "Decision"),
+    ("Decision: chosen", "Decision"), ("Decision:", "Decision:"),
+    ("Decision -", "Decision -"), ("Decision Drivers", "Decision Drivers"),
+    ("Context/Problem", "Context/Problem"),
+    ("Risks / Consequences", "Risks / Consequences")])
+def test_a_slot_heading_with_a_suffix(title: str, name: str) -> None:
+    from icm.model.journal import heading_name
+
+    assert heading_name(title, {"consequences", "decision", "context"}) == name
+
+
+def test_a_suffixed_consequences_heading_is_the_slot(repo: Path, icm) -> None:
+    """curie's "## Consequences / trade-offs" was a missing slot."""
+    record = nygard(6, "Cache the reports", "Accepted").replace(
+        "## Consequences", "## Consequences / trade-offs")
+    _tree(repo, {**NYGARD, "doc/adr/0006-cache-the-reports.md": record})
+    code, out, _ = icm("check-journal", "--root", str(repo))
+    assert code == 1 and "0006" not in out
+
+
 def test_nygard_tree_through_check_journal(repo: Path, icm) -> None:
     """adr-tools' four sections are the slots; its Superseded by (and the old
     Superceded by) and Supersedes links are the supersede graph."""
@@ -352,6 +392,78 @@ def test_nygard_positions(repo: Path, icm) -> None:
         "adr-tools.\n\n## Rejected\n\n"
         "- Sticky sessions on the load balancer: one restart still logs everyone "
         f"out. ({link('0003-keep-sessions-in-redis')})\n"), "")
+
+
+CRON = nygard(6, "Send reports from cron", "Accepted",
+              decision="We will send the weekly reports from cron.",
+              extra="\n## Alternatives considered\n\nA Celery beat schedule for "
+                    "the weekly reports: it needs a broker we do not run.\n")
+BEAT = nygard(7, "Send reports from Celery beat", "Accepted",
+              decision="We will send the weekly reports from a Celery beat "
+                       "schedule, now that we run a broker.")
+BEAT_WARNING = ("doc/adr/0007-send-reports-from-celery-beat.md: re-proposes what "
+                "doc/adr/0006-send-reports-from-cron.md rejected: \"A Celery beat "
+                "schedule for the weekly reports: it needs a broker we do not "
+                "run\"\n")
+
+
+@pytest.mark.parametrize("link", [
+    # adr-tools' own link for it (adr new -l "Amends:Amended by"), in Status
+    "## Status\n\nAccepted\n\nAmended by [7. Send reports from Celery beat]"
+    "(0007-send-reports-from-celery-beat.md)\n",
+    # a part superseded, as a bold paragraph under a Status line (curie's)
+    "Status: Accepted\n\n**Deferral superseded by [ADR-0007]"
+    "(0007-send-reports-from-celery-beat.md)**\n(added later): 0007 adopts the "
+    "schedule; the rest holds.\n",
+    "Status: Accepted\n\n**Partly superseded by ADR-0007**\n"])
+def test_a_record_revisited_by_a_newer_one_is_no_reproposal(
+        repo: Path, icm, link: str) -> None:
+    """A record whose status area says a newer record revisits it (Amended by,
+    a part superseded by) has recorded the reversal: the newer one holding
+    what it rejected is no warning, and the view says it revives it; the
+    record itself stays current (only a part was replaced)."""
+    cron = CRON.replace("## Status\n\nAccepted\n", link)
+    _tree(repo, {**NYGARD, "doc/adr/0006-send-reports-from-cron.md": CRON,
+                 "doc/adr/0007-send-reports-from-celery-beat.md": BEAT})
+    assert icm("check-positions", "--root", str(repo)) == (0, BEAT_WARNING, "")
+    write(repo, {"doc/adr/0006-send-reports-from-cron.md": cron})
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+    code, out, _ = icm("positions", "--root", str(repo))
+    assert code == 0 and (
+        "- [doc/adr/0007-send-reports-from-celery-beat.md](doc/adr/0007-send-"
+        "reports-from-celery-beat.md): We will send the weekly reports from a "
+        "Celery beat schedule, now that we run a broker. (revives what "
+        "[doc/adr/0006-send-reports-from-cron.md](doc/adr/0006-send-reports-"
+        "from-cron.md) rejected)\n") in out
+    current = out.split("## Superseded")[0]
+    assert "[doc/adr/0006-send-reports-from-cron.md]" in current
+    assert "Celery beat schedule for the weekly reports" not in \
+        out.split("## Rejected")[1]
+
+
+def test_revisits_chain_and_prose_names_none(repo: Path, icm) -> None:
+    """Revisits chain (6 amended by 7, 7's mechanism superseded by 8: 8 may
+    hold what 6 rejected); a wrapped line of prose saying another record
+    "is now superseded by" one revisits nothing."""
+    mid = nygard(7, "Batch the reports", "Accepted\n\nMechanism superseded by "
+                 "[8. Send reports from Celery beat](0008-send-reports-from-"
+                 "celery-beat.md)", decision="We will write each report in one query.")
+    beat = BEAT.replace("# 7.", "# 8.").replace("2024-02-07", "2024-02-08")
+    cron = CRON.replace("## Status\n\nAccepted\n", "## Status\n\nAccepted\n\n"
+                        "Amended by [7. Batch the reports](0007-batch-the-"
+                        "reports.md)\n")
+    _tree(repo, {**NYGARD, "doc/adr/0006-send-reports-from-cron.md": cron,
+                 "doc/adr/0007-batch-the-reports.md": mid,
+                 "doc/adr/0008-send-reports-from-celery-beat.md": beat})
+    assert icm("check-positions", "--root", str(repo)) == (0, "positions ok\n", "")
+    prose = CRON.replace("## Status\n\nAccepted\n", (
+        "Status: Accepted\n\nThis record was drafted while 5 was open; it\n"
+        "is now superseded by [ADR-0008](0008-send-reports-from-celery-beat.md)"
+        " and the decision is unaffected.\n"))
+    write(repo, {"doc/adr/0006-send-reports-from-cron.md": prose})
+    assert icm("check-positions", "--root", str(repo)) == (0, BEAT_WARNING.replace(
+        "0007-send-reports-from-celery-beat", "0008-send-reports-from-celery-beat"),
+        "")
 
 
 def test_a_newer_record_re_proposing_a_rejected_option_is_warned(repo: Path,

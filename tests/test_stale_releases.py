@@ -59,7 +59,16 @@ def workspace_cargo(version: str, dep: str = "1.0") -> str:
             f'version = "{version}"\n\n[workspace.dependencies]\nserde = "{dep}"\n')
 
 
-MANIFESTS = [("package.json", package_json), ("Cargo.toml", cargo_toml),
+def chart_yaml(version: str, dep: str = "1.0.0") -> str:
+    """Helm's: the chart's own version and its app's, bumped together; a
+    dependency's version is indented under ``dependencies:``."""
+    return (f'apiVersion: v2\nname: rows\nversion: {version}\n'
+            f'appVersion: "{version}"\ndependencies:\n  - name: valkey\n'
+            f'    version: {dep}\n')
+
+
+MANIFESTS = [("Chart.yaml", chart_yaml), ("package.json", package_json),
+             ("Cargo.toml", cargo_toml),
              ("pyproject.toml", pyproject), ("pyproject.toml", poetry),
              ("Cargo.toml", workspace_cargo), ("deno.json", package_json),
              ("composer.json", package_json), ("jsr.json", package_json)]

@@ -14,11 +14,12 @@ removed was ok once the commit landed, STALE only while pending). A
 submodule pointer counts as code, since bumping it changes what the folder
 builds. A release bump moves no code either: a commit whose change to a
 manifest (``MANIFESTS``: ``package.json``, ``Cargo.toml``,
-``pyproject.toml``, ...) leaves its data as it was but for the package's own
-version (a dependency's version is code, and so is a version in any other
-file). Nor does code that came back: a note history left STALE is judged
-net of every commit since its own (``_net_same``: one ``diff-tree`` to HEAD,
-and one to the base with ``--base``), so a dependency added and dropped
+``pyproject.toml``, Helm's ``Chart.yaml``, ...) leaves its data as it was
+but for the package's own version (a dependency's version is code, and so
+is a version in any other file). Nor does code that came back: a note
+history left STALE is judged net of every commit since its own
+(``_net_same``: one ``diff-tree`` to HEAD, and one to the base with
+``--base``), so a dependency added and dropped
 again around release bumps, where each commit changed a token, is no move
 when each file's tokens at HEAD are those of the note's commit. A reformat
 moves no code either: one asks of each commit whether its
@@ -115,6 +116,7 @@ import hashlib
 import json
 import os
 import posixpath
+import re
 import shlex
 import sys
 from contextlib import closing
@@ -184,6 +186,9 @@ MANIFESTS: Dict[str, Tuple[Tuple[str, ...], ...]] = {
     "composer.json": (("version",),),
     "Cargo.toml": (("package", "version"), ("workspace", "package", "version")),
     "pyproject.toml": (("project", "version"), ("tool", "poetry", "version")),
+    # Helm: the chart's own version and the app release it packages, which
+    # chart-releaser and release-please bump together (curie's 0.7.0 to 0.7.1)
+    "Chart.yaml": (("version",), ("appVersion",)),
 }
 MANIFEST_TOML_COST = 1_000_000  # config.dotted_cost: about 10 ms of tomllib
 NET_CAP = 64  # note commits whose net change to HEAD one diff-tree reads
@@ -227,6 +232,8 @@ def manifest_digest(path: str, data: Optional[bytes]) -> Optional[bytes]:
         return None
     try:
         text = data.decode("utf-8-sig")
+        if path.endswith(".yaml"):
+            return _yaml_digest(text, keys)
         if path.endswith(".json"):
             doc = json.loads(text)
         elif dotted_cost(text, MANIFEST_TOML_COST):
@@ -243,6 +250,26 @@ def manifest_digest(path: str, data: Optional[bytes]) -> Optional[bytes]:
     except (ValueError, RecursionError):  # JSON, TOML, UTF-8 and int errors
         return None
     return hashlib.blake2b(shown, digest_size=16).digest()
+
+
+def _yaml_digest(text: str, keys: Tuple[Tuple[str, ...], ...]) -> bytes:
+    """A YAML manifest's lines as ``indented`` files are read, but a top-level
+    key of ``keys`` with its value on its line (a line at column 0: nested
+    keys, a dependency's ``version`` under ``dependencies:``, are indented,
+    and so is a block scalar's text)."""
+    top = {k[0] for k in keys if len(k) == 1}
+    kept = []
+    for line in _lines(text):
+        m = _YAML_TOP.match(line)
+        if m is None or m.group(1) not in top or not m.group(2) \
+                or m.group(2)[0] in "|>&*!#":  # a block, an anchor, a tag
+            kept.append(line)
+    joined = "\n".join(kept).encode("utf-8", "surrogateescape")
+    return hashlib.blake2b(joined, digest_size=16).digest()
+
+
+# A top-level key and its value on the line (``version: 0.7.1``).
+_YAML_TOP = re.compile(r"[\"']?([A-Za-z_][\w.-]*)[\"']?:[ \t]+(\S.*)?$")
 
 
 # Files whose indentation is syntax (blocks, nesting, a recipe's tab): a

@@ -55,8 +55,9 @@ RECORD_DEPTH = 4
 def entries(ctx: Context) -> List[str]:
     """Markdown files inside the journal folder (a README, translated too:
     ``paths.is_readme``; ``positions_file``
-    and the folder's own note aside; in an ADR folder also ``index.md`` and
-    the templates, which MADR and log4brains keep beside the records). A
+    and the folder's own note aside; in an ADR folder also its index
+    (``is_index``) and the templates, which MADR and log4brains keep beside
+    the records). A
     record format's are also those up to ``RECORD_DEPTH`` folders down, each
     folder read as the top one is (its README, index and note no entry)."""
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
@@ -66,7 +67,7 @@ def entries(ctx: Context) -> List[str]:
         name = f.rpartition("/")[2]
         if in_journal(f, ctx.config) and not is_readme(name) \
                 and f != ctx.config.positions_file \
-                and not (records and name.lower() == "index.md") \
+                and not (records and is_index(name)) \
                 and not is_template(name) and name not in PER_TOOL \
                 and not ctx.is_note(f):  # compiled from entries; notes
             found.append(f)
@@ -105,7 +106,7 @@ def folder_status(path: str, cfg: Config) -> str:
 # adr-template-bare-minimal.md, log4brains' template.md, adr-tools users'
 # 0000-template.md. A record about templates (0012-use-jinja-templates.md,
 # 0012-template-engine.md) holds other words: it is a record.
-_TEMPLATE_WORDS = frozenset(("adr", "adrs", "madr", "nygard", "decision",
+_TEMPLATE_WORDS = frozenset(("adr", "adrs", "madr", "nygard", "decision", "decisions",
                              "record", "records", "architecture", "bare",
                              "minimal", "full", "short", "long", "default"))
 
@@ -114,13 +115,26 @@ def is_template(name: str) -> bool:
     """A records folder's template, no record in any format: ``template``
     among its words, every other word a number of zeros or one of
     ``_TEMPLATE_WORDS``."""
+    return _page_of(name, "template")
+
+
+def is_index(name: str) -> bool:
+    """A records folder's index page, no record: ``index.md``, and by the
+    same words as a template's ``ADR_INDEX.md``, ``decisions-index.md``,
+    ``0000-index.md`` (purple-axiom's index read as a misnamed record with
+    two missing slots); ``0012-search-index.md`` is a record."""
+    return _page_of(name, "index")
+
+
+def _page_of(name: str, word: str) -> bool:
+    """``word`` among the name's words, every other a number of zeros or
+    one of ``_TEMPLATE_WORDS``."""
     low = name.lower()
     if not low.endswith(".md"):
         return False
     words = re.findall(r"[^\W_]+", low[:-len(".md")])
-    return "template" in words and all(
-        w == "template" or w in _TEMPLATE_WORDS or not w.strip("0")
-        for w in words)
+    return word in words and all(
+        w == word or w in _TEMPLATE_WORDS or not w.strip("0") for w in words)
 
 
 def valid_name(filename: str) -> bool:
@@ -189,6 +203,10 @@ class Entry:
     # the status its folder names (``folder_status``): its status when it
     # states none; when it states another, its own line wins (``read``)
     status_folder: str = ""
+    # newer records its status area says revisit it without replacing it
+    # (``Amended by X``, ``Clarified by X``, ``Deferral superseded by X``),
+    # with their lines: a re-proposal there is a recorded reversal
+    revisited_by: Tuple[Tuple[str, int], ...] = ()
 
     def said(self, role: str) -> str:
         """The visible text of the section holding ``role`` ("" without)."""
@@ -438,16 +456,21 @@ def format_of(text: str) -> Optional[str]:
 
 def heading_name(title: str, names: Container[str]) -> str:
     """The name a heading holds: its title, or the words before a suffix in
-    parentheses or after a colon when those are one of ``names`` (casefolded):
-    ``Decision (proposed)`` and ``Decision: chosen`` are the Decision, and
-    ``Decision Drivers`` (MADR's) is not."""
+    parentheses, after a colon, or after a slash or dash between spaces when
+    those are one of ``names`` (casefolded): ``Decision (proposed)``,
+    ``Decision: chosen`` and ``Consequences / trade-offs`` (curie's) are
+    their slots, and ``Decision Drivers`` (MADR's) is not."""
     if title.casefold() in names:
         return title
-    cut = min((i for i in (title.find("("), title.find(":")) if i > 0),
+    cut = min((i for i in (title.find(c) for c in _SUFFIX_OPENERS) if i > 0),
               default=-1)
     head = title[:cut].rstrip() if cut > 0 else ""
-    said = title[cut + 1:].strip("() ") if cut > 0 else ""  # "Decision:" is not
+    # (the opener's own characters go: "Decision:" alone is not the Decision)
+    said = title[cut + 1:].strip("()/-\u2013\u2014 ") if cut > 0 else ""
     return head if head and said and head.casefold() in names else title
+
+
+_SUFFIX_OPENERS = ("(", ":", " / ", " - ", " \u2013 ", " \u2014 ")
 
 
 def verify_slot(cfg: Config) -> Optional[str]:
@@ -797,6 +820,13 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     if held is not None:
         statuses += [(v, line) for line, v in [*held.lines, *held.items]]
     word, supersedes, word_line = "", [], 0
+    # a lead paragraph's first line (a wrapped line's "is now superseded by"
+    # is prose about another record), or a line of the status section
+    opening = [(ln, src) for i, (ln, src) in enumerate(lead)
+               if i == 0 or lead[i - 1][0] != ln - 1]
+    revisited = [(_status_target(m.group(1), path, numbers), line)
+                 for line, source in [*opening, *statuses_lines(held)]
+                 for m in [_REVISITED.match(source)] if m is not None]
     for value, line in statuses:
         kind, rest = _status(value.split("\n", 1)[0])
         if kind == "supersedes" and not names_nothing(rest):
@@ -814,7 +844,24 @@ def parse_entry(text: str, path: str, slots: Sequence[str],
     repeated = {name: tuple(at) for name, at in heads.items() if len(at) > 1}
     return Entry(found, command(codes), verify_line, superseded, superseded_line,
                  tuple(every), repeated, said, word, tuple(supersedes), front,
-                 word_line, title, options)
+                 word_line, title, options,
+                 revisited_by=tuple((t, ln) for t, ln in revisited
+                                    if t != path and not names_nothing(t)))
+
+
+def statuses_lines(held: Optional["_Part"]) -> List[Tuple[int, str]]:
+    """The lines of the status role's section (none without one)."""
+    return [] if held is None else [*held.lines, *held.items]
+
+
+# A link that revisits a record and does not replace it: adr-tools' own
+# link words for it (``adr new -l "Amends:Amended by"``), or a supersession
+# of one named part (curie's "**Deferral superseded by [ADR-0078](...)**");
+# the first link or record number after "by" is the newer record.
+_REVISITED = re.compile(
+    r"[ \t>*_+-]*(?:(?:amended|clarified|extended|refined)|"
+    r"[A-Za-z][\w'-]*(?: [A-Za-z][\w'-]*){0,2} superseded) by:?[ \t]+"
+    r"\**(\[[^\]\n]*\]\([^)\s]*\)|[A-Za-z]*[-_ ]?#?[0-9]{1,9}\b)", re.IGNORECASE)
 
 
 # adr-tools' link words: a paragraph opening with one is a status, not prose

@@ -550,6 +550,30 @@ def _ranker(ctx: Context, texts: Sequence[str]) -> similarity.Ranker:
     return similarity.Ranker(texts, embed)
 
 
+REVISIT_HOPS = 32  # the records one record's revisits lead to, at most
+
+
+def revisiting(read: Sequence[_Read]) -> Dict[str, Set[str]]:
+    """Each record -> the records that revisit it: those its status area
+    names (``Entry.revisited_by``: Amended by X, a part superseded by X),
+    and those that revisit them in turn (curie's 0063, then 0078, then
+    0082), at most ``REVISIT_HOPS`` from each: a newer one may hold again
+    what the first rejected, as its authors recorded."""
+    by_path = {r.path: r for r in read}
+    after: Dict[str, Set[str]] = {}
+    for r in read:
+        seen: Set[str] = set()
+        todo = [t for t, _ in reversed(r.entry.revisited_by)]
+        while todo and len(seen) < REVISIT_HOPS:
+            t = todo.pop()
+            if t in seen or t == r.path or t not in by_path:
+                continue
+            seen.add(t)
+            todo += [u for u, _ in reversed(by_path[t].entry.revisited_by)]
+        after[r.path] = seen
+    return after
+
+
 def revived(read: Sequence[_Read], replaced: Dict[str, Tuple[str, int]]
             ) -> Dict[Tuple[str, int], str]:
     """The Rejected alternatives (entry, line) a newer entry brought back,
@@ -559,12 +583,17 @@ def revived(read: Sequence[_Read], replaced: Dict[str, Tuple[str, int]]
     its words). A revived design is current, not dead: the one answer the
     warning and the view both ask."""
     by_path = {r.path: r for r in read}
+    revisits: Dict[str, Set[str]] = {}  # record -> the records it revisits
+    for first, later in revisiting(read).items():
+        for p in later:
+            revisits.setdefault(p, set()).add(first)
     back: Dict[Tuple[str, int], str] = {}
     for r in read:
         said = " ".join(s.text for s in r.decided) or r.entry.said("decision")
         named = set(r.revives)
         named.update(p for p in by_path
                      if replaced.get(p, ("", 0))[0] == r.path)
+        named.update(revisits.get(r.path, ()))
         for target in sorted(named):
             old = by_path.get(target)
             if old is None or not old.rejected or target == r.path:
@@ -608,6 +637,7 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
         return []
     ranker = _ranker(ctx, [s.text for _r, s, _x in dead])
     threshold = _threshold(ctx)
+    after = revisiting(read)
     # (path, line, what it says, entries it revives, its day, entries it
     # differs from)
     proposals: List[Tuple[str, int, str, Set[str], str, Set[str]]] = []
@@ -640,7 +670,8 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
             if rejecter.path in differs:
                 continue  # compared by a reader: a different proposal
             by = replaced.get(rejecter.path, ("", 0))[0]
-            acknowledged = rejecter.path in revived_here or by == path
+            acknowledged = rejecter.path in revived_here or by == path or \
+                path in after.get(rejecter.path, ())
             found.append(Reproposal(
                 path, line, rejecter.path, design.text, round(score, 3),
                 acknowledged, by if superseded else "", design.line))

@@ -299,13 +299,17 @@ def markers(text: str) -> Markers:
                    frozenset(whole))
 
 
-def silencing(check: str, code: str, own: str = "") -> str:
-    """How a check's finding is silenced: the one syntax, then the check's
-    own settings (``own``)."""
-    return (f"<!-- icm: ignore {check}/{code} --> alone on the line before, or "
-            "ending the line (ignore-file: the whole file); ignore = "
-            f"[\"{check}/{code}\"] in the config; or icm baseline"
-            + (f"; {own}" if own else ""))
+def silencing(check: str, code: str, own: str = "", whole_file: bool = False
+              ) -> str:
+    """How a check's finding is silenced: the one syntax (its file-wide form
+    for a rule whose findings name no line), then the check's own settings
+    (``own``)."""
+    where = (f"<!-- icm: ignore-file {check}/{code} --> anywhere in the file "
+             "(its findings name no line)" if whole_file else
+             f"<!-- icm: ignore {check}/{code} --> alone on the line before, or "
+             "ending the line (ignore-file: the whole file)")
+    return (f"{where}; ignore = [\"{check}/{code}\"] in the config; or icm "
+            "baseline" + (f"; {own}" if own else ""))
 
 
 # -- judging a run -----------------------------------------------------------

@@ -309,7 +309,8 @@ def _describe(check: str, code: str) -> Any:
     if check in registry.BY_NAME:
         from icm.baseline import silencing
 
-        return (rules[code], module.WHY, silencing(check, code, own),
+        return (rules[code], module.WHY,
+                silencing(check, code, own, rules[code].whole_file),
                 f"docs/checks.md#{check}")
     docs = "docs/verify.md" if check == "verify" else "docs/output.md#baseline"
     return rules[code], module.WHY, own, docs

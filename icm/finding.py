@@ -68,6 +68,9 @@ class Rule:
     severity: Severity = Severity.ERROR
     fix: str = ""
     why: str = ""  # why it matters, where the check's WHY does not say it
+    # its findings are about a whole file (a note, an item's name), with no
+    # line: only ``ignore-file`` silences one, as ``icm explain`` says
+    whole_file: bool = False
 
 
 # Read only, never changed (a dict each was 1.5 MiB of stale's 25,000
@@ -96,6 +99,8 @@ class Rules:
                  extra: Optional[Mapping[str, Any]] = None,
                  lines: Tuple[str, ...] = (), subject: str = "") -> Finding:
         rule = self.rules[code]  # KeyError: a code the table does not know
+        if line and rule.whole_file:  # the table says no line: a mistake here
+            raise ValueError(f"{self.check}/{code} names a whole file, not a line")
         if fix is None and code != "skipped":
             fix = read_fix(read_failure(message)) or None
         return Finding(path=path, line=line, rank=rank, message=message,

@@ -215,9 +215,36 @@ def test_explain_says_every_code(icm, check: str, code: str, rule) -> None:
     assert rule.summary and lines[1].startswith("why: ") and len(lines[1]) > 40
     (silence,) = [line for line in lines if line.startswith("silence: ")]
     if check in registry.NAMES:
-        assert f"<!-- icm: ignore {check}/{code} -->" in silence
+        form = "ignore-file" if rule.whole_file else "ignore"
+        assert f"<!-- icm: {form} {check}/{code} -->" in silence
     assert lines[-1].startswith("docs: docs/")
     assert (ROOT / lines[-1][6:].split("#")[0]).is_file()
+
+
+def test_a_whole_file_finding_is_explained_as_ignore_file(repo: Path, icm) -> None:
+    """A STALE note names no line, so ``ignore`` on its first line silences
+    nothing and ``icm explain`` offers ``ignore-file`` (the docs' audit);
+    a rule with lines keeps the line form."""
+    assert "silence: <!-- icm: ignore-file stale/stale --> anywhere in the file " \
+        "(its findings name no line); " in icm("explain", "stale/stale")[1]
+    assert "silence: <!-- icm: ignore links/missing-file --> alone on the line " \
+        "before, or ending the line" in icm("explain", "links/missing-file")[1]
+    stale = "src/context.md: STALE - code in src moved 4 days after the note\n"
+    commit(repo, {"src/context.md": "<!-- icm: ignore stale/stale -->\n# src\n",
+                  "src/a.py": "1"}, D1)
+    commit(repo, {"src/a.py": "2"}, D2)
+    assert icm("check-stale", "--root", str(repo)) == (1, stale, "")
+    commit(repo, {"src/context.md": "<!-- icm: ignore-file stale/stale -->\n# src\n"},
+           D2)
+    commit(repo, {"src/a.py": "3"}, "2026-11-09T12:00:00+00:00")
+    assert icm("check-stale", "--root", str(repo)) == (0, "", "")
+
+
+def test_a_whole_file_rule_takes_no_line() -> None:
+    from icm.checks.stale import RULES
+
+    with pytest.raises(ValueError, match="names a whole file"):
+        RULES("stale", "src/context.md", "STALE", line=3)
 
 
 def test_explain_finds_a_code_alone_a_check_and_near_misses(icm) -> None:

@@ -35,16 +35,17 @@ WHY = ("A receiver must know whether to trust a record: each field present, made
 SILENCE = "delete a record once handed over; icm handoff writes a new one"
 NEW = "make a new record with 'icm handoff'"
 RULES = Rules(NAME, {
-    "missing-field": Rule("a handoff record lacks one of its fields", fix=NEW),
+    "missing-field": Rule("a handoff record lacks one of its fields", fix=NEW,
+                          whole_file=True),
     "duplicate-field": Rule("a field heading appears twice (a forged copy)",
                             fix=NEW),
     "no-marker": Rule("no marker names the commit the record was made at",
-                      fix=NEW),
+                      fix=NEW, whole_file=True),
     "unknown-commit": Rule("the record's commit is not in this repository",
                            Severity.WARNING, "a squash merge or a rebase drops "
                            "that commit (or its branch is not fetched): delete "
                            "the record once handed over, or make a new one "
-                           "with 'icm handoff'"),
+                           "with 'icm handoff'", whole_file=True),
     "off-branch": Rule("the record's commit is not in this branch's history",
                        Severity.INFO),
     "outdated": Rule("commits were made since the record", Severity.INFO,

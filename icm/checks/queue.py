@@ -43,18 +43,18 @@ SILENCE = "icm renumber NN for a collision; --against REF names the base"
 RULES = Rules(NAME, {
     "bad-name": Rule("a queue item's file name does not match NN_slug.md",
                      fix="rename to a two-digit number, an underscore and a "
-                     "slug, or use 'icm new-queue'"),
+                     "slug, or use 'icm new-queue'", whole_file=True),
     "duplicate-number": Rule("two queue items share a number",
                              fix="renumber all but one with 'git mv' to the "
-                             "next free number"),
+                             "next free number", whole_file=True),
     "number-collision": Rule("an item added here has a number the base branch "
-                             "also used"),
+                             "also used", whole_file=True),
     "finished-elsewhere": Rule("an item changed here was finished on the base "
-                               "branch"),
+                               "branch", whole_file=True),
     "same-work": Rule("an item added here looks like one added on the base "
-                      "branch", Severity.WARNING),
+                      "branch", Severity.WARNING, whole_file=True),
     "claimed-elsewhere": Rule("an item is claimed by another writer on the base "
-                              "branch", Severity.WARNING),
+                              "branch", Severity.WARNING, whole_file=True),
     "no-folder": Rule("queue_dir names a folder that does not exist yet",
                       Severity.INFO),
 })

@@ -162,10 +162,10 @@ RULES = Rules(NAME, {
                   "out, are no change of code)",
                   fix="reread the note against the code and correct it; if it is "
                   "still true, run `icm review NOTE` (a whitespace change is no "
-                  "review)"),
+                  "review)", whole_file=True),
     "unknown": Rule("staleness cannot be judged (never committed, no date, "
                     "shallow): a warning, an error with --strict",
-                    Severity.WARNING, "commit the note"),
+                    Severity.WARNING, "commit the note", whole_file=True),
     "ok": Rule("the note is not older than its code", Severity.INFO),
     "no-notes": Rule("no notes named note_name yet", Severity.INFO),
     "not-applicable": Rule("not a git repository: staleness not checked",

@@ -48,7 +48,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -214,6 +214,7 @@ def mine(mirror: Path, notes: re.Pattern[str], max_commits: int,
          max_candidates: int) -> Tuple[List[Dict[str, Any]], Dict[str, int]]:
     reader = Reader(mirror, notes)
     found: List[Dict[str, Any]] = []
+    seen: Set[Tuple[str, str, int, str, int]] = set()
     stats = {"note_commits": 0, "skipped": 0}
     for commit, parent, date, subject, changed in commits(mirror, notes,
                                                           max_commits):
@@ -256,6 +257,10 @@ def mine(mirror: Path, notes: re.Pattern[str], max_commits: int,
                         kept = [x for x in b_new if fold(x.text) == fold(t.text)]
                         if not kept or fold(best.text) == fold(t.text):
                             continue  # B changed too, or A converged on B
+                        key = (commit, a_path, best.line, b_path, kept[0].line)
+                        if key in seen:
+                            break  # two old statements edited into one
+                        seen.add(key)
                         found.append({
                             "repo": repo_name(mirror), "commit": commit,
                             "parent": parent, "date": date, "subject": subject,

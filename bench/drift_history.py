@@ -2,6 +2,7 @@
 
     python bench/drift_history.py MIRROR... --out /tmp/drifts.json
         [--max-commits 3000] [--max-candidates 200] [--notes REGEX]
+        [--copy 0.9] [--copy-words 0.6]
 
 Each MIRROR is a git directory (the search tool's ``fetch`` leaves one at
 ``/work/.mirror/OWNER+NAME/repo``; the repository is named from that path).
@@ -65,6 +66,7 @@ EDIT = 0.5  # an edit: the new statement is at least this close to the old
 COPY_WORDS = 0.6  # and this share of their plain words (Jaccard)
 EDIT_WORDS = 0.5  # and this share of the shorter one's plain words
 FIXED = 0.9  # a later statement of B this close to s' mends the drift
+THRESHOLDS = {"copy": COPY, "copy_words": COPY_WORDS}  # --copy, --copy-words
 
 
 def git(mirror: Path, *args: str, ok: Sequence[int] = (0,)) -> bytes:
@@ -151,8 +153,9 @@ def overlap(a: str, b: str, jaccard: bool) -> float:
 
 
 def is_copy(a: str, b: str) -> bool:
-    return fold(a) == fold(b) or (similarity.similarity(a, b) >= COPY
-                                  and overlap(a, b, jaccard=True) >= COPY_WORDS)
+    return fold(a) == fold(b) or (similarity.similarity(a, b) >= THRESHOLDS["copy"]
+                                  and overlap(a, b, jaccard=True)
+                                  >= THRESHOLDS["copy_words"])
 
 
 def is_edit(a: str, b: str) -> bool:
@@ -294,9 +297,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--max-commits", type=int, default=3000)
     ap.add_argument("--max-candidates", type=int, default=200)
     ap.add_argument("--notes", default=NOTES)
+    ap.add_argument("--copy", type=float, default=COPY,
+                    help="similarity of a copy (a looser run: 0.75, icm's own)")
+    ap.add_argument("--copy-words", type=float, default=COPY_WORDS)
     args = ap.parse_args(argv)
+    THRESHOLDS.update(copy=args.copy, copy_words=args.copy_words)
     notes = re.compile(args.notes)
     doc: Dict[str, Any] = {"notes": args.notes, "max_commits": args.max_commits,
+                           "copy": args.copy, "copy_words": args.copy_words,
                            "repositories": [], "candidates": []}
     for mirror in args.mirrors:
         found, stats = mine(mirror, notes, args.max_commits, args.max_candidates)

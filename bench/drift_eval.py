@@ -12,17 +12,19 @@ files: no symlinks, none over 256 KiB) are read from the mirror
 copied into a fresh git repository under ``--workspace`` (``ID/``) with an
 ``icm.toml`` naming them (``note_name``: their paths; ``handbook``: the
 root ``AGENTS.md``, ``CLAUDE.md`` or ``GEMINI.md`` when there is one).
-``check-dupes --format json`` then runs there three times: the default
-config, ``dupes_diverged = "error"``, and ``dupes_siblings = "warning"``
+``check-dupes --format json`` then runs there four times: the default
+config, ``dupes_diverged = "error"``, ``dupes_siblings = "warning"``
 (sibling folders' notes are not compared by default; this run shows what
-the detector would say of them). The finding whose locations fall in A's
-edited statement and B's copy is the answer: ``diverged-rule``,
-``mirror-drift`` (one folder's notes for two tools), ``duplicate-rule``,
-``template-copies``, or none. Printed: per repository and pooled, how many
-drifts icm reports diverged (recall), how many diverged findings are drifts
-(precision), the same for errors under ``dupes_diverged = "error"``, the
-difference kinds of right and wrong findings, and the baseline "every
-one-copy edit is a drift" (the drift share). ``--out`` keeps the joined
+the detector would say of them), and that with ``dupes_min_words = 4``
+(the miner's own floor: real edits are often short lines). The finding
+whose locations fall in A's edited statement and B's copy is the answer:
+``diverged-rule``, ``mirror-drift`` (one folder's notes for two tools),
+``duplicate-rule``, ``template-copies``, or none. Printed: per repository
+and pooled, how many drifts icm reports diverged (recall), how many
+diverged findings are drifts (precision), the same for errors under
+``dupes_diverged = "error"``, the difference kinds of right and wrong
+findings, and the baseline "every one-copy edit is a drift" (the drift
+share). ``--out`` keeps the joined
 rows (repository, commit, places, verdict, code, kinds; no text).
 """
 
@@ -48,6 +50,7 @@ RUNS = {
     "default": "",
     "error": 'dupes_diverged = "error"\n',
     "siblings": 'dupes_siblings = "warning"\n',
+    "short": 'dupes_siblings = "warning"\ndupes_min_words = 4\n',
 }
 DIVERGED = ("diverged-rule", "mirror-drift")
 HANDBOOKS = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
@@ -148,13 +151,15 @@ def render(rows: Sequence[Dict[str, Any]]) -> str:
         groups[r["repo"]].append(r)
     out = ["| repository | candidates | drift / intended / no-rule | fixed later "
            "| default: diverged (drifts) | duplicate | none "
-           "| error tier: errors (drifts) | siblings on: diverged (drifts) |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| error tier: errors (drifts) | siblings on: diverged (drifts) "
+           "| and 4 words: diverged (drifts) |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for name, rs in [*sorted(groups.items()), ("pooled", list(rows))]:
         v = Counter(r["verdict"] for r in rs)
         div = [r for r in rs if diverged(r, "default")]
         err = [r for r in rs if diverged(r, "error", error=True)]
         sib = [r for r in rs if diverged(r, "siblings")]
+        short = [r for r in rs if diverged(r, "short")]
         dup = sum(1 for r in rs
                   if r["default"] and r["default"]["code"] not in DIVERGED)
         out.append(
@@ -163,13 +168,15 @@ def render(rows: Sequence[Dict[str, Any]]) -> str:
             f"| {len(div)} ({sum(r['verdict'] == 'drift' for r in div)}) | {dup} "
             f"| {sum(1 for r in rs if not r['default'])} "
             f"| {len(err)} ({sum(r['verdict'] == 'drift' for r in err)}) "
-            f"| {len(sib)} ({sum(r['verdict'] == 'drift' for r in sib)}) |")
+            f"| {len(sib)} ({sum(r['verdict'] == 'drift' for r in sib)}) "
+            f"| {len(short)} ({sum(r['verdict'] == 'drift' for r in short)}) |")
     drifts = [r for r in rows if r["verdict"] == "drift"]
     lines = ["", "\n".join(out), ""]
     tiers: Tuple[Tuple[str, str, bool], ...] = (
         ("default", "diverged (default config)", False),
         ("error", 'errors (dupes_diverged = "error")', True),
-        ("siblings", 'diverged (dupes_siblings = "warning")', False))
+        ("siblings", 'diverged (dupes_siblings = "warning")', False),
+        ("short", "diverged (siblings and dupes_min_words = 4)", False))
     for run, label, errors in tiers:
         found = [r for r in rows if diverged(r, run, errors)]
         right = sum(r["verdict"] == "drift" for r in found)
@@ -183,8 +190,9 @@ def render(rows: Sequence[Dict[str, Any]]) -> str:
         side = "drift" if r["verdict"] == "drift" else "not drift"
         for k in r["edit_kinds"]:
             kinds[f"edit, {side}"][k] += 1
-        if diverged(r, "default") or diverged(r, "siblings"):
-            hit = r["default"] if diverged(r, "default") else r["siblings"]
+        runs = [run for run in ("default", "siblings", "short") if diverged(r, run)]
+        if runs:
+            hit = r[runs[0]]
             verdict = "right" if side == "drift" else "wrong"
             for k in hit["kinds"] or ["(none named)"]:
                 kinds[f"diverged finding, {verdict}"][k] += 1
@@ -193,8 +201,8 @@ def render(rows: Sequence[Dict[str, Any]]) -> str:
             f"{k} {n}" for k, n in kinds[key].most_common()))
     lines.append("")
     lines.append("| id | repository | A | B | verdict | words | default "
-                 "| error run | siblings on |")
-    lines.append("|---|---|---|---|---|---|---|---|---|")
+                 "| error run | siblings on | and 4 words |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
 
     def cell(hit: Optional[Dict[str, Any]]) -> str:
         if not hit:
@@ -205,7 +213,8 @@ def render(rows: Sequence[Dict[str, Any]]) -> str:
     for r in rows:
         lines.append(f"| {r['id']} | {r['repo']} | `{r['a']}` | `{r['b']}` "
                      f"| {r['verdict']} | {r['words']} | {cell(r['default'])} "
-                     f"| {cell(r['error'])} | {cell(r['siblings'])} |")
+                     f"| {cell(r['error'])} | {cell(r['siblings'])} "
+                     f"| {cell(r['short'])} |")
     return "\n".join(lines) + "\n"
 
 

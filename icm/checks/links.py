@@ -364,14 +364,21 @@ RETAIL = tail_of  # the memo names it (``engine.to_plain``)
 LOCAL_ROOTS = ("Users/", "home/", "root/", "mnt/", "private/", "tmp/")
 
 
+# The parts a machine's own prefix may take ("/mnt/c/Users/me/GitHub/repo/"
+# is six): the tails tried start within them.
+MACHINE_PARTS = 12
+
+
 def _on_one_machine(path: str, tree: Tree) -> str:
     """The reason of a missing link into a local machine's folders, naming
     the tree's file it most likely meant (the longest tail of the path the
-    file list holds; one lookup per folder of the path)."""
-    parts = path.split("/")
-    for i in range(1, len(parts) - 1):  # a tail of two parts at least
+    file list holds, of two parts at least, starting within the first
+    ``MACHINE_PARTS``). Looked up, never kept: each tail is the link's own
+    (every tail of a 2,000-part path, kept, held 900 MB for 1,000 links)."""
+    parts = path.split("/", MACHINE_PARTS)
+    for i in range(1, min(len(parts) - 1, MACHINE_PARTS)):
         tail = "/".join(parts[i:])
-        if tree.listed(tail):
+        if tail in tree.files or tail in tree.dirs:
             return f"a path on one machine; the tree has {tail}"
     return "a path on one machine"
 

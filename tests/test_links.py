@@ -165,6 +165,15 @@ def test_a_deep_path_on_one_machine_costs_a_few_lookups(repo: Path) -> None:
     assert links._on_one_machine("Users/me/src/repo/docs/contract.md", tree) == (
         "a path on one machine; the tree has docs/contract.md")
 
+
+def test_a_link_1500_folders_deep_is_a_broken_link(repo: Path, icm) -> None:
+    """The resolver built each folder on its parent's by a call: a link of
+    1,500 folders (3 KB) was a ``RecursionError``, exit 2."""
+    deep = "a/" * 1500 + "x.md"
+    write(repo, {"a/y.md": "x", "notes.md": f"[d]({deep})\n"})
+    assert out_lines(icm, repo) == (1, [f"broken link: notes.md -> {deep}",
+                                        "links: 1 problem (missing file 1)"])
+
 def test_outside_root_even_when_it_exists(tmp_path: Path, icm) -> None:
     root = tmp_path / "inner"
     write(tmp_path, {"outside.md": "x", "inner/doc.md": "[o](../outside.md)\n"})

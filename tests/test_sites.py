@@ -95,6 +95,24 @@ def test_init_finds_a_docusaurus_sites_docs(repo: Path, icm) -> None:
         "links: 1 problem (missing file 1)\n")
 
 
+
+def test_init_leaves_out_a_site_folder_no_config_can_name(repo: Path, icm) -> None:
+    """A docs folder named with a backslash (a Docusaurus config's path) or
+    a line break (a Nuxt site's) is a name the config refuses: init wrote
+    it into `site_content`, refused its own `icm.toml` and stopped, exit 2,
+    nothing set up. It sets up the rest."""
+    commit(repo, {
+        "AGENTS.md": "# H\n",
+        "site/docusaurus.config.js": "module.exports = {docs: {path: '../x\\y'}}\n",
+        "x\\y/a.md": "# A\n",
+        "c\nd/content.config.ts": "export default {}\n", "c\nd/content/a.md": "# A\n",
+        "docs/content.config.ts": "export default {}\n", "docs/content/a.md": "# A\n",
+    }, D1)
+    code, out, err = icm("init", "--root", str(repo))
+    assert (code, err) == (0, "")
+    assert 'site_content = ["docs/content"]: 1 docs site found: links in their ' \
+        "pages are the site's routes" in out.splitlines()
+
 def test_what_init_takes_for_a_docusaurus_site() -> None:
     configs = {
         "site/docusaurus.config.js": b"module.exports = {presets: [['classic', "

@@ -468,14 +468,26 @@ def _detect_sites(ctx: Context) -> Optional[Choice]:
     """Docs sites' page folders (``model.sites``): their links are routes."""
     from icm.model.sites import config_reader, docusaurus_folders, folders_with_pages
 
-    found = sorted({*folders_with_pages(ctx.files),
-                    *docusaurus_folders(ctx.files, config_reader(ctx))})
+    found = sorted(f for f in {*folders_with_pages(ctx.files),
+                               *docusaurus_folders(ctx.files, config_reader(ctx))}
+                   if _takes("site_content", [f]))
     if not found:
         return None
     noun = "docs site" if len(found) == 1 else "docs sites"
     return Choice({"site_content": list(found)},
                   f"{len(found)} {noun} found: links in their pages are the "
                   "site's routes")
+
+
+def _takes(key: str, value: Any) -> bool:
+    """Whether the config takes ``value`` for ``key``: a folder named with a
+    control character or a backslash is none it can name (init wrote one,
+    refused its own ``icm.toml`` and set up nothing)."""
+    try:
+        config_mod.validate({key: value}, "icm.toml", "")
+    except UsageError:
+        return False
+    return True
 
 
 def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:

@@ -470,7 +470,7 @@ def _detect_sites(ctx: Context) -> Optional[Choice]:
 
     found = sorted(f for f in {*folders_with_pages(ctx.files),
                                *docusaurus_folders(ctx.files, config_reader(ctx))}
-                   if _takes("site_content", [f]))
+                   if _takes({"site_content": [f]}))
     if not found:
         return None
     noun = "docs site" if len(found) == 1 else "docs sites"
@@ -479,12 +479,12 @@ def _detect_sites(ctx: Context) -> Optional[Choice]:
                   "site's routes")
 
 
-def _takes(key: str, value: Any) -> bool:
-    """Whether the config takes ``value`` for ``key``: a folder named with a
-    control character or a backslash is none it can name (init wrote one,
-    refused its own ``icm.toml`` and set up nothing)."""
+def _takes(keys: Dict[str, Any]) -> bool:
+    """Whether the config takes these keys: a folder named with a control
+    character or a backslash is none it can name (init wrote one, refused
+    its own ``icm.toml`` and set up nothing)."""
     try:
-        config_mod.validate({key: value}, "icm.toml", "")
+        config_mod.validate(keys, "icm.toml", "")
     except UsageError:
         return False
     return True
@@ -595,8 +595,9 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
     (``Status`` and ``Consequences``) by their headings, in more than half
     of its records (taidon: 3 of 86 in adr-tools' sections, the rest in
     the folder's own form, were 238 missing slots); a folder of records in
-    another form is a remark. Records whose context is under ``Problem``
-    (afterray's) get it as the slot."""
+    another form is a remark; one the config cannot name (``_takes``) is
+    passed over. Records whose context is under ``Problem`` (afterray's)
+    get it as the slot."""
     from icm import markdown
 
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
@@ -646,5 +647,7 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
             keys["slots"] = [s if s != "Context" else "Problem"
                              for s in required("nygard")]
             count += " (the context under Problem)"
+        if not _takes(keys):
+            continue  # a folder no config can name: the next one
         return Choice(keys, count)
     return remark

@@ -144,6 +144,20 @@ def test_a_path_on_one_machine_names_the_file_it_meant(repo: Path, icm) -> None:
 
 
 
+
+def test_a_relative_link_into_a_tmp_folder_is_no_machine_path(repo: Path,
+                                                              icm) -> None:
+    """Only a link from the machine's root (``/Users/...``) names a machine's
+    folders: ``tmp/notes.md``, or ``../home/index.md`` from ``site/``, names
+    the tree's own ``tmp/`` and ``home/`` (a site's home page), and said
+    "a path on one machine" of them."""
+    write(repo, {"docs/x.md": "x", "README.md": "[t](tmp/docs/x.md)\n",
+                 "site/a.md": "[h](../home/index.md)\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: README.md -> tmp/docs/x.md",
+        "broken link: site/a.md -> ../home/index.md",
+        "links: 2 problems (missing file 2)"])
+
 def test_a_deep_path_on_one_machine_costs_a_few_lookups(repo: Path) -> None:
     """A machine's own prefix is a few folders (``/Users/me/src/repo/``):
     the tails tried start in its first parts, so a link of 2,000 parts

@@ -201,7 +201,8 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             if seen is None:
                 target = resolve(rel, href)
                 seen = judged[at] = (target, "", "", "") if target is None \
-                    else (target, *_verdict(target, tree, anchors_of))
+                    else (target, *_verdict(target, tree, anchors_of,
+                                            href.startswith("/")))
             target, code, reason, doc = seen
             if target is None:
                 continue
@@ -384,10 +385,12 @@ def _on_one_machine(path: str, tree: Tree) -> str:
 
 
 def _verdict(target: Target, tree: Tree,
-             anchors_of: Callable[[str], Optional[FrozenSet[str]]]
-             ) -> Tuple[str, str, str]:
+             anchors_of: Callable[[str], Optional[FrozenSet[str]]],
+             absolute: bool = False) -> Tuple[str, str, str]:
     """(code, reason, the file whose anchors a fragment missed: the
-    reason names it unless it is the link's own) of one target."""
+    reason names it unless it is the link's own) of one target;
+    ``absolute``: its link starts at ``/`` (only such can name a machine's
+    own folders: ``tmp/x.md`` is the tree's)."""
     if target.problem == "outside-root":
         if github_page(target.path):
             return "", "", ""  # ../../issues: the repository's page on GitHub
@@ -404,7 +407,7 @@ def _verdict(target: Target, tree: Tree,
         other = tree.other_case(target.path)
         if other is not None:
             return "case-mismatch", f"exists as {other}", ""
-        if target.path.startswith(LOCAL_ROOTS):
+        if absolute and target.path.startswith(LOCAL_ROOTS):
             return "missing-file", _on_one_machine(target.path, tree), ""
         return "missing-file", "", ""
     frag = target.fragment

@@ -190,10 +190,15 @@ def docusaurus_folders(files: Iterable[str], read: Callable[[str], bytes]
     ``routes`` reads it (a page-relative link is a route)."""
     files = list(files)
     found = docusaurus_sites(files, read)
-    pages = {f.rpartition("/")[0] for f in files
-             if f.lower().endswith(MARKDOWN_SUFFIXES)}
-    return tuple(sorted(d for d in found if any(
-        p == d or p.startswith(d + "/") for p in pages)))
+    held = set()  # every folder holding a page at any depth (one pass: each
+    # docs folder against every page's folder was 1.6 s for 4,000 of each)
+    for f in files:
+        if f.lower().endswith(MARKDOWN_SUFFIXES):
+            folder = f.rpartition("/")[0]
+            while folder and folder not in held:
+                held.add(folder)
+                folder = folder.rpartition("/")[0]
+    return tuple(sorted(d for d in found if d in held))
 
 
 def folders_with_pages(files: Iterable[str]) -> Tuple[str, ...]:

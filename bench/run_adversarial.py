@@ -164,6 +164,21 @@ def _dupes_pairs(size: int) -> Callable[[], object]:
     return lambda: similarity.Index(stmts).pairs(0.75, lambda x, y: x.path != y.path)
 
 
+
+def _form_pairs(size: int) -> Callable[[], object]:
+    """Two lists alike only in form (``Index._form_alike``: one content word
+    each, the glue of their code spans shared), each ending in N/2 backticks:
+    its code-span scan, tried from inside a run, was quadratic (32,000
+    backticks a side: 9 s)."""
+    from icm import similarity
+
+    run = "`" * (size // 2)
+    stmts = [similarity.Statement("AGENTS.md", 1,
+                                  "Alpha: `a`, `b`, `c`, `d`, `e`, `f`, or `g` " + run),
+             similarity.Statement("x/context.md", 3,
+                                  "Gamma: `p`, `q`, `r`, `t`, `u`, `v`, or `w` " + run)]
+    return lambda: similarity.Index(stmts, 6).pairs(0.75)
+
 _WORDS = [f"{c}{v}{d}" for c in "bcdfghklmnprstvz" for v in "aeiou"
           for d in "bdgklmnprst"]
 
@@ -295,6 +310,8 @@ CASES: List[Case] = [
     ("statement alignment", "'a b c' vs 'a c b', N/2 words each", _align),
     ("dupes pairs", "pairs of 2,000-word 'a b c' / 'a c b' statements",
      _dupes_pairs),
+    ("dupes pairs", "two lists alike in form, each ending in N/2 backticks",
+     _form_pairs),
     ("queue --against", "N/600 items added on each side", _queue_against),
 ]
 

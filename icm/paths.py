@@ -20,7 +20,7 @@ import posixpath
 import re
 import stat
 from pathlib import Path
-from typing import Dict, List, Optional, Set, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 from icm.errors import UsageError
 
@@ -165,12 +165,12 @@ class Resolver:
         folder, name = posixpath.split(norm)
         if not name or is_git_name(name):
             return _resolve(self.given, self.top, norm, self.git_dir)
-        real = self._folder(folder)
+        real, missing = self._folder(folder)
         if not real:  # refused, missing or not a folder: the long way, which
             # also words the reason for the whole path
             return _resolve(self.given, self.top, norm, self.git_dir)
         path = os.path.join(real, name)
-        if folder in self.missing:
+        if missing:
             return path  # below a missing folder nothing can be a link
         try:
             mode = os.lstat(path).st_mode
@@ -184,18 +184,43 @@ class Resolver:
         return _resolve(self.given, self.top, norm, self.git_dir)
 
 
-    def _folder(self, folder: str) -> str:
-        """The real path of an existing folder (built on its parent's, so a
-        new folder costs one ``lstat``); "" when there is no shortcut."""
+    def _folder(self, folder: str) -> Tuple[str, bool]:
+        """The real path of an existing or missing folder, and whether it is
+        missing (each new folder built on its parent's: one ``lstat``); ""
+        when there is no shortcut. A loop from the root, not a call a
+        folder (1,500 folders were a ``RecursionError``); below a missing
+        folder nothing is asked or kept: it is missing too (every folder
+        of 1,000 deep links, kept, was 900 MB)."""
         if not folder:
-            return self.top
+            return self.top, False
         hit = self.folders.get(folder)
         if hit is not None:
-            return self.prefix + folder if hit is _PLAIN else hit
-        parent, name = posixpath.split(folder)
-        base = self._folder(parent)
+            return (self.prefix + folder if hit is _PLAIN else hit), \
+                folder in self.missing
+        base, at = self.top, 0
+        while True:
+            end = folder.find("/", at)
+            known = folder if end < 0 else folder[:end]
+            hit = self.folders.get(known)
+            base = self._step(known, base) if hit is None else \
+                self.prefix + known if hit is _PLAIN else hit
+            if not base:
+                return "", False
+            if known in self.missing:
+                rest = "" if end < 0 else folder[end + 1:]
+                if ".git" in rest.casefold() and any(  # ``clean`` asked
+                        is_git_name(part) for part in rest.split("/")):
+                    return "", False
+                return (os.path.join(base, rest) if rest else base), True
+            if end < 0:
+                return base, False
+            at = end + 1
+
+    def _step(self, folder: str, base: str) -> str:
+        """``folder``'s real path from its parent's (``base``), kept."""
+        name = posixpath.basename(folder)
         real = ""
-        if base and not is_git_name(name):
+        if not is_git_name(name):
             path = os.path.join(base, name)
             try:
                 mode = os.lstat(path).st_mode
@@ -203,7 +228,7 @@ class Resolver:
                 mode = -1
             except OSError:
                 mode = 0
-            if mode == -1 or parent in self.missing:
+            if mode == -1:
                 # missing, as ``_resolve`` keeps it: written, never followed
                 real = path
                 self.missing.add(folder)

@@ -1387,6 +1387,19 @@ def test_a_records_folders_template_is_no_record(repo: Path, icm) -> None:
                                                "templates.md](") == 1
 
 
+
+def test_init_passes_over_a_records_folder_no_config_can_name(repo: Path,
+                                                             icm) -> None:
+    """adr-tools records in a folder named with a backslash: init made it
+    `journal_dir`, refused its own `icm.toml` and set up nothing (exit 2);
+    it takes the next records folder, here none: icm's journal."""
+    commit(repo, {"AGENTS.md": "# H\n", **{
+        f"x\\y/adr/000{n}-t.md": nygard(n, "T", "Accepted") for n in (1, 2, 3)}},
+        "2026-10-01T12:00:00+00:00")
+    code, out, err = icm("init", "--root", str(repo))
+    assert (code, err) == (0, "") and "journal_dir" not in out
+    assert (repo / "journal").is_dir()
+
 def test_init_takes_records_as_the_journal_only_when_most_are_in_a_format(
         repo: Path, icm) -> None:
     """taidon (round 9's fresh trees): 3 of its 85 records hold adr-tools'

@@ -10,7 +10,7 @@ import pytest
 
 from icm import markdown
 from icm.model.links import resolve
-from tests.conftest import commit, git, write
+from tests.conftest import commit, git, python_lines, write
 
 HB = "# Handbook\n\n- [src](src/context.md)\n"
 
@@ -142,6 +142,51 @@ def test_a_path_on_one_machine_names_the_file_it_meant(repo: Path, icm) -> None:
     write(repo, {"Users/me/gone.md": "x"})  # a folder of that name: a file
     assert out_lines(icm, repo)[1][2:] == ["links: 2 problems (missing file 2)"]
 
+
+
+
+def test_a_relative_link_into_a_tmp_folder_is_no_machine_path(repo: Path,
+                                                              icm) -> None:
+    """Only a link from the machine's root (``/Users/...``) names a machine's
+    folders: ``tmp/notes.md``, or ``../home/index.md`` from ``site/``, names
+    the tree's own ``tmp/`` and ``home/`` (a site's home page), and said
+    "a path on one machine" of them."""
+    write(repo, {"docs/x.md": "x", "README.md": "[t](tmp/docs/x.md)\n",
+                 "site/a.md": "[h](../home/index.md)\n"})
+    assert out_lines(icm, repo) == (1, [
+        "broken link: README.md -> tmp/docs/x.md",
+        "broken link: site/a.md -> ../home/index.md",
+        "links: 2 problems (missing file 2)"])
+
+def test_a_deep_path_on_one_machine_costs_a_few_lookups(repo: Path) -> None:
+    """A machine's own prefix is a few folders (``/Users/me/src/repo/``):
+    the tails tried start in its first parts, so a link of 2,000 parts
+    costs what one of 200 does. Every tail was looked up and kept (the
+    tree's lookups are kept a run): 1,000 links of 900 parts, a 2 MB
+    file, held 900 MB."""
+    from icm import config, context
+    from icm.checks import links
+    from icm.model.links import Tree
+
+    commit(repo, {"a/x.md": "x", "docs/contract.md": "x"}, "2026-01-01T00:00:00")
+    tree = Tree(context.build(repo, config.Config()))
+
+    def work(parts: int) -> int:
+        return python_lines(lambda: links._on_one_machine(
+            "Users/" + "a/" * parts + "x.md", tree))
+
+    assert work(2000) == work(200)
+    assert links._on_one_machine("Users/me/src/repo/docs/contract.md", tree) == (
+        "a path on one machine; the tree has docs/contract.md")
+
+
+def test_a_link_1500_folders_deep_is_a_broken_link(repo: Path, icm) -> None:
+    """The resolver built each folder on its parent's by a call: a link of
+    1,500 folders (3 KB) was a ``RecursionError``, exit 2."""
+    deep = "a/" * 1500 + "x.md"
+    write(repo, {"a/y.md": "x", "notes.md": f"[d]({deep})\n"})
+    assert out_lines(icm, repo) == (1, [f"broken link: notes.md -> {deep}",
+                                        "links: 1 problem (missing file 1)"])
 
 def test_outside_root_even_when_it_exists(tmp_path: Path, icm) -> None:
     root = tmp_path / "inner"

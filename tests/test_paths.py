@@ -83,6 +83,22 @@ def test_resolve_refuses_every_way_out(tmp_path: Path, outside: Path) -> None:
         paths.resolve(root, "inner/x", git_dir=root / "inner")
 
 
+
+def test_resolver_takes_a_deep_missing_path_without_recursion(tmp_path: Path) -> None:
+    """A link 1,500 folders deep (3 KB, a name a file can have) was a
+    ``RecursionError`` (each folder built on its parent's by a call): the
+    link check's internal error, exit 2, on a file a pull request adds.
+    Below a missing folder nothing exists, so only the first missing one is
+    kept: every folder of 1,000 such links, kept, was 900 MB."""
+    write(tmp_path, {"a/x.md": "x"})
+    many = paths.Resolver(tmp_path, None)
+    real = os.path.realpath(tmp_path)
+    for rel in ("a/" * 1500 + "x.md", "a/b/" + "c/" * 1500 + "x.md"):
+        assert many.resolve(rel) == paths.resolve(tmp_path, rel) == f"{real}/{rel}"
+    for i in range(50):
+        many.resolve(f"z{i}/" + "a/" * 100 + "x.md")
+    assert len(many.folders) <= 2 + 2 + 50
+
 def test_open_regular_never_blocks_on_a_fifo(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)  # nobody writes: a blocking open would hang forever

@@ -201,7 +201,8 @@ def run(ctx: Context, options: LinksOptions) -> Report:
             if seen is None:
                 target = resolve(rel, href)
                 seen = judged[at] = (target, "", "", "") if target is None \
-                    else (target, *_verdict(target, tree, anchors_of))
+                    else (target, *_verdict(target, tree, anchors_of,
+                                            href.startswith("/")))
             target, code, reason, doc = seen
             if target is None:
                 continue
@@ -364,23 +365,32 @@ RETAIL = tail_of  # the memo names it (``engine.to_plain``)
 LOCAL_ROOTS = ("Users/", "home/", "root/", "mnt/", "private/", "tmp/")
 
 
+# The parts a machine's own prefix may take ("/mnt/c/Users/me/GitHub/repo/"
+# is six): the tails tried start within them.
+MACHINE_PARTS = 12
+
+
 def _on_one_machine(path: str, tree: Tree) -> str:
     """The reason of a missing link into a local machine's folders, naming
     the tree's file it most likely meant (the longest tail of the path the
-    file list holds; one lookup per folder of the path)."""
-    parts = path.split("/")
-    for i in range(1, len(parts) - 1):  # a tail of two parts at least
+    file list holds, of two parts at least, starting within the first
+    ``MACHINE_PARTS``). Looked up, never kept: each tail is the link's own
+    (every tail of a 2,000-part path, kept, held 900 MB for 1,000 links)."""
+    parts = path.split("/", MACHINE_PARTS)
+    for i in range(1, min(len(parts) - 1, MACHINE_PARTS)):
         tail = "/".join(parts[i:])
-        if tree.listed(tail):
+        if tail in tree.files or tail in tree.dirs:
             return f"a path on one machine; the tree has {tail}"
     return "a path on one machine"
 
 
 def _verdict(target: Target, tree: Tree,
-             anchors_of: Callable[[str], Optional[FrozenSet[str]]]
-             ) -> Tuple[str, str, str]:
+             anchors_of: Callable[[str], Optional[FrozenSet[str]]],
+             absolute: bool = False) -> Tuple[str, str, str]:
     """(code, reason, the file whose anchors a fragment missed: the
-    reason names it unless it is the link's own) of one target."""
+    reason names it unless it is the link's own) of one target;
+    ``absolute``: its link starts at ``/`` (only such can name a machine's
+    own folders: ``tmp/x.md`` is the tree's)."""
     if target.problem == "outside-root":
         if github_page(target.path):
             return "", "", ""  # ../../issues: the repository's page on GitHub
@@ -397,7 +407,7 @@ def _verdict(target: Target, tree: Tree,
         other = tree.other_case(target.path)
         if other is not None:
             return "case-mismatch", f"exists as {other}", ""
-        if target.path.startswith(LOCAL_ROOTS):
+        if absolute and target.path.startswith(LOCAL_ROOTS):
             return "missing-file", _on_one_machine(target.path, tree), ""
         return "missing-file", "", ""
     frag = target.fragment

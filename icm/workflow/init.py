@@ -468,14 +468,26 @@ def _detect_sites(ctx: Context) -> Optional[Choice]:
     """Docs sites' page folders (``model.sites``): their links are routes."""
     from icm.model.sites import config_reader, docusaurus_folders, folders_with_pages
 
-    found = sorted({*folders_with_pages(ctx.files),
-                    *docusaurus_folders(ctx.files, config_reader(ctx))})
+    found = sorted(f for f in {*folders_with_pages(ctx.files),
+                               *docusaurus_folders(ctx.files, config_reader(ctx))}
+                   if _takes({"site_content": [f]}))
     if not found:
         return None
     noun = "docs site" if len(found) == 1 else "docs sites"
     return Choice({"site_content": list(found)},
                   f"{len(found)} {noun} found: links in their pages are the "
                   "site's routes")
+
+
+def _takes(keys: Dict[str, Any]) -> bool:
+    """Whether the config takes these keys: a folder named with a control
+    character or a backslash is none it can name (init wrote one, refused
+    its own ``icm.toml`` and set up nothing)."""
+    try:
+        config_mod.validate(keys, "icm.toml", "")
+    except UsageError:
+        return False
+    return True
 
 
 def _detect_notes(ctx: Context, handbook: str) -> Tuple[Optional[Choice], ...]:
@@ -583,8 +595,9 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
     (``Status`` and ``Consequences``) by their headings, in more than half
     of its records (taidon: 3 of 86 in adr-tools' sections, the rest in
     the folder's own form, were 238 missing slots); a folder of records in
-    another form is a remark. Records whose context is under ``Problem``
-    (afterray's) get it as the slot."""
+    another form is a remark; one the config cannot name (``_takes``) is
+    passed over. Records whose context is under ``Problem`` (afterray's)
+    get it as the slot."""
     from icm import markdown
 
     prefix = ctx.config.journal_dir.rstrip("/") + "/"
@@ -634,5 +647,7 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
             keys["slots"] = [s if s != "Context" else "Problem"
                              for s in required("nygard")]
             count += " (the context under Problem)"
+        if not _takes(keys):
+            continue  # a folder no config can name: the next one
         return Choice(keys, count)
     return remark

@@ -30,6 +30,18 @@ def _escape(m: "re.Match[str]") -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+# Of those, what a format that percent-encodes C0 and DEL itself (GitHub's
+# workflow commands) still passes to a reader's display: C1, the line and
+# paragraph separators and the bidi controls (an annotation reordered).
+_UNSEEN = re.compile("[\x80-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def displayed(text: str) -> str:
+    """``text`` with ``_UNSEEN``'s characters escaped as ``inert`` writes
+    them (``\\u202e``); C0, DEL and the rest are left to the caller."""
+    return _UNSEEN.sub(_escape, text) if _UNSEEN.search(text) else text
+
+
 def printable(text: str) -> str:
     """``text`` as a stream can encode it: a file-name byte that is not UTF-8
     (held as a lone surrogate) becomes ``\\xNN``, as git and ls print it.

@@ -21,7 +21,7 @@ from typing import (
 from urllib.parse import quote
 
 from icm import __version__
-from icm.escape import inert, printable, text_line, uncommanded
+from icm.escape import displayed, inert, printable, text_line, uncommanded
 from icm.finding import Finding, Report, Rule, Severity, Silenced
 
 # (rule, why, how to silence it, where the docs say more) for CHECK/CODE, or
@@ -92,12 +92,14 @@ _GITHUB_PROPERTY = re.compile("[%\x00-\x1f\x7f:,]")
 
 def github_data(text: str) -> str:
     """Escape the data (message) part of a workflow command."""
-    return _GITHUB_DATA.sub(lambda m: f"%{ord(m.group()):02X}", printable(text))
+    return _GITHUB_DATA.sub(lambda m: f"%{ord(m.group()):02X}",
+                            displayed(printable(text)))
 
 
 def github_property(text: str) -> str:
     """Escape a property value (``file=``, ``title=``) of a workflow command."""
-    return _GITHUB_PROPERTY.sub(lambda m: f"%{ord(m.group()):02X}", printable(text))
+    return _GITHUB_PROPERTY.sub(lambda m: f"%{ord(m.group()):02X}",
+                                displayed(printable(text)))
 
 
 def github_line(text: str) -> str:

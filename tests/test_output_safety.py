@@ -97,6 +97,10 @@ def test_github_line_and_data_escaping() -> None:
     assert report.github_line("\x1b[31m") == "%1B[31m"
     assert report.github_property("a:b,c") == "a%3Ab%2Cc"
     assert report.github_data("a:b,c\n") == "a:b,c%0A"
+    # what the runner leaves to the display: shown as text shows it
+    assert report.github_data("a\u202eb\x85c\u2028d\u2066") == \
+        "a\\u202eb\\x85c\\u2028d\\u2066"
+    assert report.github_property("x\u202e.md") == "x\\u202e.md"
 
 
 def test_json_is_one_document_whatever_the_names(repo: Path, icm) -> None:

@@ -46,8 +46,10 @@ def is_git_name(name: str) -> bool:
 
 
 # A folder's README and its translations (README.ko.md, README.zh-CN.md,
-# README_ja.md): a folder's description, never one of its entries or items.
-_README = re.compile(r"readme(?:[._-][a-z]{2,3}(?:[_-][a-z0-9]{2,4})?)?\.md",
+# README_ja.md, README.pt-BR.md): a folder's description, never one of its
+# entries or items. Two letters for the language: three read "readme-fix.md"
+# and "README-old.md" (a queue item, an old page) as READMEs, unchecked.
+_README = re.compile(r"readme(?:[._-][a-z]{2}(?:[_-][a-z0-9]{2,4})?)?\.md",
                      re.IGNORECASE)
 
 

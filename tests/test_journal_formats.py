@@ -1454,6 +1454,19 @@ def test_a_translated_readme_is_no_record_and_no_item(repo: Path, icm) -> None:
         "doc/adr/README.draft.md: name does not match NNNN-title.md")
 
 
+@pytest.mark.parametrize("name, readme", [
+    ("README.md", True), ("readme.md", True), ("README.ko.md", True),
+    ("README_ja.md", True), ("README.zh-CN.md", True), ("README.pt-BR.md", True),
+    ("README.zh-Hans.md", True), ("readme-fix.md", False), ("README-old.md", False),
+    ("README.draft.md", False), ("READMEs.md", False)])
+def test_what_names_a_readme(name: str, readme: bool) -> None:
+    """A language is two letters: three read an item named readme-fix.md
+    in queue/ as the folder's README, never checked (the audit)."""
+    from icm.paths import is_readme
+
+    assert is_readme(name) is readme
+
+
 def test_a_page_sharing_a_records_number_is_its_companion(repo: Path,
                                                           icm) -> None:
     """TauTerm keeps ADR-0015-implementation-notes.md beside its record

@@ -263,7 +263,9 @@ def _stamped(ctx: Context, stmts: Sequence[similarity.Statement],
         by.setdefault(notes_mod.own_masked("\n".join(said), path), []).append(path)
     candidates = [p for group in by.values() if len(group) >= notes_mod.STAMPED
                   for p in group]
-    keys = notes_mod.stamp_keys(ctx, candidates, ctx.config.max_file_bytes)
+    # read no more than the digest takes (256 KiB): max_file_bytes read 10 MB
+    # of a note whose digest is then refused
+    keys = notes_mod.stamp_keys(ctx, candidates)
     sizes: Dict[bytes, int] = {}
     for key in keys.values():
         sizes[key] = sizes.get(key, 0) + 1

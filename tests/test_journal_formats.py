@@ -1422,6 +1422,16 @@ def test_init_takes_records_as_the_journal_only_when_most_are_in_a_format(
     assert not any("journal_dir" in f.read_text() for f in repo.glob("*.toml"))
     assert (repo / "journal").is_dir()  # icm's journal, the records left as they are
     assert icm("check-journal", "--root", str(repo))[:2] == (0, "journal ok\n")
+    write(repo, {"docs/adr/0001-first.md": own.format(n=1)})  # none in a format
+    for made in repo.glob("*.toml"):
+        made.unlink()
+    assert icm("init", "--root", str(repo))[1].splitlines()[1] == (
+        "3 records in docs/adr, none in MADR's or adr-tools' sections: in a "
+        "form of their own, not taken as the journal (journal_format reads "
+        "MADR and adr-tools)")
+    commit(repo, {"docs/adr/0001-first.md": _header_record(1, "First", "N/A",
+                                                           "N/A")},
+           "2026-10-01T18:00:00+00:00")
     commit(repo, {"docs/adr/0004-fourth.md": _header_record(4, "Four", "N/A",
                                                             "N/A"),
                   "docs/adr/0005-fifth.md": _header_record(5, "Five", "N/A",

@@ -629,10 +629,12 @@ def _detect_records(ctx: Context) -> Optional[Choice]:
         shown = {"madr": "MADR", "nygard": "adr-tools"}[kind]
         if votes[kind] * 2 <= len(records):
             owner = {"madr": "MADR's", "nygard": "adr-tools'"}[kind]
+            held = f"{votes[kind]} in {owner}" if votes[kind] else \
+                "none in MADR's or adr-tools'"  # not "0 in MADR's" (the audit)
             remark = remark or Choice({}, (
-                f"{len(records)} records in {folder}, {votes[kind]} in {owner} "
-                "sections: in a form of their own, not taken as the journal "
-                "(journal_format reads MADR and adr-tools)"))
+                f"{len(records)} records in {folder}, {held} sections: in a "
+                "form of their own, not taken as the journal (journal_format "
+                "reads MADR and adr-tools)"))
             continue
         count = f"{len(records)} {shown} records found in {folder}"
         nested = sorted({f[len(folder) + 1:].partition("/")[0] + "/"

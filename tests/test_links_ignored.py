@@ -290,3 +290,27 @@ def test_a_skills_samples_are_written_for_another_tree(repo: Path, icm) -> None:
         "../scripts/gone.py\n"
         "broken link: examples/demo/README.md -> missing.md\n"
         "links: 3 problems (missing file 3)\n"), "")
+
+
+def test_a_test_pages_links_are_its_data(repo: Path, icm) -> None:
+    """Round 13's mdk: a markdown parser's golden input (``tests/golden/
+    kitchen_sink.md`` beside its expected JSON) links ``/img.png`` and a
+    reference definition as data to parse: 2 broken links, both noise. A
+    missing target in a file under a test-data folder (``testdata``,
+    ``fixtures``, ``golden``, ``__snapshots__``, ...) is an info line; a
+    test's own README beside the tests, and a folder merely named like one
+    (``goldenrod``), keep theirs."""
+    write(repo, {"AGENTS.md": HB, "icm.toml": 'note_name = "AGENTS.md"\n',
+                 "crates/md/tests/golden/kitchen_sink.md": "![i](/img.png)\n",
+                 "pkg/testdata/input.md": "[x](gone.md)\n",
+                 "web/__snapshots__/page.md": "[y](nowhere.md)\n",
+                 "crates/md/tests/README.md": "[how](missing.md)\n",
+                 "goldenrod/notes.md": "[z](absent.md)\n"})
+    why = " (test data: a page a test reads, not one readers follow)\n"
+    assert icm("check-links", "--root", str(repo)) == (1, (
+        "broken link: crates/md/tests/README.md -> missing.md\n"
+        "placeholder link: crates/md/tests/golden/kitchen_sink.md -> /img.png"
+        + why + "broken link: goldenrod/notes.md -> absent.md\n"
+        "placeholder link: pkg/testdata/input.md -> gone.md" + why
+        + "placeholder link: web/__snapshots__/page.md -> nowhere.md" + why
+        + "links: 2 problems (missing file 2)\n"), "")

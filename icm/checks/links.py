@@ -59,6 +59,7 @@ from icm.model.links import (
     extract_linking,
     indexed_notes,
     is_template,
+    is_test_data,
     named_notes,
     near_handbooks,
     notes_to_index,
@@ -221,11 +222,17 @@ def run(ctx: Context, options: LinksOptions) -> Report:
                     continue
                 if rel not in kinds:
                     kinds[rel] = "template" if is_template(rel) else \
-                        "sample" if ctx.skill_sample(rel) else ""
+                        "sample" if ctx.skill_sample(rel) else \
+                        "test-data" if is_test_data(rel) else ""
                 if kinds[rel] == "sample":
                     broken.append(_placeholder(rel, raw, "a skill's sample, "
                                                "written for the repository it "
                                                "describes", line, rank))
+                    continue
+                if kinds[rel] == "test-data":
+                    broken.append(_placeholder(rel, raw, "test data: a page a "
+                                               "test reads, not one readers "
+                                               "follow", line, rank))
                     continue
                 if kinds[rel]:
                     held.setdefault(rel, []).append(

@@ -534,6 +534,18 @@ def placeholder(raw: str) -> bool:
         or bool(_BRACKETED.search(text))
 
 
+# Folders of a test's input and expected output: a markdown file there is
+# data a parser or renderer is tested on, its links written to be read, not
+# followed (round 13's mdk: a golden kitchen-sink page's /img.png).
+TEST_DATA_FOLDERS = frozenset({"testdata", "test-data", "test_data", "fixtures",
+                               "__fixtures__", "golden", "goldens", "__snapshots__"})
+
+
+def is_test_data(rel: str) -> bool:
+    """A file under a folder of test input or expected output."""
+    return not TEST_DATA_FOLDERS.isdisjoint(rel.casefold().split("/")[:-1])
+
+
 def is_template(rel: str) -> bool:
     """A file kept to be copied: under a templates folder, or named so."""
     *folders, name = rel.casefold().split("/")

@@ -257,3 +257,48 @@ def test_a_link_to_githubs_own_page_is_no_finding(repo: Path, icm) -> None:
         "broken link: SECURITY.md -> ../../../security (outside the repository "
         "root)\n"
         "links: 2 problems (outside the root 2)\n"), "")
+
+
+def test_what_init_takes_for_mkdocs_and_zensical_sites() -> None:
+    from icm.model.sites import mkdocs_folders
+
+    configs = {
+        "mkdocs.yml": b"site_name: x\ndocs_dir: 'site-src'  # pages\n",
+        "py/mkdocs.yaml": b"site_name: y\n",  # docs/ by default
+        "zensical.toml": b'[project]\nsite_name = "z"\ndocs_dir = "docs"\n',
+        "far/mkdocs.yml": b"docs_dir: ../../outside\n",
+        "empty/mkdocs.yml": b"docs_dir: nothing\n",
+        "nested/mkdocs.yml": b"theme:\n  docs_dir: not-this\n",  # not top level
+    }
+    files = [*configs, "site-src/a.md", "py/docs/x/b.md", "docs/c.md",
+             "outside/a.md", "empty/nothing/data.json", "nested/docs/d.md"]
+    assert mkdocs_folders(files, configs.__getitem__) == (
+        "docs", "nested/docs", "py/docs", "site-src")
+
+
+def test_a_raw_image_written_for_an_mkdocs_pages_url(repo: Path, icm) -> None:
+    """Round 13's burrito (a Zensical site): a raw ``<img>`` in
+    ``docs/operator-manual/architecture.md`` is written for the built page,
+    ``/operator-manual/architecture/``, so ``../../assets/x.png`` is the
+    site's ``docs/assets/x.png``: 7 broken links, all noise. init takes the
+    docs folder as a site's; a page's links then resolve from its directory
+    URL too, and to the folder's own files; a target the site lacks stays
+    broken."""
+    commit(repo, {
+        "AGENTS.md": "# H\n",
+        "zensical.toml": '[project]\nsite_name = "B"\ndocs_dir = "docs"\n',
+        "docs/index.md": "# Home\n",
+        "docs/assets/design/arch.png": "png\n",
+        "docs/operator-manual/architecture.md": (
+            '# Arch\n\n<p><img src="../../assets/design/arch.png" /></p>\n'
+            '<img src="../../assets/design/gone.png" />\n'
+            "[md](../assets/design/arch.png)\n")}, D1)
+    code, out, _ = icm("check-links", "--root", str(repo))
+    assert code == 1 and out.count("broken link") == 2
+    assert icm("init", "--root", str(repo))[1].splitlines()[1] == (
+        'site_content = ["docs"]: 1 docs site found: links in their pages are '
+        "the site's routes")
+    assert icm("check-links", "--root", str(repo))[1] == (
+        "broken link: docs/operator-manual/architecture.md -> "
+        "../../assets/design/gone.png\n"
+        "links: 1 problem (missing file 1)\n")

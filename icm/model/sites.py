@@ -100,16 +100,20 @@ class Sites:
             if base:  # under the route base the site serves its pages at
                 urls = {u[len(base) + 1:] for u in urls if u.startswith(base + "/")} \
                     | {"" for u in urls if u == base} | urls
-        else:  # from the page's URL, as a browser does
+        else:  # from the page's URL, as a browser does, with the trailing
+            # slash of a directory URL (MkDocs' ``/a/b/``) or without
             urls = {posixpath.normpath(posixpath.join(
-                posixpath.dirname("/" + here), path)).lstrip("/")
-                for here in routes(source[len(folder) + 1:])}
+                posixpath.dirname("/" + here) if slash == "" else "/" + here,
+                path)).lstrip("/")
+                for here in routes(source[len(folder) + 1:]) for slash in ("", "/")}
         pages = self.pages[folder]
         for url in urls:
             if url.startswith(".."):
                 continue
             public = posixpath.join(posixpath.dirname(folder), "public", url)
-            if route(url) in pages or public in self.files:
+            # a file of the folder itself, served at its path (MkDocs')
+            if route(url) in pages or public in self.files or \
+                    posixpath.join(folder, url) in self.files:
                 return True
         return False
 
@@ -192,6 +196,49 @@ def docusaurus_folders(files: Iterable[str], read: Callable[[str], bytes]
     found = docusaurus_sites(files, read)
     held = set()  # every folder holding a page at any depth (one pass: each
     # docs folder against every page's folder was 1.6 s for 4,000 of each)
+    for f in files:
+        if f.lower().endswith(MARKDOWN_SUFFIXES):
+            folder = f.rpartition("/")[0]
+            while folder and folder not in held:
+                held.add(folder)
+                folder = folder.rpartition("/")[0]
+    return tuple(sorted(d for d in found if d in held))
+
+
+# MkDocs' and Zensical's configs, and the folder they build pages from
+# (``docs_dir``, ``docs`` beside the config by default), read as text: a
+# top-level ``docs_dir: x`` line in YAML, a ``docs_dir = "x"`` line in TOML.
+_MKDOCS = frozenset(("mkdocs.yml", "mkdocs.yaml", "zensical.toml"))
+_DOCS_DIR_YAML = re.compile(
+    r"""(?m)^docs_dir[ \t]*:[ \t]*(['"]?)([^'"\n#]{1,200}?)\1[ \t]*(?:#.*)?$""")
+_DOCS_DIR_TOML = re.compile(
+    r"""(?m)^[ \t]*docs_dir[ \t]*=[ \t]*(['"])([^'"\n]{1,200})\1""")
+
+
+def mkdocs_folders(files: Iterable[str], read: Callable[[str], bytes]
+                   ) -> Tuple[str, ...]:
+    """The docs folders of MkDocs and Zensical sites that hold Markdown
+    pages. They serve a page at its path without the extension, each under
+    its own folder (``use_directory_urls``: ``a/b.md`` at ``/a/b/``), and
+    the folder's other files at their paths: a raw ``<img>`` written for
+    the built page (round 13's burrito: ``../../assets/x.png`` from
+    ``docs/a/b.md``) is the site's ``docs/assets/x.png``."""
+    files = list(files)
+    found = set()
+    for config in files:
+        folder, _, name = config.rpartition("/")
+        if name not in _MKDOCS:
+            continue
+        try:
+            text = read(config).decode("utf-8", "replace")
+        except OSError:
+            continue
+        m = (_DOCS_DIR_TOML if name.endswith(".toml") else _DOCS_DIR_YAML).search(text)
+        docs = posixpath.normpath(posixpath.join(folder, m.group(2).strip()
+                                                 if m else "docs"))
+        if docs not in (".", "") and not docs.startswith(("..", "/")):
+            found.add(docs)
+    held = set()
     for f in files:
         if f.lower().endswith(MARKDOWN_SUFFIXES):
             folder = f.rpartition("/")[0]

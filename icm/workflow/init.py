@@ -466,10 +466,17 @@ def detect(ctx: Context, handbook: str) -> List[Choice]:
 
 def _detect_sites(ctx: Context) -> Optional[Choice]:
     """Docs sites' page folders (``model.sites``): their links are routes."""
-    from icm.model.sites import config_reader, docusaurus_folders, folders_with_pages
+    from icm.model.sites import (
+        config_reader,
+        docusaurus_folders,
+        folders_with_pages,
+        mkdocs_folders,
+    )
 
+    read = config_reader(ctx)
     found = sorted(f for f in {*folders_with_pages(ctx.files),
-                               *docusaurus_folders(ctx.files, config_reader(ctx))}
+                               *docusaurus_folders(ctx.files, read),
+                               *mkdocs_folders(ctx.files, read)}
                    if _takes({"site_content": [f]}))
     if not found:
         return None

@@ -18,7 +18,16 @@ from __future__ import annotations
 import posixpath
 import re
 from bisect import bisect_left
-from typing import AbstractSet, Callable, Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import (
+    AbstractSet,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Optional,
+    Sequence,
+    Tuple,
+)
 from urllib.parse import unquote
 
 from icm.context import MARKDOWN_SUFFIXES, Context, Unreadable
@@ -193,9 +202,14 @@ def docusaurus_folders(files: Iterable[str], read: Callable[[str], bytes]
     extension and its number prefixes, and drops a last ``index``, as
     ``routes`` reads it (a page-relative link is a route)."""
     files = list(files)
-    found = docusaurus_sites(files, read)
-    held = set()  # every folder holding a page at any depth (one pass: each
-    # docs folder against every page's folder was 1.6 s for 4,000 of each)
+    return _holding_pages(files, docusaurus_sites(files, read))
+
+
+def _holding_pages(files: Sequence[str], found: Iterable[str]) -> Tuple[str, ...]:
+    """Those of ``found`` that hold a Markdown page at any depth, sorted: the
+    folders holding one made in one pass (each docs folder against every
+    page's folder was 1.6 s for 4,000 of each)."""
+    held = set()
     for f in files:
         if f.lower().endswith(MARKDOWN_SUFFIXES):
             folder = f.rpartition("/")[0]
@@ -238,14 +252,7 @@ def mkdocs_folders(files: Iterable[str], read: Callable[[str], bytes]
                                                  if m else "docs"))
         if docs not in (".", "") and not docs.startswith(("..", "/")):
             found.add(docs)
-    held = set()
-    for f in files:
-        if f.lower().endswith(MARKDOWN_SUFFIXES):
-            folder = f.rpartition("/")[0]
-            while folder and folder not in held:
-                held.add(folder)
-                folder = folder.rpartition("/")[0]
-    return tuple(sorted(d for d in found if d in held))
+    return _holding_pages(files, found)
 
 
 def folders_with_pages(files: Iterable[str]) -> Tuple[str, ...]:

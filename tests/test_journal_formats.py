@@ -415,7 +415,10 @@ BEAT_WARNING = ("doc/adr/0007-send-reports-from-celery-beat.md: re-proposes what
     "Status: Accepted\n\n**Deferral superseded by [ADR-0007]"
     "(0007-send-reports-from-celery-beat.md)**\n(added later): 0007 adopts the "
     "schedule; the rest holds.\n",
-    "Status: Accepted\n\n**Partly superseded by ADR-0007**\n"])
+    "Status: Accepted\n\n**Partly superseded by ADR-0007**\n",
+    # adr-tools' other link words for a change that keeps the record
+    "## Status\n\nAccepted\n\nClarified by [7. Send reports from Celery beat]"
+    "(0007-send-reports-from-celery-beat.md)\n"])
 def test_a_record_revisited_by_a_newer_one_is_no_reproposal(
         repo: Path, icm, link: str) -> None:
     """A record whose status area says a newer record revisits it (Amended by,

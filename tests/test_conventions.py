@@ -236,6 +236,26 @@ def test_a_symlinked_note_is_judged_with_its_target(repo: Path, icm) -> None:
     assert icm("check-stale", "--root", str(repo)) == (0, "api/AGENTS.md: ok\n", "")
 
 
+def test_a_note_copied_into_its_sibling_is_judged_once(repo: Path, icm) -> None:
+    """Round 13's crates: a sync script copies each ``AGENTS.md`` into a
+    ``CLAUDE.md`` beside it, so every STALE line came twice. A per-tool note
+    holding its folder's other note byte for byte is that note under a
+    second name (its words were reviewed when its twin's were): one verdict,
+    on the first name. Once the copy's words part from its twin's, each is
+    judged."""
+    note = "# api\n\nThin.\n"
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "api/AGENTS.md": note, "api/CLAUDE.md": note, "api/app.py": "v1\n"})
+    commit(repo, {}, D1)
+    commit(repo, {"api/app.py": "v2\n"}, D2)
+    stale = "api/AGENTS.md: STALE - code in api moved 1 day after the note\n"
+    assert icm("check-stale", "--root", str(repo)) == (1, stale, "")
+    commit(repo, {"api/CLAUDE.md": note + "Claude runs make api.\n"}, D3)
+    assert icm("check-stale", "--root", str(repo)) == (
+        1, stale + "api/CLAUDE.md: ok\n", "")
+
+
 def _linked(repo: Path, icm) -> None:
     """Issue 24's rika layout from ``icm init``: a handbook, ``CLAUDE.md ->
     AGENTS.md`` beside a package's note, its code committed a day after."""

@@ -124,14 +124,33 @@ def mirrors(ctx: Context, notes: Iterable[str]) -> Set[str]:
 
 
 def sibling_links(ctx: Context, notes: Iterable[str]) -> Set[str]:
-    """The ``mirrors`` that link to a note of their own folder: that note
-    under a second name, given no code (``_speakers``) and judged nowhere
-    apart (a link to another folder's note speaks for its own folder)."""
+    """The ``mirrors`` that link to a note of their own folder, and the
+    per-tool notes whose bytes are another's of their folder (a copy a sync
+    script keeps: round 13's crates, ``CLAUDE.md`` copied from ``AGENTS.md``,
+    each STALE line twice): that note under a second name, given no code
+    (``_speakers``) and judged nowhere apart (a link to another folder's
+    note speaks for its own folder). Of copies, the first by name stays."""
     folders: Dict[str, Set[str]] = {}
     for note in notes:
         folders.setdefault(posixpath.dirname(note), set()).add(note)
-    return {n for group in folders.values() if len(group) > 1 for n in group
-            if link_target(ctx, n) in group - {n}}  # one folder's alone: free
+    found = {n for group in folders.values() if len(group) > 1 for n in group
+             if link_target(ctx, n) in group - {n}}  # one folder's alone: free
+    for group in folders.values():
+        tools = sorted(n for n in group if n not in found and tool_of(n) is not None
+                       and link_target(ctx, n) == n)
+        if len(tools) < 2:
+            continue
+        seen: Dict[bytes, str] = {}
+        for note in tools:  # same words, so reviewed when its twin was
+            try:
+                data = ctx.read_bytes(note, WORDS_CAP)
+            except Unreadable:
+                continue
+            if data in seen and tool_mirrors(seen[data], note):
+                found.add(note)
+            else:
+                seen.setdefault(data, note)
+    return found
 
 
 def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:

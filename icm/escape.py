@@ -15,8 +15,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # line and paragraph separators, the bidi embeddings, overrides and isolates
 # (Trojan Source), and lone surrogates (bytes that were not UTF-8). A tab
 # only moves the cursor. One character class: one linear pass.
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e"
-                     "\u2066-\u2069\ud800-\udfff]")
+# (what a display alone acts on, ``_UNSEEN``'s, is one list for both)
+_DISPLAYED = "\x80-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f{_DISPLAYED}\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 
 
@@ -33,7 +34,7 @@ def _escape(m: "re.Match[str]") -> str:
 # Of those, what a format that percent-encodes C0 and DEL itself (GitHub's
 # workflow commands) still passes to a reader's display: C1, the line and
 # paragraph separators and the bidi controls (an annotation reordered).
-_UNSEEN = re.compile("[\x80-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSEEN = re.compile(f"[{_DISPLAYED}]")
 
 
 def displayed(text: str) -> str:

@@ -256,6 +256,33 @@ def test_a_note_copied_into_its_sibling_is_judged_once(repo: Path, icm) -> None:
         1, stale + "api/CLAUDE.md: ok\n", "")
 
 
+def test_a_pair_of_notes_of_two_sizes_is_never_read_as_copies(
+        repo: Path, icm, monkeypatch) -> None:
+    """Only notes of one size are read to find a copy: a warm run over
+    folders of an ``AGENTS.md`` and a ``CLAUDE.md`` with words of their own
+    reads neither, once per run (stale and its code owner share the set)."""
+    from icm import context as context_mod
+
+    write(repo, {"icm.toml": 'note_name = ["AGENTS.md", "CLAUDE.md"]\n'
+                             'index = "off"\n',
+                 "api/AGENTS.md": "# api\n\nThin.\n",
+                 "api/CLAUDE.md": "# api\n\nClaude: make api.\n",
+                 "web/AGENTS.md": "# web\n", "web/CLAUDE.md": "# web\n",
+                 "api/app.py": "v1\n", "web/app.py": "v1\n"})
+    commit(repo, {}, D1)
+    reads = []
+    real = context_mod.Context.read_bytes
+
+    def spy(self, rel: str, limit: int = 0) -> bytes:
+        reads.append(rel)
+        return real(self, rel, limit)
+
+    monkeypatch.setattr(context_mod.Context, "read_bytes", spy)
+    assert icm("check-stale", "--root", str(repo)) == (
+        0, "api/AGENTS.md: ok\napi/CLAUDE.md: ok\nweb/AGENTS.md: ok\n", "")
+    assert sorted(reads) == ["web/AGENTS.md", "web/CLAUDE.md"]
+
+
 def _linked(repo: Path, icm) -> None:
     """Issue 24's rika layout from ``icm init``: a handbook, ``CLAUDE.md ->
     AGENTS.md`` beside a package's note, its code committed a day after."""

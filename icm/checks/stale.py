@@ -739,7 +739,7 @@ def run(ctx: Context, options: StaleOptions) -> Report:
     top = os.path.realpath(ctx.root)
     deleted = _gone(ctx, history, excluded)
     owned = sorted((note, code) for note, code in code_by_note(
-        ctx, pending | deleted).items() if note not in links)
+        ctx, pending | deleted, links).items() if note not in links)
     skip_of = _not_code(ctx, deleted)
     # a note's skip holds its code: kept only for the notes left behind
     # (one each held every note's code, 14 MiB at 500k)

@@ -82,16 +82,18 @@ def owner_of(ctx: Context) -> Callable[[str], Optional[str]]:
     return owner
 
 
-def code_by_note(ctx: Context, pending: AbstractSet[str] = frozenset()
+def code_by_note(ctx: Context, pending: AbstractSet[str] = frozenset(),
+                 links: Optional[AbstractSet[str]] = None
                  ) -> Dict[str, Sequence[str]]:
     """The code files among the tracked ones and ``pending`` each note
     speaks for, each note's as a ``PathList`` (a place per listed path).
     Two notes of one folder (an ``AGENTS.md`` and a ``CLAUDE.md``) both
-    speak for its code, unless one only mirrors the other (``_speakers``)."""
+    speak for its code, unless one only mirrors the other (``_speakers``;
+    ``links``: ``sibling_links`` where the caller has it already)."""
     owner = owner_of(ctx)
     notes = ctx.notes()
     owned = {n: PathList(ctx.file_list) for n in notes}
-    speakers = _speakers(ctx, notes)
+    speakers = _speakers(ctx, notes, links)
     files = ctx.file_list
     others = sorted(p for p in pending if p not in files.tracked)
     for place, path in chain(enumerate(files.paths), zip(repeat(-1), others)):
@@ -140,20 +142,29 @@ def sibling_links(ctx: Context, notes: Iterable[str]) -> Set[str]:
                        and link_target(ctx, n) == n)
         if len(tools) < 2:
             continue
-        seen: Dict[bytes, str] = {}
-        for note in tools:  # same words, so reviewed when its twin was
-            try:
-                data = ctx.read_bytes(note, WORDS_CAP)
+        sizes: Dict[int, List[str]] = {}
+        for note in tools:  # only notes of one size are read (a warm run
+            try:            # of paired notes that differ reads none)
+                sizes.setdefault(ctx.stat(note).st_size, []).append(note)
             except Unreadable:
                 continue
-            if data in seen and tool_mirrors(seen[data], note):
-                found.add(note)
-            else:
-                seen.setdefault(data, note)
+        for same in sizes.values():
+            seen: Dict[bytes, str] = {}
+            for note in same if len(same) > 1 else ():
+                try:  # same words, so reviewed when its twin was
+                    data = ctx.read_bytes(note, WORDS_CAP)
+                except Unreadable:
+                    continue
+                if data in seen and tool_mirrors(seen[data], note):
+                    found.add(note)
+                else:
+                    seen.setdefault(data, note)
     return found
 
 
-def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
+def _speakers(ctx: Context, notes: Iterable[str],
+              links: Optional[AbstractSet[str]] = None
+              ) -> Dict[str, Tuple[str, ...]]:
     """For the note ``owner_of`` picks in a folder holding several, the
     folder's notes that speak for its code: each but a symlink to a sibling
     or an import stub bringing one in (``CLAUDE.md`` holding ``@AGENTS.md``:
@@ -164,7 +175,8 @@ def _speakers(ctx: Context, notes: Iterable[str]) -> Dict[str, Tuple[str, ...]]:
 
     folders: Dict[str, List[str]] = {}
     notes = list(notes)
-    links = sibling_links(ctx, notes)
+    if links is None:
+        links = sibling_links(ctx, notes)
     for note in notes:
         folders.setdefault(posixpath.dirname(note), []).append(note)
     speakers: Dict[str, Tuple[str, ...]] = {}

@@ -427,9 +427,10 @@ def build(ctx: Context) -> Positions:
     def next_of(path: str) -> str:
         return replaced.get(path, ("", 0))[0]
 
-    back = revived(read, replaced)
+    after = revisiting(read)  # asked once: the view and the warning read it
+    back = revived(read, replaced, after)
     alternatives = {r.path: _shown(r, back, lay) for r in read}
-    found = sorted(_reproposals(ctx, read, set(back), replaced, lay),
+    found = sorted(_reproposals(ctx, read, set(back), replaced, lay, after),
                    key=lambda p: (p.path, p.line, p.rejected_by))
     against: Dict[str, List[Reproposal]] = {}
     for p in found:
@@ -574,17 +575,18 @@ def revisiting(read: Sequence[_Read]) -> Dict[str, Set[str]]:
     return after
 
 
-def revived(read: Sequence[_Read], replaced: Dict[str, Tuple[str, int]]
-            ) -> Dict[Tuple[str, int], str]:
+def revived(read: Sequence[_Read], replaced: Dict[str, Tuple[str, int]],
+            after: Dict[str, Set[str]]) -> Dict[Tuple[str, int], str]:
     """The Rejected alternatives (entry, line) a newer entry brought back,
     each with that entry: it says ``Revives: <entry>`` (the alternative its
     Decision is most like, the first when it is like none), or it supersedes
     the entry and its Decision holds that alternative (``REVIVED_SHARE`` of
-    its words). A revived design is current, not dead: the one answer the
-    warning and the view both ask."""
+    its words), or it revisits the entry (``after``: ``revisiting``) and its
+    Decision holds that alternative. A revived design is current, not
+    dead: the one answer the warning and the view both ask."""
     by_path = {r.path: r for r in read}
     revisits: Dict[str, Set[str]] = {}  # record -> the records it revisits
-    for first, later in revisiting(read).items():
+    for first, later in after.items():
         for p in later:
             revisits.setdefault(p, set()).add(first)
     back: Dict[Tuple[str, int], str] = {}
@@ -624,7 +626,8 @@ def _shown(r: _Read, back: Dict[Tuple[str, int], str], lay: journal.Layout
 
 def _reproposals(ctx: Context, read: Sequence[_Read],
                  back: Set[Tuple[str, int]], replaced: Dict[str, Tuple[str, int]],
-                 lay: journal.Layout) -> List[Reproposal]:
+                 lay: journal.Layout, after: Dict[str, Set[str]]
+                 ) -> List[Reproposal]:
     """Each queue item's and newer entry's best match among the dead designs
     (every Rejected alternative not revived, every superseded Decision), when
     it scores at or above the threshold (``bench/eval_heldout.py``)."""
@@ -637,7 +640,6 @@ def _reproposals(ctx: Context, read: Sequence[_Read],
         return []
     ranker = _ranker(ctx, [s.text for _r, s, _x in dead])
     threshold = _threshold(ctx)
-    after = revisiting(read)
     # (path, line, what it says, entries it revives, its day, entries it
     # differs from)
     proposals: List[Tuple[str, int, str, Set[str], str, Set[str]]] = []
